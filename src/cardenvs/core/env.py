@@ -1,0 +1,403 @@
+"""The AEC base class every cardenvs game uses.
+
+:class:`CardEnv` owns everything that is the same in every game: agent names and selection, options and
+their validation, rewards (``"win"`` or ``"points"``) and their accumulation, terminations and
+truncations, the ``{"observation", "action_mask"}`` dict with an ``int8`` mask, ``infos[agent]["score"]``,
+stacked decks, the dealing generator, illegal-action handling and rendering. A game subclasses it and
+implements a handful of small hooks over its own state (see "Hooks" below); its rules live in pure
+functions in ``games/<game>/rules.py``.
+
+Illegal actions (RULES.md): with ``illegal_action="raise"`` (the raw env) an illegal action is a
+``ValueError`` naming the action and the legal ones. With ``illegal_action="terminate"`` (what ``env()``
+builds) the game ends with reward -1 for the offender and 0 for everyone else, with a warning, as
+PettingZoo's ``TerminateIllegalWrapper`` does. In both modes an action outside the action space is a
+``ValueError`` (PettingZoo's ``AssertOutOfBoundsWrapper``) and stepping, observing or rendering before
+``reset`` is an error that says to call ``reset`` (``OrderEnforcingWrapper``) -- in one layer, because the
+stacked wrappers' ``__getattr__`` chains cost more per step than a whole game step.
+
+Dealing: ``reset(seed)`` seeds ``np_random`` and draws a *deal seed* from it; deal ``k`` of the episode is
+either ``options["deck"]`` (one list, or the ``k``-th of a list of lists) or a shuffle drawn from
+``default_rng([deal_seed, k])``, so deal ``k`` is the same whatever the agents do.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from .cards import check_permutation, format_cards, parse_cards
+from .observation import Layout
+
+_NOT_SET = object()
+
+
+@dataclass(frozen=True)
+class Option:
+    """A constructor option of an env: its default and what it accepts.
+
+    Either ``choices`` (a tuple of allowed values) or an inclusive integer range ``low..high`` (``high``
+    None = unbounded). ``default=None`` with ``dynamic_default`` text means the env resolves it from other
+    options (e.g. Two Way Street's ``decks``).
+    """
+
+    name: str
+    default: Any
+    doc: str = ""
+    choices: tuple | None = None
+    low: int | None = None
+    high: int | None = None
+    dynamic_default: str = ""
+
+    def allowed(self) -> str:
+        if self.choices is not None:
+            return " or ".join(repr(c) for c in self.choices)
+        if self.high is None:
+            return f"an integer >= {self.low}"
+        return f"an integer from {self.low} to {self.high}"
+
+    def check(self, value: Any, env_name: str) -> Any:
+        if value is None and self.default is None:
+            return None
+        if self.choices is not None:
+            # bools must be real bools: 0/1 or "yes" would hide a typo in a config
+            ok = any(value == c and type(value) is type(c) for c in self.choices)
+            if not ok:
+                raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise ValueError(f"{env_name}: option {self.name}={value!r} is out of range; it accepts {self.allowed()}")
+        return int(value)
+
+    def describe_default(self) -> str:
+        return self.dynamic_default or repr(self.default)
+
+
+REWARD_OPTION = Option("reward", "win", "'win': zero-sum +1/-1 shared by winners/losers at the end; "
+                       "'points': score changes as they happen", choices=("win", "points"))
+
+
+class CardEnv(AECEnv):
+    """Base class of every cardenvs AEC environment.
+
+    Hooks a game implements (``p`` is a seat index ``0..n-1``):
+
+    * ``_configure()``: read ``self.config``; set ``self.num_players``, ``self.deck`` (card ids of one
+      deal's deck), ``self.layout`` (:class:`Layout`), ``self.num_actions``; raise ``ValueError`` for
+      impossible combinations of options.
+    * ``_new_game()``: start a game; take decks with ``self._deal()``.
+    * ``_to_move() -> int``: the seat to act.
+    * ``_legal_mask() -> int8[num_actions]``: the legal actions of the seat to act.
+    * ``_apply(action)``: play a legal action.
+    * ``_is_over() -> bool``; ``_is_truncated() -> bool`` (default False).
+    * ``_scores() -> float[n]``: each seat's score in the game's own units.
+    * ``_observe(p) -> array``: seat ``p``'s observation vector (``self.layout``).
+    * ``_render() -> str``; ``_card_locations() -> int array`` (every card of the game, wherever it is,
+      for the conservation invariant); optionally ``_win_rewards()``, ``action_name(a)``.
+    """
+
+    metadata = {"name": "card_env", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    OPTIONS: tuple[Option, ...] = ()
+    DEFAULT_REWARD = "win"
+    RESET_OPTIONS: tuple[str, ...] = ("deck",)
+    #: named variants (option dicts) tested with api_test and seed_test and listed by ``cardenvs list``
+    VARIANTS: dict[str, dict] = {"default": {}}
+
+    # ------------------------------------------------------------------ construction
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
+        super().__init__()
+        name = self.metadata["name"]
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"{name}: render_mode={render_mode!r} is not supported; use None, 'ansi' or 'human'")
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError(f"{name}: illegal_action={illegal_action!r}; use 'raise' or 'terminate'")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.config = self.resolve_options(options)
+        self._configure()
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._observation_space = self.layout.space()
+        self._observation_spaces = {
+            a: spaces.Dict({
+                "observation": self._observation_space,
+                "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._has_reset = False
+        self._deal_seed = 0
+        self._stacked: list[np.ndarray] = []
+        self._deal_count = 0
+        self.np_random, _ = seeding.np_random(None)
+
+    @classmethod
+    def all_options(cls) -> tuple[Option, ...]:
+        reward = Option(REWARD_OPTION.name, cls.DEFAULT_REWARD, REWARD_OPTION.doc, choices=REWARD_OPTION.choices)
+        return cls.OPTIONS + (reward,)
+
+    @classmethod
+    def resolve_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, unknown names and bad values rejected with a ``ValueError``."""
+        spec = {o.name: o for o in cls.all_options()}
+        unknown = [k for k in options if k not in spec]
+        if unknown:
+            accepted = ", ".join(f"{o.name} ({o.allowed()}, default {o.describe_default()})" for o in spec.values())
+            raise ValueError(f"{cls.metadata['name']}: unknown option {unknown[0]!r}; accepted options: {accepted}")
+        config = {}
+        for o in spec.values():
+            config[o.name] = o.check(options[o.name], cls.metadata["name"]) if o.name in options else o.default
+        return config
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    # ------------------------------------------------------------------ dealing
+    def _parse_decks(self, deck_option: Any) -> list[np.ndarray]:
+        name = self.metadata["name"]
+        if isinstance(deck_option, str):
+            deck_option = [deck_option]
+        if not isinstance(deck_option, Sequence) or len(deck_option) == 0:
+            raise ValueError(f"{name}: options['deck'] must be a list of card codes or a list of such lists")
+        if all(isinstance(d, str) for d in deck_option):
+            # one deck, either as codes or as one space-separated string
+            if len(deck_option) == 1 and " " in deck_option[0].strip():
+                decks = [parse_cards(deck_option[0])]
+            else:
+                decks = [parse_cards(deck_option)]
+        else:
+            decks = [parse_cards(d) for d in deck_option]
+        out = []
+        for k, cards in enumerate(decks):
+            what = "options['deck']" if len(decks) == 1 else f"options['deck'][{k}]"
+            check_permutation(cards, self.deck, what)
+            out.append(np.asarray(cards, dtype=np.int64))
+        return out
+
+    def _deal(self) -> np.ndarray:
+        """The next deal's deck, top card first: stacked if given, else shuffled by the dealing generator."""
+        k = self._deal_count
+        self._deal_count += 1
+        if k < len(self._stacked):
+            return self._stacked[k].copy()
+        return self.dealing_rng(k).permutation(self.deck)
+
+    def dealing_rng(self, stream: int) -> np.random.Generator:
+        """A generator from the dealing seed (never used by play): deal ``k`` uses stream ``k``."""
+        return np.random.default_rng([self._deal_seed, stream])
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        options = dict(options or {})
+        unknown = [k for k in options if k not in self.RESET_OPTIONS]
+        if unknown:
+            warnings.warn(f"{self.metadata['name']}: reset options {unknown} are not used; "
+                          f"this env reads {list(self.RESET_OPTIONS)}", stacklevel=2)
+        self._stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
+        self.reset_options = options
+        self._deal_seed = int(self.np_random.integers(2**63 - 1))
+        self._deal_count = 0
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._new_game()
+        self._has_reset = True
+        self._last_scores = np.asarray(self._scores(), dtype=np.float64)
+        self.infos = {a: {"score": float(self._last_scores[i])} for i, a in enumerate(self.agents)}
+        self._after_change()
+
+    def _after_change(self) -> None:
+        self.agent_selection = self.possible_agents[self._to_move()]
+        self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before observe()")
+        p = self.agent_name_mapping[agent]
+        live = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
+        mask = self._mask.copy() if live else np.zeros(self.num_actions, dtype=np.int8)
+        return {"observation": self._observe(p), "action_mask": mask}
+
+    def legal_actions(self) -> np.ndarray:
+        """Ids of the legal actions of the agent to move."""
+        return np.flatnonzero(self._mask)
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or isinstance(action, (bool, np.bool_)) or not (
+                isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            raise ValueError(f"{self.metadata['name']}: action {action!r} for {agent} is outside the action "
+                             f"space Discrete({self.num_actions})")
+        action = int(action)
+        player = self.agent_name_mapping[agent]
+        if not self._mask[action]:
+            self._illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._apply(action)
+        scores = np.asarray(self._scores(), dtype=np.float64)
+        over = self._is_over()
+        truncated = not over and self._is_truncated()
+        if self.config["reward"] == "points":
+            step_rewards = scores - self._last_scores
+        elif over:
+            step_rewards = np.asarray(self._win_rewards(scores), dtype=np.float64)
+        else:
+            step_rewards = np.zeros(self.num_players)
+        self._last_scores = scores
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = float(step_rewards[self.agent_name_mapping[a]])
+            self.infos[a]["score"] = float(scores[self.agent_name_mapping[a]])
+        if over or truncated:
+            flags = self.terminations if over else self.truncations
+            for a in self.agents:
+                flags[a] = True
+            self._mask = np.zeros(self.num_actions, dtype=np.int8)
+            self.agent_selection = self.possible_agents[(player + 1) % self.num_players]
+        else:
+            self._after_change()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: int) -> None:
+        legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask)[:40])
+        more = " ..." if self._mask.sum() > 40 else ""
+        message = (f"{self.metadata['name']}: illegal action {action} ({self.action_name(action)}) "
+                   f"for {agent}; legal actions: {legal}{more}")
+        if self.illegal_action == "raise":
+            raise ValueError(message)
+        warnings.warn(message + "; the game ends with -1 for the offender", stacklevel=3)
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = -1.0 if a == agent else 0.0
+            self.terminations[a] = True
+            self.infos[a]["illegal_action"] = a == agent
+        self._mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before render()")
+        if self.render_mode is None:
+            warnings.warn(f"{self.metadata['name']}: render() called without a render_mode; "
+                          "pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        text = self._render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+    # ------------------------------------------------------------------ defaults for hooks
+    def _is_truncated(self) -> bool:
+        return False
+
+    def _win_rewards(self, scores: np.ndarray) -> np.ndarray:
+        """Zero-sum result: the best score wins; winners share +1, losers share -1; all equal is a draw."""
+        best = scores.max()
+        winners = scores == best
+        out = np.zeros(len(scores))
+        if winners.all():
+            return out
+        out[winners] = 1.0 / winners.sum()
+        out[~winners] = -1.0 / (~winners).sum()
+        return out
+
+    def action_name(self, action: int) -> str:
+        """A short human-readable name of an action id (games override)."""
+        return str(action)
+
+    def card_locations(self) -> np.ndarray:
+        """Every card of the game wherever it is (hands, stock, table, piles); for invariant tests."""
+        return np.asarray(self._card_locations(), dtype=np.int64)
+
+    @property
+    def full_deck(self) -> np.ndarray:
+        return self.deck
+
+    # ------------------------------------------------------------------ to implement
+    def _configure(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _new_game(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _to_move(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _legal_mask(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _is_over(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _scores(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _observe(self, player: int) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _render(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _card_locations(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def make_env_functions(raw_class: type[CardEnv]) -> tuple[Callable[..., CardEnv], Callable[..., CardEnv]]:
+    """``(env, raw_env)`` factories for a game module: ``env()`` terminates on illegal moves."""
+
+    def env(**options: Any) -> CardEnv:
+        options.setdefault("illegal_action", "terminate")
+        return raw_class(**options)
+
+    env.__doc__ = (f"The {raw_class.metadata['name']} env as PettingZoo's classic wrappers would give it "
+                   "(illegal move ends the game with -1 for the offender). Options: see ``raw_env``.")
+    return env, raw_class
+
+
+def options_markdown(raw_class: type[CardEnv]) -> str:
+    """The options of an env as a Markdown table (for its docstring), generated from ``OPTIONS``."""
+    rows = ["| option | default | accepts | meaning |", "|---|---|---|---|"]
+    for o in raw_class.all_options():
+        rows.append(f"| `{o.name}` | {o.describe_default()} | {o.allowed()} | {o.doc} |")
+    return "\n".join(rows)
+
+
+def fill_docstring(doc: str, raw_class: type[CardEnv], layout: Layout) -> str:
+    """Replace ``{options}`` and ``{observation}`` in an env module docstring with generated tables."""
+    return doc.replace("{options}", options_markdown(raw_class)).replace("{observation}", layout.markdown())
+
+
+def format_hand(cards: Sequence[int]) -> str:
+    return format_cards(cards) if len(cards) else "-"

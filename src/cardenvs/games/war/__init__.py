@@ -1,0 +1,1 @@
+"""War: the env (:mod:`.env`) and its rules (:mod:`.rules`)."""

@@ -1,0 +1,134 @@
+"""# War (`war_v0`)
+
+The children's game, two players, 26 cards each; the rules are in :mod:`cardenvs.games.war.rules`.
+Nobody has a choice: each player's only action is to flip. The env exists for the arena, as a
+smoke test of the AEC machinery, and for the study in :mod:`cardenvs.analysis.war`.
+
+| | |
+|---|---|
+| agents | `player_0`, `player_1` |
+| actions | `Discrete(1)`: 0 = flip (always legal) |
+| observation | `Box` of the segments below (`int8`) and an `int8` mask of length 1 |
+| import | `from cardenvs import war_v0` |
+
+## Options
+{options}
+
+## Observation
+{observation}
+
+## Rewards
+`reward="win"` (default): +1 to whoever ends holding every card (or more battles with `single_pass`),
+-1 to the other, 0 each for a draw or a truncation at `max_turns`. `reward="points"`: the change in
+cards held (battles won with `single_pass`). `infos[agent]["score"]` is cards held (battles won).
+
+## Version history
+* v0: first release.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from cardenvs.core.cards import RANKS, card_code, make_deck
+from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.observation import Layout, Segment
+from . import rules
+
+LAYOUT = Layout([
+    Segment("own_pile", 1, 52, "cards in own pile"),
+    Segment("opponent_pile", 1, 52, "cards in the opponent's pile"),
+    Segment("own_last_flip", 13, 1, "rank of own last face-up card this battle, one-hot (2..A)"),
+    Segment("opponent_last_flip", 13, 1, "rank of the opponent's last face-up card this battle, one-hot"),
+    Segment("table", 1, 52, "cards on the table in the battle under way"),
+    Segment("in_war", 1, 1, "1 while a tie is being settled"),
+    Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
+])
+
+
+class WarEnv(CardEnv):
+    metadata = {"name": "war_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    OPTIONS = (
+        Option("war_face_down", 1, "cards each player puts face down in a war", low=0, high=3),
+        Option("shuffle_won", False, "shuffle the won cards (dealing generator) before they go under the pile",
+               choices=(False, True)),
+        Option("max_turns", 5000, "battles before the game is truncated", low=1),
+        Option("single_pass", False, "the Riddler form: 26 battles, no wars, no recycling", choices=(False, True)),
+    )
+    VARIANTS = {
+        "default": {},
+        "three_down": {"war_face_down": 3},
+        "no_face_down": {"war_face_down": 0, "shuffle_won": True},
+        "short": {"max_turns": 20, "reward": "points"},
+        "single_pass": {"single_pass": True},
+    }
+
+    def _configure(self) -> None:
+        self.num_players = 2
+        self.deck = make_deck()
+        self.layout = LAYOUT
+        self.num_actions = 1
+
+    def _new_game(self) -> None:
+        deck = self._deal()
+        rng_seed = int(self.dealing_rng(1_000_003).integers(1, 2**62))
+        self.state = rules.new_state(deck, rng_seed)
+
+    def _to_move(self) -> int:
+        return int(self.state[rules.TO_MOVE])
+
+    def _legal_mask(self) -> np.ndarray:
+        return np.ones(1, dtype=np.int8)
+
+    def _apply(self, action: int) -> None:
+        c = self.config
+        rules.flip(self.state, c["war_face_down"], c["shuffle_won"], c["single_pass"])
+
+    def _is_over(self) -> bool:
+        return self.state[rules.RESULT] != rules.RUNNING
+
+    def _is_truncated(self) -> bool:
+        return self.state[rules.BATTLES] >= self.config["max_turns"] and self.state[rules.TABLE_N:rules.TABLE_N + 2].sum() == 0
+
+    def _scores(self) -> np.ndarray:
+        sp = self.config["single_pass"]
+        return np.array([rules.score(self.state, 0, sp), rules.score(self.state, 1, sp)], dtype=np.float64)
+
+    def _observe(self, p: int) -> np.ndarray:
+        s, q = self.state, 1 - p
+        obs = LAYOUT.zeros()
+        view = LAYOUT.view
+        view(obs, "own_pile")[0] = s[rules.SIZE + p]
+        view(obs, "opponent_pile")[0] = s[rules.SIZE + q]
+        for name, who in (("own_last_flip", p), ("opponent_last_flip", q)):
+            card = s[rules.LAST_FLIP + who]
+            if card >= 0 and s[rules.TABLE_N + who] > 0:
+                view(obs, name)[card // 4] = 1
+        view(obs, "table")[0] = s[rules.TABLE_N] + s[rules.TABLE_N + 1]
+        view(obs, "in_war")[0] = s[rules.IN_WAR]
+        view(obs, "battles_won")[:] = (s[rules.BATTLES_WON + p], s[rules.BATTLES_WON + q])
+        return obs
+
+    def action_name(self, action: int) -> str:
+        return "flip" if action == 0 else str(action)
+
+    def _render(self) -> str:
+        s = self.state
+        lines = [f"War: battle {s[rules.BATTLES] + 1}" + (" (war!)" if s[rules.IN_WAR] else "")]
+        for p in range(2):
+            flipped = card_code(s[rules.LAST_FLIP + p]) if s[rules.LAST_FLIP + p] >= 0 else "--"
+            extra = f", battles won {s[rules.BATTLES_WON + p]}" if self.config["single_pass"] else ""
+            lines.append(f"  player_{p}: {s[rules.SIZE + p]:2d} cards in pile, last flip {flipped}, "
+                         f"{s[rules.TABLE_N + p]} on the table{extra}")
+        if self._is_over():
+            result = s[rules.RESULT]
+            lines.append("  game over: " + ("draw" if result == rules.DRAW else f"player_{result} wins"))
+        else:
+            lines.append(f"  to flip: player_{s[rules.TO_MOVE]}")
+        return "\n".join(lines)
+
+    def _card_locations(self) -> np.ndarray:
+        return rules.all_cards(self.state)
+
+
+env, raw_env = make_env_functions(WarEnv)
+__doc__ = fill_docstring(__doc__, WarEnv, LAYOUT)

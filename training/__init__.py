@@ -1,0 +1,1 @@
+"""Self-play training (the ``train`` extra): see ``training/README.md``."""
