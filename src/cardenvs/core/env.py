@@ -330,6 +330,13 @@ class CardEnv(AECEnv):
         out[~winners] = -1.0 / (~winners).sum()
         return out
 
+    def outcome(self) -> np.ndarray:
+        """The game's result per seat on the ``"win"`` scale (whatever ``reward`` is): winners share +1,
+        losers share -1; zeros while running or after a truncation. The arena counts wins from this."""
+        if not self._has_reset or not self._is_over():
+            return np.zeros(self.num_players)
+        return np.asarray(self._win_rewards(np.asarray(self._scores(), dtype=np.float64)), dtype=np.float64)
+
     def action_name(self, action: int) -> str:
         """A short human-readable name of an action id (games override)."""
         return str(action)
