@@ -1,17 +1,28 @@
-"""Tournaments: seeded games between agents, with results per agent.
+"""Tournaments: seeded, duplicate-deal games between agents, with confidence intervals and ratings.
 
-``play(env_id, agents, games, seed, options=None)`` plays ``games`` games with the agents rotated over the
-seats (game ``g`` puts agent ``(s + g) mod n`` in seat ``s``) and returns a :class:`Results`. Game ``g``
-resets the env with a seed derived from ``(seed, g)`` and gives the agents a generator derived from the
-same pair, so any game can be replayed alone and the results do not depend on how games are split
-between workers.
+* :func:`play` -- ``games`` games with the agents rotated over the seats (game ``g`` puts agent
+  ``(s + g) mod n`` in seat ``s``); per-agent wins, mean score, mean reward.
+* :func:`run_tournament` -- the ``cardenvs arena`` engine. With ``duplicate=True`` each deal is replayed
+  with the agents permuted over the seats (every permutation up to 3 players, the ``n`` rotations beyond),
+  and, for envs that say so (``CardEnv.duplicate_reset_options``, e.g. Dou Dizhu's landlord seat), once per
+  such option too. A deal's games form a *duplicate set*; intervals are computed over sets, the unit whose
+  luck cancels. ``round_robin=True`` plays every table of ``n`` agents out of a longer list.
 
-A win is a positive result on the env's ``"win"`` scale (:meth:`CardEnv.outcome`), whatever the reward
-option; an illegal action loses the game for the agent that made it.
+Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the cards of deal ``d`` are the
+same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
+not depend on how deals are split between worker processes.
+
+A win is a positive result on the env's ``"win"`` scale (:meth:`CardEnv.outcome`) whatever the reward
+option; an illegal action loses the game for the agent that made it (the others draw).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import csv
+import itertools
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,19 +30,23 @@ import numpy as np
 from .agent import load_agent
 from .registry import make, resolve_id
 
-
-def game_seed(seed: int, game: int) -> int:
-    """The env reset seed of game ``game`` of a tournament seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, game]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+Z95 = 1.959963984540054
 
 
-def agent_rng(seed: int, game: int) -> np.random.Generator:
-    return np.random.default_rng([seed, game, 7])
+def game_seed(seed: int, deal: int) -> int:
+    """The env reset seed of deal ``deal`` of a tournament seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def agent_rng(seed: int, deal: int, replay: int = 0) -> np.random.Generator:
+    return np.random.default_rng([seed, deal, replay, 7])
 
 
 @dataclass
 class GameRecord:
-    game: int
+    deal: int
+    replay: int  # index of the seating (and reset options) within the deal's duplicate set
+    table: int  # index of the table (round robin); 0 otherwise
     seats: list[str]  # agent label per seat
     scores: list[float]
     rewards: list[float]  # total reward per seat
@@ -41,69 +56,209 @@ class GameRecord:
     truncated: bool = False
 
 
-@dataclass
-class AgentStats:
-    label: str
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    total_score: float = 0.0
-    total_reward: float = 0.0
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    @property
-    def mean_score(self) -> float:
-        return self.total_score / self.games if self.games else 0.0
-
-    @property
-    def mean_reward(self) -> float:
-        return self.total_reward / self.games if self.games else 0.0
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval (over independent units)."""
+    x = np.asarray(values, dtype=np.float64)
+    if len(x) == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(x.mean())
+    if len(x) < 2:
+        return (m, math.nan, math.nan)
+    half = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return (m, m - half, m + half)
 
 
 @dataclass
 class Results:
     env_id: str
-    agents: list[str]
+    agents: list[str]  # labels
+    agent_names: list[str]
     options: dict
     seed: int
+    deals: int
+    duplicate: bool
+    version: str = ""
     records: list[GameRecord] = field(default_factory=list)
 
-    def stats(self) -> dict[str, AgentStats]:
-        out = {label: AgentStats(label) for label in self.agents}
-        for rec in self.records:
-            for seat, label in enumerate(rec.seats):
-                st = out[label]
-                st.games += 1
-                st.total_score += rec.scores[seat]
-                st.total_reward += rec.rewards[seat]
-                result = rec.outcome[seat]
-                if result > 0:
-                    st.wins += 1
-                elif result < 0:
-                    st.losses += 1
-                else:
-                    st.draws += 1
+    # -------------------------------------------------------------- statistics
+    def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
+        """Duplicate sets (table, deal) -> games; without duplicates every game is its own unit."""
+        units: dict[tuple[int, int], list[GameRecord]] = {}
+        for r in self.records:
+            key = (r.table, r.deal) if self.duplicate else (r.table, r.deal * 10_000 + r.replay)
+            units.setdefault(key, []).append(r)
+        return units
+
+    def stats(self) -> dict[str, dict[str, Any]]:
+        """Per agent: games, wins, draws, losses, win rate and mean score/reward with 95% intervals."""
+        out = {}
+        units = self._units()
+        for label in self.agents:
+            win_units, score_units, reward_units = [], [], []
+            games = wins = draws = losses = illegal = 0
+            for games_in_unit in units.values():
+                w, s, rw, n = [], [], [], 0
+                for r in games_in_unit:
+                    for seat, who in enumerate(r.seats):
+                        if who != label:
+                            continue
+                        n += 1
+                        o = r.outcome[seat]
+                        wins += o > 0
+                        losses += o < 0
+                        draws += o == 0
+                        illegal += r.illegal == label
+                        w.append(1.0 if o > 0 else 0.0)
+                        s.append(r.scores[seat])
+                        rw.append(r.rewards[seat])
+                if n:
+                    games += n
+                    win_units.append(np.mean(w))
+                    score_units.append(np.mean(s))
+                    reward_units.append(np.mean(rw))
+            wr, wlo, whi = mean_ci(win_units)
+            ms, slo, shi = mean_ci(score_units)
+            mr, rlo, rhi = mean_ci(reward_units)
+            out[label] = {"games": games, "wins": int(wins), "draws": int(draws), "losses": int(losses),
+                          "illegal": int(illegal), "units": len(win_units),
+                          "win_rate": wr, "win_rate_ci": [wlo, whi],
+                          "mean_score": ms, "mean_score_ci": [slo, shi],
+                          "mean_reward": mr, "mean_reward_ci": [rlo, rhi]}
         return out
 
+    def head_to_head(self) -> dict[str, dict[str, dict[str, float]]]:
+        """For each ordered pair (A, B) of agents at the same table: the share of games where A's result beat
+        B's (ties count half), and the mean margin of A's score over B's with a 95% interval over sets."""
+        table: dict[str, dict[str, dict[str, float]]] = {}
+        units = self._units()
+        for a in self.agents:
+            table[a] = {}
+            for b in self.agents:
+                if a == b:
+                    continue
+                beat, margins_by_unit, n = 0.0, [], 0
+                for games_in_unit in units.values():
+                    margins = []
+                    for r in games_in_unit:
+                        if a in r.seats and b in r.seats:
+                            ia, ib = r.seats.index(a), r.seats.index(b)
+                            n += 1
+                            beat += 1.0 if r.outcome[ia] > r.outcome[ib] else 0.5 if r.outcome[ia] == r.outcome[ib] else 0.0
+                            margins.append(r.scores[ia] - r.scores[ib])
+                    if margins:
+                        margins_by_unit.append(np.mean(margins))
+                if n:
+                    m, lo, hi = mean_ci(margins_by_unit)
+                    table[a][b] = {"games": n, "beat_rate": beat / n, "score_margin": m, "score_margin_ci": [lo, hi]}
+        return table
+
+    def ratings(self) -> dict[str, dict[str, float]]:
+        """OpenSkill (Plackett-Luce) ratings over every game played, in game order."""
+        from openskill.models import PlackettLuce
+        model = PlackettLuce()
+        current = {label: model.rating(name=label) for label in self.agents}
+        for r in sorted(self.records, key=lambda r: (r.table, r.deal, r.replay)):
+            if len(set(r.seats)) < len(r.seats):
+                continue  # an agent in two seats cannot be rated against itself
+            teams = [[current[label]] for label in r.seats]
+            ranks = [-o for o in r.outcome]  # lower rank is better
+            rated = model.rate(teams, ranks=ranks)
+            for label, team in zip(r.seats, rated):
+                current[label] = team[0]
+        return {label: {"mu": float(v.mu), "sigma": float(v.sigma), "ordinal": float(v.ordinal())}
+                for label, v in current.items()}
+
+    # -------------------------------------------------------------- output
     def table(self) -> str:
-        rows = [f"{'agent':24s} {'games':>6s} {'wins':>6s} {'win rate':>9s} {'mean score':>11s} {'mean reward':>12s}"]
-        for st in self.stats().values():
-            rows.append(f"{st.label:24s} {st.games:6d} {st.wins:6d} {st.win_rate:9.3f} {st.mean_score:11.3f} "
-                        f"{st.mean_reward:12.3f}")
+        stats = self.stats()
+        rows = [f"{'agent':26s} {'games':>6s} {'wins':>6s} {'draws':>6s} {'win rate [95% CI]':>24s} "
+                f"{'mean score [95% CI]':>30s} {'mean reward':>12s}"]
+        for label, st in stats.items():
+            lo, hi = st["win_rate_ci"]
+            slo, shi = st["mean_score_ci"]
+            rows.append(f"{label:26s} {st['games']:6d} {st['wins']:6d} {st['draws']:6d} "
+                        f"{st['win_rate']:8.3f} [{lo:6.3f},{hi:6.3f}] {st['mean_score']:10.2f} [{slo:8.2f},{shi:8.2f}] "
+                        f"{st['mean_reward']:12.3f}")
         return "\n".join(rows)
+
+    def report(self) -> str:
+        games = len(self.records)
+        unit = "duplicate sets" if self.duplicate else "games"
+        lines = [f"{self.env_id}: {games} games over {self.deals} deals per table, seed {self.seed}, "
+                 f"options {self.options or '{}'}; intervals over {unit}", "", self.table(), "", "head to head "
+                 "(share of games the row agent finished ahead of the column agent; ties count half):"]
+        h2h = self.head_to_head()
+        width = max(len(a) for a in self.agents) + 2
+        lines.append(" " * width + "".join(f"{b[:12]:>13s}" for b in self.agents))
+        for a in self.agents:
+            cells = "".join(f"{h2h[a][b]['beat_rate']:13.3f}" if b in h2h[a] else f"{'-':>13s}" for b in self.agents)
+            lines.append(f"{a:{width}s}{cells}")
+        lines.append("\nOpenSkill ratings (Plackett-Luce; ordinal = mu - 3 sigma):")
+        for label, r in sorted(self.ratings().items(), key=lambda kv: -kv[1]["ordinal"]):
+            lines.append(f"  {label:26s} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  ordinal {r['ordinal']:7.2f}")
+        illegal = sum(r.illegal is not None for r in self.records)
+        truncated = sum(r.truncated for r in self.records)
+        if illegal or truncated:
+            lines.append(f"\n{illegal} games ended by an illegal action, {truncated} truncated")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "env_id": self.env_id, "agents": self.agents,
+                "agent_names": self.agent_names, "options": self.options, "seed": self.seed,
+                "deals": self.deals, "duplicate": self.duplicate, "stats": self.stats(),
+                "head_to_head": self.head_to_head(), "ratings": self.ratings(),
+                "records": [asdict(r) for r in self.records]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Results":
+        res = cls(data["env_id"], data["agents"], data["agent_names"], data["options"], data["seed"],
+                  data["deals"], data["duplicate"], data.get("version", ""))
+        res.records = [GameRecord(**r) for r in data["records"]]
+        return res
+
+    def save(self, path: str) -> None:
+        """JSON (everything needed to reproduce the run), plus a CSV of per-agent statistics beside it."""
+        p = Path(path)
+        p.write_text(json.dumps(self.to_dict(), indent=1))
+        with open(p.with_suffix(".csv"), "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["agent", "games", "wins", "draws", "losses", "win_rate", "win_rate_lo", "win_rate_hi",
+                             "mean_score", "mean_score_lo", "mean_score_hi", "mean_reward"])
+            for label, st in self.stats().items():
+                writer.writerow([label, st["games"], st["wins"], st["draws"], st["losses"], st["win_rate"],
+                                 *st["win_rate_ci"], st["mean_score"], *st["mean_score_ci"], st["mean_reward"]])
+
+    @classmethod
+    def load(cls, path: str) -> "Results":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    def plot(self, path: str) -> None:
+        """Win rates with their 95% intervals as a bar chart (matplotlib)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        stats = self.stats()
+        labels = list(stats)
+        rates = np.array([stats[a]["win_rate"] for a in labels])
+        lo = np.array([stats[a]["win_rate_ci"][0] for a in labels])
+        hi = np.array([stats[a]["win_rate_ci"][1] for a in labels])
+        err = np.nan_to_num(np.vstack([rates - lo, hi - rates]))
+        fig, ax = plt.subplots(figsize=(max(4, 1.4 * len(labels)), 3.5))
+        ax.bar(labels, rates, yerr=err, capsize=6, color="#4c78a8")
+        ax.set_ylabel("win rate (95% CI)")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{self.env_id}: {len(self.records)} games")
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
 
 
 def labels_for(agent_names: Sequence[str]) -> list[str]:
     """Unique labels: repeated names get ``#1``, ``#2`` suffixes so identical agents are told apart."""
-    counts = {n: agent_names.count(n) for n in agent_names}
     seen: dict[str, int] = {}
     labels = []
     for n in agent_names:
-        if counts[n] > 1:
+        if agent_names.count(n) > 1:
             seen[n] = seen.get(n, 0) + 1
             labels.append(f"{n}#{seen[n]}")
         else:
@@ -112,7 +267,7 @@ def labels_for(agent_names: Sequence[str]) -> list[str]:
 
 
 def play_one(env, agents: Sequence[Any], seats: Sequence[str], seed: int, rng: np.random.Generator,
-             reset_options: dict | None = None, game: int = 0) -> GameRecord:
+             reset_options: dict | None = None, deal: int = 0, replay: int = 0, table: int = 0) -> GameRecord:
     """Play one game with ``agents[s]`` in seat ``s``; ``seats`` are their labels."""
     env.reset(seed=seed, options=reset_options)
     base = env.unwrapped
@@ -122,6 +277,9 @@ def play_one(env, agents: Sequence[Any], seats: Sequence[str], seed: int, rng: n
     illegal = None
     steps = 0
     truncated = False
+    for agent in agents:
+        if hasattr(agent, "reset"):
+            agent.reset()
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         seat = base.agent_name_mapping[name]
@@ -132,35 +290,107 @@ def play_one(env, agents: Sequence[Any], seats: Sequence[str], seed: int, rng: n
                 illegal = seats[seat]
             env.step(None)
             continue
-        action = agents[seat].act(obs, rng)
-        env.step(action)
+        env.step(agents[seat].act(obs, rng))
         steps += 1
         for a, r in env.rewards.items():
             rewards[base.agent_name_mapping[a]] += r
-    outcome = base.outcome() if illegal is None else np.where(np.array(seats) == illegal, -1.0, 0.0)
-    return GameRecord(game, list(seats), scores.tolist(), rewards.tolist(), list(map(float, outcome)),
-                      illegal, steps, truncated)
+    if illegal is None:
+        outcome = base.outcome()
+    else:
+        outcome = np.array([-1.0 if label == illegal else 0.0 for label in seats])
+    return GameRecord(deal, replay, table, list(seats), scores.tolist(), rewards.tolist(),
+                      [float(o) for o in outcome], illegal, steps, truncated)
+
+
+def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
+    """Agent index per seat for each replay of a deal: all permutations up to 3 players, rotations beyond."""
+    if not duplicate:
+        return [tuple(range(n))]
+    if n <= 3:
+        return list(itertools.permutations(range(n)))
+    return [tuple((s + k) % n for s in range(n)) for k in range(n)]
+
+
+def _play_deals(env_id: str, agent_names: list[str], labels: list[str], options: dict, seed: int,
+                deals: Sequence[int], duplicate: bool, table: int) -> list[GameRecord]:
+    env = make(env_id, **options)
+    base = env.unwrapped
+    built = [load_agent(name, base) for name in agent_names]
+    extra = base.duplicate_reset_options() if duplicate else [{}]
+    records = []
+    for d in deals:
+        replays = [(perm, opt) for opt in extra for perm in seatings(base.num_players, duplicate)]
+        if not duplicate:  # plain rotation: deal d uses rotation d mod n
+            n = base.num_players
+            replays = [(tuple((s + d) % n for s in range(n)), {})]
+        for k, (perm, reset_options) in enumerate(replays):
+            records.append(play_one(env, [built[i] for i in perm], [labels[i] for i in perm], game_seed(seed, d),
+                                    agent_rng(seed, d, k), reset_options or None, d, k, table))
+    return records
+
+
+def _worker(job: tuple) -> list[GameRecord]:
+    return _play_deals(*job)
+
+
+def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
+                   duplicate: bool = True, workers: int = 1, round_robin: bool = False,
+                   progress: bool = False) -> Results:
+    """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc."""
+    from . import __version__
+    env_id = resolve_id(env_id)
+    options = dict(options or {})
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    probe = make(env_id, **options)
+    n = probe.unwrapped.num_players
+    agent_names = list(agents)
+    for name in set(agent_names):
+        load_agent(name, probe.unwrapped)  # fail early, with the list of known names
+    labels = labels_for(agent_names)
+    if round_robin:
+        if len(agent_names) < n:
+            raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")
+        tables = list(itertools.combinations(range(len(agent_names)), n))
+    else:
+        if len(agent_names) != n:
+            raise ValueError(f"{env_id} with these options seats {n} players; got {len(agent_names)} agents "
+                             f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin")
+        tables = [tuple(range(n))]
+    jobs = []
+    chunk = max(1, min(50, games // (4 * workers) or 1))
+    for t, members in enumerate(tables):
+        names = [agent_names[i] for i in members]
+        labs = [labels[i] for i in members]
+        for start in range(0, games, chunk):
+            jobs.append((env_id, names, labs, options, seed, list(range(start, min(games, start + chunk))), duplicate, t))
+    results = Results(env_id, labels, agent_names, options, seed, games, duplicate, __version__)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        per_deal = len(seatings(n, duplicate)) * (len(probe.unwrapped.duplicate_reset_options()) if duplicate else 1)
+        bar = tqdm(total=games * len(tables) * per_deal, desc=env_id, unit="game")
+    if workers == 1:
+        outputs = map(_worker, jobs)
+    else:
+        import multiprocessing
+        pool = multiprocessing.get_context("spawn").Pool(workers)
+        outputs = pool.imap(_worker, jobs)
+    for records in outputs:
+        results.records.extend(records)
+        if bar:
+            bar.update(len(records))
+    if bar:
+        bar.close()
+    if workers > 1:
+        pool.close()
+        pool.join()
+    return results
 
 
 def play(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
          progress: bool = False) -> Results:
-    """Play ``games`` seeded games between the named agents, seats rotated each game."""
-    env_id = resolve_id(env_id)
-    options = dict(options or {})
-    env = make(env_id, **options)
-    n = env.unwrapped.num_players
-    if len(agents) != n:
-        raise ValueError(f"{env_id} with these options seats {n} players; got {len(agents)} agents "
-                         f"({', '.join(agents)}): name one agent per seat")
-    labels = labels_for(list(agents))
-    built = [load_agent(name, env.unwrapped) for name in agents]
-    results = Results(env_id, labels, options, seed)
-    iterator = range(games)
-    if progress:
-        from tqdm import tqdm
-        iterator = tqdm(iterator, desc=env_id, unit="game")
-    for g in iterator:
-        order = [(s + g) % n for s in range(n)]
-        results.records.append(play_one(env, [built[i] for i in order], [labels[i] for i in order],
-                                        game_seed(seed, g), agent_rng(seed, g), game=g))
-    return results
+    """``games`` seeded games with the agents rotated over the seats (no duplicate replays)."""
+    return run_tournament(env_id, agents, games, seed, options, duplicate=False, progress=progress)

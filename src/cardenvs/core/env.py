@@ -119,6 +119,10 @@ class CardEnv(AECEnv):
             raise ValueError(f"{name}: illegal_action={illegal_action!r}; use 'raise' or 'terminate'")
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        #: whose view ``render`` shows: None = every hand (debugging), a seat = that seat's view
+        self.viewer: int | None = None
+        #: with a viewer set, show every hand anyway (``cardenvs play --reveal``)
+        self.reveal = False
         self.config = self.resolve_options(options)
         self._configure()
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -336,6 +340,23 @@ class CardEnv(AECEnv):
         if not self._has_reset or not self._is_over():
             return np.zeros(self.num_players)
         return np.asarray(self._win_rewards(np.asarray(self._scores(), dtype=np.float64)), dtype=np.float64)
+
+    def duplicate_reset_options(self) -> list[dict]:
+        """Reset options the arena crosses with seat permutations when replaying a deal (e.g. Dou Dizhu:
+        each seat as landlord). Default: one replay per seating."""
+        return [{}]
+
+    def parse_action(self, text: str) -> int:
+        """What a person typed -> action id: an action's name (case-insensitive) or its number."""
+        text = text.strip()
+        legal = np.flatnonzero(self._mask)
+        for a in legal:
+            if self.action_name(int(a)).lower() == text.lower():
+                return int(a)
+        if text.isdigit() and int(text) in legal:
+            return int(text)
+        raise ValueError(f"{text!r} is not a legal move here; legal: "
+                         + ", ".join(self.action_name(int(a)) for a in legal[:30]))
 
     def action_name(self, action: int) -> str:
         """A short human-readable name of an action id (games override)."""
