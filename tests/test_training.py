@@ -1,0 +1,125 @@
+"""The self-play wrapper and a smoke run of training.selfplay (needs the train extra)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import cardenvs
+from cardenvs.core.cards import format_cards, make_deck, parse_cards
+from training.opponents import OpponentPool
+from training.wrapper import SelfPlayEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def single_pass_deck(player_0_wins: bool) -> list[str]:
+    """A War deck where one player's every card outranks the other's: a 26-0 single pass."""
+    deck = sorted(make_deck(), key=lambda c: c // 4)  # low ranks first
+    low, high = deck[:26], deck[26:]
+    first, second = (high, low) if player_0_wins else (low, high)
+    return format_cards(first + second).split()
+
+
+@pytest.mark.parametrize("learner_wins", [True, False])
+def test_terminal_reward_arrives_when_the_opponent_ends_the_game(learner_wins):
+    # learner in seat 0: the game's last action is player_1's flip, an opponent move inside the wrapper
+    env = SelfPlayEnv("war_v0", {"single_pass": True}, OpponentPool({"random": 1.0}), seat=0, seed=0)
+    env.reset(options={"deck": single_pass_deck(player_0_wins=learner_wins)})
+    rewards = []
+    while True:
+        _, r, term, trunc, info = env.step(0)
+        rewards.append(r)
+        if term or trunc:
+            break
+    assert len(rewards) == 26 and term and not trunc
+    assert rewards[-1] == (1.0 if learner_wins else -1.0)
+    assert sum(rewards[:-1]) == 0
+    assert info["outcome"] == rewards[-1]
+
+
+def test_learner_seat_rotates_and_points_rewards_sum_to_score_change():
+    env = SelfPlayEnv("war_v0", {"single_pass": True, "reward": "points"}, seat="rotate", seed=1)
+    for episode in range(4):
+        env.reset()
+        assert env.learner_seat == episode % 2
+        total = 0.0
+        while True:
+            _, r, term, trunc, info = env.step(0)
+            total += r
+            if term or trunc:
+                break
+        assert total == info["score"]  # battles won = sum of points rewards
+
+
+class Spy:
+    """An opponent that records what it is shown."""
+
+    name = "spy"
+
+    def __init__(self, env):
+        self.env = env
+        self.seen = []
+
+    def act(self, observation, rng):
+        self.seen.append((self.env.agent_selection, observation))
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[0])
+
+
+HIDDEN_GAMES = [g for g in ("twenty_v0", "twos_v0", "doudizhu_v0", "two_way_street_v0") if g in cardenvs.ENV_IDS]
+
+
+@pytest.mark.parametrize("env_id", HIDDEN_GAMES or ["war_v0"])
+def test_opponents_see_only_their_own_observation_and_masks_match(env_id):
+    env = SelfPlayEnv(env_id, {}, OpponentPool({"random": 1.0}), seat=0, seed=3)
+    obs, _ = env.reset()
+    spy = Spy(env.base)
+    env.opponents = {s: spy for s in env.opponents}
+    learner = env.learner
+    for _ in range(60):
+        mask = env.action_masks()
+        np.testing.assert_array_equal(mask, env.aec.observe(learner)["action_mask"].astype(bool))
+        np.testing.assert_array_equal(obs, env.aec.observe(learner)["observation"])
+        obs, _, term, trunc, _ = env.step(int(np.flatnonzero(mask)[0]))
+        if term or trunc:
+            break
+    assert spy.seen, "the opponents never moved"
+    for agent, seen in spy.seen:
+        assert agent != learner
+        assert seen["action_mask"].any(), "an opponent was shown a mask that is not its own"
+
+
+def test_pool_weights_and_snapshots():
+    pool = OpponentPool({"random": 1.0, "x": 0.0})
+    with pytest.raises(ValueError, match=">= 0"):
+        OpponentPool({"random": -1})
+    env = cardenvs.make("war")
+    rng = np.random.default_rng(0)
+    assert all(pool.sample(rng, env.unwrapped).name == "random" for _ in range(20))
+    pool.add_snapshot("a.zip", 2.0)
+    assert pool.names()[-1] == "ppo:a.zip"
+
+
+@pytest.mark.slow
+def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
+    game = "twenty_v0" if "twenty_v0" in cardenvs.ENV_IDS else "war_v0"
+    config = ROOT / "configs" / f"{game.rsplit('_v', 1)[0]}_ppo.yaml"
+    cmd = [sys.executable, "-m", "training.selfplay", "--total-timesteps", "256", "--out", str(tmp_path),
+           "--eval-every", "128", "--eval-games", "2", "--n-envs", "2", "--no-progress-bar",
+           "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=32", "--set", "vec_env=dummy"]
+    if config.exists():
+        cmd += ["--config", str(config)]
+    else:
+        cmd += ["--set", f"game={game}", "--set", "options.max_turns=30"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    model = next(tmp_path.glob("*/final_model.zip"))
+    assert (model.parent / "eval.csv").read_text().count("\n") >= 2
+    from cardenvs.arena import run_tournament
+    n = cardenvs.make(game).unwrapped.num_players
+    results = run_tournament(game, [f"ppo:{model}"] + ["random"] * (n - 1), 2, seed=0)
+    assert results.stats()[results.agents[0]]["games"] >= 2

@@ -1,0 +1,51 @@
+"""Draw learning curves (win rate against the heuristic over training time) from runs' ``eval.csv``.
+
+    python -m training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+
+def read_eval(run_dir: Path) -> dict[str, list[float]]:
+    path = run_dir / "eval.csv" if run_dir.is_dir() else run_dir
+    if not path.exists():
+        raise SystemExit(f"no eval.csv in {run_dir}")
+    cols: dict[str, list[float]] = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            for k, v in row.items():
+                cols.setdefault(k, []).append(float(v))
+    return cols
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", help="run folders (or eval.csv files)")
+    parser.add_argument("--out", default="curves.png")
+    parser.add_argument("--x", choices=("minutes", "timesteps"), default="minutes")
+    args = parser.parse_args(argv)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for run in args.runs:
+        data = read_eval(Path(run))
+        x = data[args.x]
+        ax.plot(x, data["win_rate"], marker="o", label=Path(run).name)
+        ax.fill_between(x, data["win_rate_lo"], data["win_rate_hi"], alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training time (minutes)" if args.x == "minutes" else "timesteps")
+    ax.set_ylabel("win rate vs heuristic (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=120)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

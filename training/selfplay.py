@@ -1,0 +1,207 @@
+"""Self-play training with MaskablePPO, top to bottom.
+
+    python -m training.selfplay --config configs/twenty_ppo.yaml [--total-timesteps N] [--out DIR]
+                                [--seed S] [--set ppo.learning_rate=1e-4 ...]
+    cardenvs train twenty [same flags]
+
+1. Read the YAML config (see ``Args``) and the overrides.
+2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
+3. Build ``n_envs`` :class:`~training.wrapper.SelfPlayEnv` copies (learner seat rotating, opponents drawn
+   from the pool of heuristics, random and frozen snapshots of the learner).
+4. Train MaskablePPO with a progress bar, TensorBoard and CSV logs in ``OUT/RUN/``.
+5. Every ``eval_every`` steps: save a checkpoint, add it to the opponent pool as a snapshot, and play it
+   against ``eval_opponent`` through the arena's duplicate deals; the win rate with its 95% interval goes
+   to ``eval.csv`` and TensorBoard (``training/plot_curves.py`` draws the learning curve from it).
+6. Save ``final_model.zip`` (the arena loads it as ``ppo:OUT/RUN/final_model.zip``) and a final evaluation.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import yaml
+
+
+@dataclass
+class Args:
+    game: str = "twenty_v0"  # env id or short name
+    exp: str = "ppo"  # experiment name, part of the run name
+    seed: int = 1
+    options: dict = field(default_factory=dict)  # env options (the game variant)
+    total_timesteps: int = 100_000
+    time_limit_minutes: float | None = None  # stop training after this wall time
+    n_envs: int = 4
+    vec_env: str = "dummy"  # "dummy" (one process) or "subproc"
+    seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
+    opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> sampling weight
+    snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
+    max_snapshots: int = 5
+    eval_every: int = 20_000  # timesteps between evaluations / checkpoints / snapshots
+    eval_games: int = 100  # duplicate deals per evaluation
+    eval_opponent: str = "random"  # the heuristic evaluated against (fills every other seat)
+    final_eval_games: int = 0  # deals for the final evaluation (0 = eval_games)
+    out: str = "runs"
+    ppo: dict = field(default_factory=lambda: {
+        "learning_rate": 3e-4, "n_steps": 512, "batch_size": 256, "n_epochs": 4, "gamma": 1.0,
+        "gae_lambda": 0.95, "ent_coef": 0.01, "net_arch": [256, 256]})
+    progress_bar: bool = True
+
+    @property
+    def run_name(self) -> str:
+        from cardenvs import resolve_id
+        return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
+
+
+def parse_args(argv: Sequence[str] | None) -> Args:
+    parser = argparse.ArgumentParser(description="Self-play MaskablePPO on a cardenvs game.")
+    parser.add_argument("--config", help="YAML config (configs/<game>_ppo.yaml)")
+    parser.add_argument("--total-timesteps", type=int)
+    parser.add_argument("--time-limit-minutes", type=float)
+    parser.add_argument("--out", help="output folder (default runs/)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--n-envs", type=int)
+    parser.add_argument("--eval-every", type=int)
+    parser.add_argument("--eval-games", type=int)
+    parser.add_argument("--no-progress-bar", action="store_true")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)")
+    ns = parser.parse_args(argv)
+    values: dict[str, Any] = {}
+    if ns.config:
+        path = Path(ns.config)
+        if not path.exists():
+            parser.error(f"config file {ns.config} does not exist")
+        values = yaml.safe_load(path.read_text()) or {}
+    known = {f.name for f in dataclasses.fields(Args)}
+    for text in ns.set:
+        key, sep, value = text.partition("=")
+        if not sep:
+            parser.error(f"--set {text!r} must look like key=value")
+        target = values
+        *parents, leaf = key.split(".")
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[leaf] = yaml.safe_load(value)
+    for flag in ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games"):
+        if getattr(ns, flag) is not None:
+            values[flag] = getattr(ns, flag)
+    if ns.no_progress_bar:
+        values["progress_bar"] = False
+    unknown = set(values) - known
+    if unknown:
+        parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
+    defaults = Args()
+    if "ppo" in values:
+        values["ppo"] = {**defaults.ppo, **values["ppo"]}
+    return Args(**values)
+
+
+def make_env_fn(args: Args, rank: int):
+    def thunk():
+        from training.opponents import OpponentPool
+        from training.wrapper import SelfPlayEnv
+        pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
+        return SelfPlayEnv(args.game, args.options, pool, args.seat, seed=args.seed * 1000 + rank)
+    return thunk
+
+
+def evaluate(model_path: str, args: Args, games: int, seed: int) -> dict[str, float]:
+    """The model against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
+    from cardenvs import arena, make
+    n = make(args.game, **args.options).unwrapped.num_players
+    agents = [f"ppo:{model_path}"] + [args.eval_opponent] * (n - 1)
+    results = arena.run_tournament(args.game, agents, games, seed=seed, options=args.options, duplicate=True)
+    label = results.agents[0]
+    st = results.stats()[label]
+    return {"win_rate": st["win_rate"], "win_rate_lo": st["win_rate_ci"][0], "win_rate_hi": st["win_rate_ci"][1],
+            "mean_score": st["mean_score"], "games": st["games"], "draws": st["draws"]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    # 2. seeding and the run folder
+    random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    run_dir = Path(args.out) / args.run_name
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
+    print(f"run {args.run_name} -> {run_dir}", flush=True)
+
+    # 3. vectorised self-play envs
+    fns = [make_env_fn(args, i) for i in range(args.n_envs)]
+    vec = SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns)
+    vec.seed(args.seed)
+
+    # 4. the learner
+    ppo = dict(args.ppo)
+    net_arch = ppo.pop("net_arch", [256, 256])
+    model = MaskablePPO("MlpPolicy", vec, seed=args.seed, device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": net_arch}, **ppo)
+    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
+
+    # 5. periodic evaluation, checkpoints and snapshots
+    eval_csv = run_dir / "eval.csv"
+    with open(eval_csv, "w", newline="") as f:
+        csv.writer(f).writerow(["timesteps", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "games"])
+    started = time.time()
+
+    def record(timesteps: int, path: str, games: int) -> dict[str, float]:
+        result = evaluate(path, args, games, seed=args.seed + 10_000)
+        minutes = (time.time() - started) / 60
+        with open(eval_csv, "a", newline="") as f:
+            csv.writer(f).writerow([timesteps, f"{minutes:.2f}", result["win_rate"], result["win_rate_lo"],
+                                    result["win_rate_hi"], result["mean_score"], result["games"]])
+        print(f"[{minutes:6.1f} min] {timesteps:>9,d} steps: win rate vs {args.eval_opponent} "
+              f"{result['win_rate']:.3f} [{result['win_rate_lo']:.3f}, {result['win_rate_hi']:.3f}]", flush=True)
+        return result
+
+    class EvalSnapshotCallback(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_eval = args.eval_every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += args.eval_every
+                path = str(run_dir / "checkpoints" / f"step_{self.num_timesteps}.zip")
+                self.model.save(path)
+                result = record(self.num_timesteps, path, args.eval_games)
+                self.logger.record("eval/win_rate", result["win_rate"])
+                self.logger.record("eval/mean_score", result["mean_score"])
+                if args.snapshot_weight > 0:
+                    self.training_env.env_method("add_snapshot", path)
+            if args.time_limit_minutes and time.time() - started > 60 * args.time_limit_minutes:
+                print(f"time limit of {args.time_limit_minutes} minutes reached at {self.num_timesteps} steps", flush=True)
+                return False
+            return True
+
+    model.learn(total_timesteps=args.total_timesteps, callback=EvalSnapshotCallback(),
+                progress_bar=args.progress_bar)
+
+    # 6. the final model and its evaluation
+    final = run_dir / "final_model.zip"
+    model.save(str(final))
+    result = record(model.num_timesteps, str(final), args.final_eval_games or args.eval_games)
+    (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
+    vec.close()
+    print(f"saved {final}; play it with: cardenvs arena {args.game} --agents ppo:{final},{args.eval_opponent}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""A single-agent Gymnasium view of any cardenvs env, for self-play with MaskablePPO.
+
+The learner occupies one seat (``seat="rotate"``: seat ``k mod n`` in episode ``k``; ``"random"``: drawn
+from the wrapper's generator; or a fixed seat index). Every other seat is played inside the wrapper by an
+opponent drawn from an :class:`~training.opponents.OpponentPool` at each reset. Opponents are given only
+their own observation (``env.observe(their seat)``), never the learner's.
+
+The learner sees its own observation vector and receives its own rewards: the sum of what the AEC env
+handed it on its own step *and* on every opponent step until its next turn, including the terminal reward
+when an opponent's move ends the game (losses included). ``action_masks()`` is a method of the env itself,
+so it works in ``SubprocVecEnv``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from cardenvs.registry import make
+from .opponents import OpponentPool
+
+
+class SelfPlayEnv(gym.Env):
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, env_id: str, options: dict | None = None, opponents: OpponentPool | None = None,
+                 seat: str | int = "rotate", seed: int | None = None):
+        self.env_id = env_id
+        self.aec = make(env_id, **(options or {}))
+        self.base = self.aec.unwrapped
+        self.num_players = self.base.num_players
+        if not (seat in ("rotate", "random") or (isinstance(seat, int) and 0 <= seat < self.num_players)):
+            raise ValueError(f"seat must be 'rotate', 'random' or 0..{self.num_players - 1}; got {seat!r}")
+        self.seat_mode = seat
+        self.pool = opponents or OpponentPool({"random": 1.0})
+        agent = self.base.possible_agents[0]
+        self.observation_space = self.base.observation_space(agent)["observation"]
+        self.action_space = self.base.action_space(agent)
+        self.rng = np.random.default_rng(seed)
+        self.episodes = 0
+        self.learner_seat = 0
+        self.learner = self.base.possible_agents[0]
+        self.opponents: dict[int, Any] = {}
+        self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._final_info: dict = {}
+        self._final_obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.seat_mode == "rotate":
+            self.learner_seat = self.episodes % self.num_players
+        elif self.seat_mode == "random":
+            self.learner_seat = int(self.rng.integers(self.num_players))
+        else:
+            self.learner_seat = int(self.seat_mode)
+        self.episodes += 1
+        self.learner = self.base.possible_agents[self.learner_seat]
+        self.opponents = {s: self.pool.sample(self.rng, self.base)
+                          for s in range(self.num_players) if s != self.learner_seat}
+        self.aec.reset(seed=int(self.rng.integers(2**63 - 1)), options=options)
+        reward, done, truncated = self._advance()
+        if done:  # a game that ends before the learner moves (possible in principle): play another
+            return self.reset()
+        return self._observation(), {"learner_seat": self.learner_seat}
+
+    def step(self, action):
+        self.aec.step(int(action))
+        reward = self.aec.rewards.get(self.learner, 0.0)
+        more, done, truncated = self._advance()
+        info = {"learner_seat": self.learner_seat}
+        if done or truncated:
+            info["score"] = self._final_info.get("score", 0.0)
+            info["outcome"] = float(self.base.outcome()[self.learner_seat])
+        return self._observation(), float(reward + more), done, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.copy()
+
+    def render(self):
+        return self.base._render()
+
+    # ------------------------------------------------------------------ opponents
+    def add_snapshot(self, path: str, weight: float | None = None) -> None:
+        """Add a frozen copy of the learner (a saved model) to the opponent pool (callable via env_method)."""
+        self.pool.add_snapshot(path, weight)
+
+    def _advance(self) -> tuple[float, bool, bool]:
+        """Let opponents move until it is the learner's turn or the game is over; the learner's rewards meanwhile."""
+        reward = 0.0
+        while True:
+            if self.learner not in self.aec.agents:
+                return reward, True, False
+            agent = self.aec.agent_selection
+            if self.aec.terminations[self.learner] or self.aec.truncations[self.learner]:
+                self._final_info = dict(self.aec.infos[self.learner])
+                truncated = self.aec.truncations[self.learner]
+                terminated = self.aec.terminations[self.learner]
+                self._final_obs = self.aec.observe(self.learner)["observation"]
+                self._mask = np.zeros(self.action_space.n, dtype=bool)
+                return reward, terminated, truncated and not terminated
+            if agent == self.learner:
+                obs = self.aec.observe(agent)
+                self._mask = obs["action_mask"].astype(bool)
+                self._final_obs = obs["observation"]
+                return reward, False, False
+            seat = self.base.agent_name_mapping[agent]
+            action = self.opponents[seat].act(self.aec.observe(agent), self.rng)
+            self.aec.step(action)
+            reward += self.aec.rewards.get(self.learner, 0.0)
+
+    def _observation(self) -> np.ndarray:
+        return self._final_obs
