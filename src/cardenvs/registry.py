@@ -8,6 +8,7 @@ import importlib
 from typing import Any
 
 _ENVS: dict[str, str] = {
+    "twenty_v0": "cardenvs.games.twenty.env",
     "war_v0": "cardenvs.games.war.env",
 }
 

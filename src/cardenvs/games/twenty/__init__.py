@@ -1,0 +1,1 @@
+"""Twenty: rules (:mod:`.rules`), the env (:mod:`.env`) and the exposed-hands solver (:mod:`.solver`)."""

@@ -1,0 +1,192 @@
+"""# Twenty (`twenty_v0`)
+
+Alexander Farrugia's two-player tally game: put cards on a shared tally and score for Exact Twenty,
+Beyond Twenty and Five (Six, Seven, ...) Tally; the last scorer of a round takes its End of Round Bonus.
+The rules and the readings this implementation chooses are in :mod:`cardenvs.games.twenty.rules`.
+
+| | |
+|---|---|
+| agents | `player_0`, `player_1` (player_0 leads odd rounds) |
+| actions | `Discrete(10)`: action `v - 1` plays a card of value `v` (A = 1, ..., T J Q K = 10) |
+| observation | `Box` of the segments below (`float32`) and an `int8` mask of length 10 |
+| import | `from cardenvs import twenty_v0` |
+
+The document's variation, "a game of practically pure skill", is `exposed_hands=True, swap_deals=True`:
+both hands are in both observations and round 2 deals round 1's cards with the hands exchanged.
+
+## Options
+{options}
+
+## Observation
+Everything is from the observing player's point of view ("own" = the observer).
+
+{observation}
+
+## Rewards
+`reward="win"` (default): +1 to the player with more match points after the last round, -1 to the other,
+0 each for a draw. `reward="points"`: the points as they are scored (the bonus at round end included).
+`infos[agent]["score"]` is the running match score.
+
+## Stacked decks
+`options["deck"]`: one 52-card list per round (or per pair of rounds with `swap_deals`): two bonus
+cards, then blocks of five alternately, the round's leader first.
+
+## Version history
+* v0: first release.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from cardenvs.core.cards import card_code, make_deck
+from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.observation import Layout, Segment
+from . import rules
+
+VALUE_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
+
+LAYOUT = Layout([
+    Segment("own_hand", 10, 5, "own cards by value A..T (counts)"),
+    Segment("opponent_hand", 10, 5, "the opponent's cards by value when hands are exposed, else zeros"),
+    Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
+    Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
+    Segment("tally_cards", 1, 20, "number of tally cards"),
+    Segment("next_award", 1, 1e6, "points the next card would earn as an n-Tally (15 from the fifth card on, doubling)"),
+    Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
+    Segment("scores", 2, 1e6, "match points: [own, opponent]"),
+    Segment("bonus", 1, 10, "this round's End of Round Bonus"),
+    Segment("round", 1, 100, "round index (0-based)"),
+    Segment("hand_index", 1, 4, "which five-card hand of the round (0..4)"),
+    Segment("leading", 1, 1, "1 if the observer leads this round"),
+    Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
+    Segment("stock", 1, 50, "cards left in the stock"),
+])
+
+
+class TwentyEnv(CardEnv):
+    metadata = {"name": "twenty_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    OPTIONS = (
+        Option("rounds", 2, "rounds in a match; leaders alternate, player_0 first", low=1, high=100),
+        Option("swap_deals", False, "round 2k deals round 2k-1's deck with the hands exchanged (even rounds only)",
+               choices=(False, True)),
+        Option("exposed_hands", False, "both hands in both observations", choices=(False, True)),
+    )
+    VARIANTS = {
+        "default": {},
+        "exposed_swap": {"exposed_hands": True, "swap_deals": True},
+        "one_round_points": {"rounds": 1, "reward": "points"},
+        "four_rounds_swap": {"rounds": 4, "swap_deals": True},
+    }
+
+    def _configure(self) -> None:
+        if self.config["swap_deals"] and self.config["rounds"] % 2:
+            raise ValueError(f"twenty_v0: swap_deals=True needs an even number of rounds; got rounds={self.config['rounds']}")
+        self.num_players = 2
+        self.deck = make_deck()
+        self.layout = LAYOUT
+        self.num_actions = rules.NUM_VALUES
+
+    # ------------------------------------------------------------------ state machine
+    def _new_game(self) -> None:
+        self.state = rules.TwentyState(rounds=self.config["rounds"])
+        self._start_round()
+
+    def _start_round(self) -> None:
+        s = self.state
+        if self.config["swap_deals"] and s.round % 2 == 1:
+            deck = self._round_deck  # same cards, the other player leads: hands exchanged
+        else:
+            deck = self._deal()
+            self._round_deck = deck
+        rules.start_round(s, deck)
+
+    def _to_move(self) -> int:
+        return self.state.to_move
+
+    def _legal_mask(self) -> np.ndarray:
+        mask = np.zeros(rules.NUM_VALUES, dtype=np.int8)
+        if not self.state.over:
+            for c in self.state.hands[self.state.to_move]:
+                mask[rules.VALUE_OF[c] - 1] = 1
+        return mask
+
+    def _apply(self, action: int) -> None:
+        if rules.play(self.state, action + 1) and not self.state.over:
+            self._start_round()
+
+    def _is_over(self) -> bool:
+        return self.state.over
+
+    def _scores(self) -> np.ndarray:
+        return np.array(self.state.scores, dtype=np.float64)
+
+    def _observe(self, p: int) -> np.ndarray:
+        s, q = self.state, 1 - p
+        obs = LAYOUT.zeros()
+        view = LAYOUT.view
+        own = rules.hand_values(s.hands[p])[1:]
+        view(obs, "own_hand")[:] = own
+        if self.config["exposed_hands"]:
+            view(obs, "opponent_hand")[:] = rules.hand_values(s.hands[q])[1:]
+        view(obs, "opponent_hand_size")[0] = len(s.hands[q])
+        view(obs, "tally")[0] = s.tally
+        view(obs, "tally_cards")[0] = len(s.tally_cards)
+        view(obs, "next_award")[0] = rules.n_tally_award(max(5, len(s.tally_cards) + 1))
+        if s.last_scorer >= 0:
+            view(obs, "last_scorer")[0 if s.last_scorer == p else 1] = 1
+        view(obs, "scores")[:] = (s.scores[p], s.scores[q])
+        view(obs, "bonus")[0] = s.bonus
+        view(obs, "round")[0] = min(s.round, s.rounds - 1)
+        view(obs, "hand_index")[0] = max(0, s.hand_index)
+        view(obs, "leading")[0] = 1 if s.leader == p else 0
+        view(obs, "seen")[:] = s.seen_values[1:]
+        view(obs, "stock")[0] = len(s.stock)
+        return obs
+
+    # ------------------------------------------------------------------ people
+    def action_name(self, action: int) -> str:
+        return VALUE_NAMES[action] if 0 <= action < 10 else str(action)
+
+    def parse_action(self, text: str) -> int:
+        """A value (``7``, ``A``, ``T``, ``10``) or a card code (``QS``: plays a Ten card)."""
+        t = text.strip().upper()
+        if t == "10":
+            t = "T"
+        if len(t) in (2, 3) and t not in VALUE_NAMES:
+            t = t[:-1] if t[:-1] != "10" else "T"  # a card code: drop the suit
+            t = "T" if t in ("J", "Q", "K") else t
+        if t in ("J", "Q", "K"):
+            t = "T"
+        if t not in VALUE_NAMES:
+            raise ValueError(f"{text!r} is not a card value; type A, 2..9, T (or 10, J, Q, K) or a card code like 7S")
+        action = VALUE_NAMES.index(t)
+        if not self._mask[action]:
+            raise ValueError(f"you hold no card of value {t}; legal: "
+                             + ", ".join(VALUE_NAMES[a] for a in np.flatnonzero(self._mask)))
+        return action
+
+    def _render(self) -> str:
+        s = self.state
+        r = min(s.round, s.rounds - 1)
+        lines = [f"Twenty: round {r + 1}/{s.rounds}, hand {max(0, s.hand_index) + 1}/5, "
+                 f"bonus {s.bonus} ({' '.join(card_code(c) for c in s.bonus_cards)}), stock {len(s.stock)}"]
+        for p in range(2):
+            shown = (self.viewer is None or self.viewer == p or self.reveal or self.config["exposed_hands"])
+            hand = " ".join(card_code(c) for c in s.hands[p]) if shown else f"{len(s.hands[p])} hidden cards"
+            marks = (" (leads)" if s.leader == p else "") + (" *last scorer*" if s.last_scorer == p else "")
+            lines.append(f"  player_{p}: {s.scores[p]:4d} points{marks}  hand: {hand or '-'}")
+        tally = " ".join(card_code(c) for c in s.tally_cards) or "-"
+        lines.append(f"  tally {s.tally} from {len(s.tally_cards)} cards: {tally}")
+        if s.log:
+            p, value, after, points = s.log[-1]
+            lines.append(f"  last: player_{p} played {VALUE_NAMES[value - 1]} -> {after}"
+                         + (f", {points} points" if points else ""))
+        lines.append("  match over" if s.over else f"  to play: player_{s.to_move}")
+        return "\n".join(lines)
+
+    def _card_locations(self) -> np.ndarray:
+        return np.array(rules.all_cards(self.state), dtype=np.int64)
+
+
+env, raw_env = make_env_functions(TwentyEnv)
+__doc__ = fill_docstring(__doc__, TwentyEnv, LAYOUT)

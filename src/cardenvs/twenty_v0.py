@@ -1,0 +1,2 @@
+"""Twenty, version 0 (PettingZoo-style versioned shim)."""
+from cardenvs.games.twenty.env import __doc__, env, raw_env  # noqa: F401
