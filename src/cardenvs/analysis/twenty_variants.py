@@ -1,0 +1,50 @@
+"""Twenty: how much skill does exposing the hands add?
+
+Plays every pair of ``twenty.solver``, ``twenty.greedy`` and ``random`` over duplicate deals with
+``swap_deals=True`` (each match plays a deck twice with the hands exchanged, and the arena replays each
+match with the seats swapped), once with hands hidden and once exposed, and prints the mean point margin
+of the first agent over the second with a 95% interval over duplicate sets.
+"""
+from __future__ import annotations
+
+import argparse
+
+from cardenvs.arena import run_tournament
+
+COMMAND = "twenty-variants"
+HELP = "solver, greedy and random against each other, hands hidden and exposed: point margins with 95% CIs"
+PAIRS = [("twenty.solver", "twenty.greedy"), ("twenty.solver", "random"), ("twenty.greedy", "random")]
+
+
+def margins(matches: int, seed: int, workers: int = 1) -> list[dict]:
+    rows = []
+    for exposed in (False, True):
+        for a, b in PAIRS:
+            results = run_tournament("twenty_v0", [a, b], matches, seed=seed, workers=workers,
+                                     options={"swap_deals": True, "exposed_hands": exposed})
+            h2h = results.head_to_head()[a][b]
+            rows.append({"hands": "exposed" if exposed else "hidden", "agent": a, "opponent": b,
+                         "margin": h2h["score_margin"], "ci": h2h["score_margin_ci"],
+                         "win_rate": results.stats()[a]["win_rate"], "games": h2h["games"]})
+    return rows
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--matches", type=int, default=200, help="duplicate deals per pairing (default 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = margins(args.matches, args.seed, args.workers)
+    print(f"Twenty, swap_deals=True, {args.matches} duplicate deals per pairing (seed {args.seed})")
+    print(f"{'hands':8s} {'agent':14s} {'vs':14s} {'mean margin':>12s} {'95% CI':>20s} {'win rate':>9s} {'games':>6s}")
+    for r in rows:
+        lo, hi = r["ci"]
+        print(f"{r['hands']:8s} {r['agent']:14s} {r['opponent']:14s} {r['margin']:12.2f} [{lo:8.2f}, {hi:8.2f}] "
+              f"{r['win_rate']:9.3f} {r['games']:6d}")
+    hidden = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "hidden"}
+    exposed = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "exposed"}
+    gain = exposed[PAIRS[0]] - hidden[PAIRS[0]]
+    print(f"\nskill gained by exposing hands (solver's margin over greedy, exposed - hidden): {gain:+.2f} points")
+    return 0
