@@ -123,3 +123,15 @@ def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
     n = cardenvs.make(game).unwrapped.num_players
     results = run_tournament(game, [f"ppo:{model}"] + ["random"] * (n - 1), 2, seed=0)
     assert results.stats()[results.agents[0]]["games"] >= 2
+
+
+def test_margin_shaping_adds_score_margin_changes():
+    env = SelfPlayEnv("war_v0", {"single_pass": True}, seat=0, seed=0, margin_shaping=0.5)
+    env.reset(options={"deck": single_pass_deck(player_0_wins=True)})
+    total = 0.0
+    while True:
+        _, r, term, trunc, _ = env.step(0)
+        total += r
+        if term or trunc:
+            break
+    assert total == pytest.approx(1.0 + 0.5 * 26)  # the win plus half the 26-0 battle margin

@@ -42,6 +42,7 @@ class Args:
     n_envs: int = 4
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc"
     seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
+    margin_shaping: float = 0.0  # dense reward: this x change of (own score - mean other score)
     opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> sampling weight
     snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
     max_snapshots: int = 5
@@ -110,7 +111,8 @@ def make_env_fn(args: Args, rank: int):
         from training.opponents import OpponentPool
         from training.wrapper import SelfPlayEnv
         pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
-        return SelfPlayEnv(args.game, args.options, pool, args.seat, seed=args.seed * 1000 + rank)
+        return SelfPlayEnv(args.game, args.options, pool, args.seat, seed=args.seed * 1000 + rank,
+                           margin_shaping=args.margin_shaping)
     return thunk
 
 

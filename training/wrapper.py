@@ -25,7 +25,7 @@ class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, env_id: str, options: dict | None = None, opponents: OpponentPool | None = None,
-                 seat: str | int = "rotate", seed: int | None = None):
+                 seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0):
         self.env_id = env_id
         self.aec = make(env_id, **(options or {}))
         self.base = self.aec.unwrapped
@@ -33,6 +33,8 @@ class SelfPlayEnv(gym.Env):
         if not (seat in ("rotate", "random") or (isinstance(seat, int) and 0 <= seat < self.num_players)):
             raise ValueError(f"seat must be 'rotate', 'random' or 0..{self.num_players - 1}; got {seat!r}")
         self.seat_mode = seat
+        # optional dense shaping: + margin_shaping x change of (own score - mean of the others' scores)
+        self.margin_shaping = float(margin_shaping)
         self.pool = opponents or OpponentPool({"random": 1.0})
         agent = self.base.possible_agents[0]
         self.observation_space = self.base.observation_space(agent)["observation"]
@@ -61,6 +63,7 @@ class SelfPlayEnv(gym.Env):
         self.opponents = {s: self.pool.sample(self.rng, self.base)
                           for s in range(self.num_players) if s != self.learner_seat}
         self.aec.reset(seed=int(self.rng.integers(2**63 - 1)), options=options)
+        self._margin = self._score_margin()
         reward, done, truncated = self._advance()
         if done:  # a game that ends before the learner moves (possible in principle): play another
             return self.reset()
@@ -70,6 +73,10 @@ class SelfPlayEnv(gym.Env):
         self.aec.step(int(action))
         reward = self.aec.rewards.get(self.learner, 0.0)
         more, done, truncated = self._advance()
+        if self.margin_shaping:
+            margin = self._score_margin()
+            reward += self.margin_shaping * (margin - self._margin)
+            self._margin = margin
         info = {"learner_seat": self.learner_seat}
         if done or truncated:
             info["score"] = self._final_info.get("score", 0.0)
@@ -110,6 +117,11 @@ class SelfPlayEnv(gym.Env):
             action = self.opponents[seat].act(self.aec.observe(agent), self.rng)
             self.aec.step(action)
             reward += self.aec.rewards.get(self.learner, 0.0)
+
+    def _score_margin(self) -> float:
+        scores = np.asarray(self.base._scores(), dtype=np.float64)
+        others = np.delete(scores, self.learner_seat)
+        return float(scores[self.learner_seat] - others.mean())
 
     def _observation(self) -> np.ndarray:
         return self._final_obs
