@@ -9,6 +9,7 @@ from typing import Any
 
 _ENVS: dict[str, str] = {
     "twenty_v0": "cardenvs.games.twenty.env",
+    "twos_v0": "cardenvs.games.twos.env",
     "war_v0": "cardenvs.games.war.env",
 }
 

@@ -1,0 +1,2 @@
+"""Twos, version 0 (PettingZoo-style versioned shim)."""
+from cardenvs.games.twos.env import __doc__, env, raw_env  # noqa: F401
