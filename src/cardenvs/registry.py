@@ -8,6 +8,7 @@ import importlib
 from typing import Any
 
 _ENVS: dict[str, str] = {
+    "doudizhu_v0": "cardenvs.games.doudizhu.env",
     "twenty_v0": "cardenvs.games.twenty.env",
     "twos_v0": "cardenvs.games.twos.env",
     "war_v0": "cardenvs.games.war.env",

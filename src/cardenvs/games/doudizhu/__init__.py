@@ -1,0 +1,27 @@
+"""Dou Dizhu: move table and generator (:mod:`.moves`), rules (:mod:`.rules`), the env (:mod:`.env`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import moves
+from .moves import classify  # noqa: F401
+
+
+def legal_moves(hand: str, last: str | None = None) -> list[str]:
+    """Every legal move of ``hand`` (ranks ``"33344BR"`` or card codes ``"3S 3C BJ"``) against ``last`` (a move
+    string such as ``"333+4"``; None when leading), as move strings, plus ``"pass"`` when following."""
+    cards = moves.hand_counts_from_string(hand)
+    last_id = -1
+    if last is not None:
+        text = last.strip().upper()
+        if text in moves.MOVE_ID:
+            last_id = moves.MOVE_ID[text]
+        else:
+            options = moves.readings(moves.counts_of(text)) if "+" not in text else []
+            if not options:
+                raise ValueError(f"last {last!r} is not a Dou Dizhu move")
+            last_id = options[0]
+    mask = np.zeros(moves.NUM_ACTIONS, dtype=np.int8)
+    moves.legal_mask(cards, last_id, mask)
+    out = [moves.move_string(int(m)) for m in np.flatnonzero(mask)]
+    return out + (["pass"] if last_id >= 0 else [])

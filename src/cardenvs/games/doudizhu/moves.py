@@ -1,0 +1,303 @@
+"""Dou Dizhu combinations, the action table built from the rules, the classifier and the numba generator.
+
+Ranks ``3 4 5 6 7 8 9 T J Q K A 2 B R`` are 0..14 (``B``/``R`` the black and red jokers). A move is a
+rank-count vector of 15 entries together with its *reading*: type, main rank (the lowest rank of the main
+part) and length (number of ranks in the main chain; 1 for non-chains).
+
+Types (RULES.md and the document): single; pair; trio; trio + single; trio + pair; straight (5..12
+ranks, 3..A); pair straight (3..10 pairs); airplane of L >= 2 trios (3..A) with no wings, with L single
+wings, or with L pair wings; four + two singles; four + two pairs; bomb; rocket (``BR``). Kickers never
+share a rank with the main cards, never take all four cards of a rank, and the two jokers are never both
+kickers; single kickers may repeat a rank (``33344455``, ``333344``); pair kickers are pairs of distinct
+ranks. Moves longer than 20 cards (the landlord's 17 + 3) are left out.
+
+A card set that reads as several types is one action per reading (``333444555666`` is four trios, or
+``333444555+666``, or ``444555666+333``). Following: the same type and length with a higher main rank;
+a bomb beats every non-bomb and a lower bomb; the rocket beats everything.
+"""
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+
+import numpy as np
+from numba import njit
+
+from cardenvs.core import encoding
+from cardenvs.core.cards import BLACK_JOKER, RED_JOKER, TWO_HIGH, parse_cards, rank_order
+
+RANK_CHARS = "3456789TJQKA2BR"
+NUM_RANKS = 15
+TWO, BLACK, RED = 12, 13, 14
+MAX_CARDS = 20
+CHAIN_TOP = 11  # straights, pair straights and airplanes stop at the ace
+
+TYPES = ["single", "pair", "trio", "trio+single", "trio+pair", "straight", "pair_straight", "airplane",
+         "airplane+singles", "airplane+pairs", "four+two_singles", "four+two_pairs", "bomb", "rocket"]
+(SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, STRAIGHT, PAIR_STRAIGHT, AIRPLANE, AIRPLANE_SINGLES,
+ AIRPLANE_PAIRS, FOUR_SINGLES, FOUR_PAIRS, BOMB, ROCKET) = range(14)
+RANK_OF_CARD = rank_order(TWO_HIGH, jokers=(BLACK_JOKER, RED_JOKER))[:54]  # card id -> 0..14
+
+
+def _single_kickers(count: int, excluded: set[int]):
+    """Multisets of ``count`` single kickers: not in ``excluded``, at most 3 of a rank, not both jokers."""
+    ranks = [r for r in range(NUM_RANKS) if r not in excluded]
+    for combo in combinations_with_replacement(ranks, count):
+        counts = np.bincount(combo, minlength=NUM_RANKS)
+        if counts.max() > 3 or counts[BLACK] > 1 or counts[RED] > 1 or (counts[BLACK] and counts[RED]):
+            continue
+        yield counts
+
+
+def _pair_kickers(count: int, excluded: set[int]):
+    ranks = [r for r in range(TWO + 1) if r not in excluded]
+    for combo in combinations(ranks, count):
+        counts = np.zeros(NUM_RANKS, dtype=np.int64)
+        counts[list(combo)] = 2
+        yield counts
+
+
+def _build_table():
+    rows = []  # (type, main, length, main counts, kicker counts)
+
+    def add(kind, main, length, main_counts, kicker=None):
+        kicker = np.zeros(NUM_RANKS, dtype=np.int64) if kicker is None else kicker
+        if (main_counts + kicker).sum() <= MAX_CARDS:
+            rows.append((kind, main, length, main_counts.copy(), kicker.copy()))
+
+    def block(start, length, width):
+        c = np.zeros(NUM_RANKS, dtype=np.int64)
+        c[start:start + length] = width
+        return c
+
+    for r in range(NUM_RANKS):
+        add(SINGLE, r, 1, block(r, 1, 1))
+    for r in range(TWO + 1):
+        add(PAIR, r, 1, block(r, 1, 2))
+        add(TRIO, r, 1, block(r, 1, 3))
+        for k in _single_kickers(1, {r}):
+            add(TRIO_SINGLE, r, 1, block(r, 1, 3), k)
+        for k in _pair_kickers(1, {r}):
+            add(TRIO_PAIR, r, 1, block(r, 1, 3), k)
+    for length in range(5, 13):
+        for s in range(CHAIN_TOP - length + 2):
+            add(STRAIGHT, s, length, block(s, length, 1))
+    for length in range(3, 11):
+        for s in range(CHAIN_TOP - length + 2):
+            add(PAIR_STRAIGHT, s, length, block(s, length, 2))
+    for length in range(2, 7):
+        for s in range(CHAIN_TOP - length + 2):
+            main = block(s, length, 3)
+            chain = set(range(s, s + length))
+            add(AIRPLANE, s, length, main)
+            if 4 * length <= MAX_CARDS:
+                for k in _single_kickers(length, chain):
+                    add(AIRPLANE_SINGLES, s, length, main, k)
+            if 5 * length <= MAX_CARDS:
+                for k in _pair_kickers(length, chain):
+                    add(AIRPLANE_PAIRS, s, length, main, k)
+    for r in range(TWO + 1):
+        four = block(r, 1, 4)
+        for k in _single_kickers(2, {r}):
+            add(FOUR_SINGLES, r, 1, four, k)
+        for k in _pair_kickers(2, {r}):
+            add(FOUR_PAIRS, r, 1, four, k)
+        add(BOMB, r, 1, four)
+    rocket = np.zeros(NUM_RANKS, dtype=np.int64)
+    rocket[BLACK] = rocket[RED] = 1
+    add(ROCKET, BLACK, 1, rocket)
+    return rows
+
+
+_ROWS = _build_table()
+NUM_MOVES = len(_ROWS)
+MOVE_TYPE = np.array([r[0] for r in _ROWS], dtype=np.int64)
+MOVE_MAIN = np.array([r[1] for r in _ROWS], dtype=np.int64)
+MOVE_LENGTH = np.array([r[2] for r in _ROWS], dtype=np.int64)
+MOVE_MAIN_COUNTS = np.array([r[3] for r in _ROWS], dtype=np.int8)
+MOVE_KICKERS = np.array([r[4] for r in _ROWS], dtype=np.int8)
+MOVE_COUNTS = (MOVE_MAIN_COUNTS + MOVE_KICKERS).astype(np.int8)
+MOVE_SIZE = MOVE_COUNTS.sum(axis=1).astype(np.int64)
+
+# groups of moves sharing (type, main, length): the generator checks the main part once per group
+_keys = list(zip(MOVE_TYPE.tolist(), MOVE_MAIN.tolist(), MOVE_LENGTH.tolist()))
+_starts = [i for i in range(NUM_MOVES) if i == 0 or _keys[i] != _keys[i - 1]]
+GROUP_START = np.array(_starts, dtype=np.int64)
+GROUP_END = np.array(_starts[1:] + [NUM_MOVES], dtype=np.int64)
+GROUP_OF_TYPE_LENGTH: dict[tuple[int, int], np.ndarray] = {}
+for g, start in enumerate(_starts):
+    GROUP_OF_TYPE_LENGTH.setdefault((_keys[start][0], _keys[start][2]), []).append(g)
+GROUP_OF_TYPE_LENGTH = {k: np.array(v, dtype=np.int64) for k, v in GROUP_OF_TYPE_LENGTH.items()}
+NUM_GROUPS = len(_starts)
+# per (type, length): the groups, as a padded table the numba code can index
+_TL = sorted(GROUP_OF_TYPE_LENGTH)
+TL_INDEX = np.full((14, 13), -1, dtype=np.int64)
+TL_GROUPS = np.full((len(_TL), max(len(v) for v in GROUP_OF_TYPE_LENGTH.values())), -1, dtype=np.int64)
+for i, key in enumerate(_TL):
+    TL_INDEX[key[0], key[1]] = i
+    TL_GROUPS[i, :len(GROUP_OF_TYPE_LENGTH[key])] = GROUP_OF_TYPE_LENGTH[key]
+BOMB_GROUPS = np.array([g for g, s in enumerate(_starts) if MOVE_TYPE[s] in (BOMB, ROCKET)], dtype=np.int64)
+
+# action ids: the moves, then pass, then the bids (no bid, 1, 2, 3)
+PASS = NUM_MOVES
+BID_PASS = NUM_MOVES + 1
+BIDS = (BID_PASS, BID_PASS + 1, BID_PASS + 2, BID_PASS + 3)
+NUM_ACTIONS = NUM_MOVES + 5
+
+
+def move_string(move: int) -> str:
+    """``"333+4"``: the main cards low to high, then ``+`` and the kickers."""
+    if move == PASS:
+        return "pass"
+    if BID_PASS <= move < NUM_ACTIONS:
+        return "no bid" if move == BID_PASS else f"bid {move - BID_PASS}"
+    main = "".join(RANK_CHARS[r] * c for r, c in enumerate(MOVE_MAIN_COUNTS[move]))
+    kick = "".join(RANK_CHARS[r] * c for r, c in enumerate(MOVE_KICKERS[move]))
+    return main + ("+" + kick if kick else "")
+
+
+MOVE_ID = {move_string(m): m for m in range(NUM_MOVES)}
+
+
+def counts_of(text: str) -> np.ndarray:
+    """Rank counts of a move string or rank string (``"33344"``, ``"333+4"``, ``"BR"``)."""
+    counts = np.zeros(NUM_RANKS, dtype=np.int8)
+    for ch in text.replace("+", "").replace(" ", "").upper():
+        if ch == "1":  # tolerate "10"
+            continue
+        if ch == "0":
+            ch = "T"
+        if ch not in RANK_CHARS:
+            raise ValueError(f"bad rank {ch!r} in move {text!r}: ranks are {RANK_CHARS} (B, R = jokers)")
+        counts[RANK_CHARS.index(ch)] += 1
+    return counts
+
+
+def readings(counts: np.ndarray) -> list[int]:
+    """Every move id whose cards are exactly ``counts`` (one per reading)."""
+    key = np.asarray(counts, dtype=np.int8)
+    return [int(m) for m in np.flatnonzero((MOVE_COUNTS == key).all(axis=1))]
+
+
+def classify(move: str) -> tuple[str, int, int] | None:
+    """(type, main rank, length) of a move string, or None if it is not a move. ``"333+4"`` names the
+    reading; without ``+`` a card set that reads several ways gets its first reading in table order."""
+    text = move.strip().upper()
+    if text in MOVE_ID:
+        m = MOVE_ID[text]
+    else:
+        counts = counts_of(text)
+        if "+" in text:
+            return None  # an explicit reading that is not a move
+        options = readings(counts)
+        if not options:
+            return None
+        m = options[0]
+    return TYPES[MOVE_TYPE[m]], RANK_CHARS[MOVE_MAIN[m]], int(MOVE_LENGTH[m])
+
+
+@njit(cache=True)
+def _beats(m: int, last: int, move_type: np.ndarray, move_main: np.ndarray, move_length: np.ndarray) -> bool:
+    t, lt = move_type[m], move_type[last]
+    if lt == ROCKET:
+        return False
+    if t == ROCKET:
+        return True
+    if t == BOMB:
+        return lt != BOMB or move_main[m] > move_main[last]
+    return t == lt and move_length[m] == move_length[last] and move_main[m] > move_main[last]
+
+
+@njit(cache=True)
+def _fits(hand: np.ndarray, counts: np.ndarray, m: int) -> bool:
+    for r in range(NUM_RANKS):
+        if counts[m, r] > hand[r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of: np.ndarray,
+                     move_counts: np.ndarray, main_counts: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
+                     move_length: np.ndarray, group_start: np.ndarray, group_end: np.ndarray,
+                     tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
+    """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
+    ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
+    hand = encoding.rank_counts(hand_cards, rank_of, NUM_RANKS)  # the shared encoder
+    found = 0
+    if last < 0:
+        groups = np.arange(group_start.shape[0])
+        for g in groups:
+            first = group_start[g]
+            if not _fits(hand, main_counts, first):
+                continue
+            for m in range(first, group_end[g]):
+                if _fits(hand, move_counts, m):
+                    out[m] = 1
+                    found += 1
+        return found
+    tli = tl_index[move_type[last], move_length[last]]
+    if move_type[last] != BOMB and move_type[last] != ROCKET:
+        for j in range(tl_groups.shape[1]):
+            g = tl_groups[tli, j]
+            if g < 0:
+                break
+            first = group_start[g]
+            if move_main[first] <= move_main[last] or not _fits(hand, main_counts, first):
+                continue
+            for m in range(first, group_end[g]):
+                if _fits(hand, move_counts, m):
+                    out[m] = 1
+                    found += 1
+    for g in bomb_groups:
+        m = group_start[g]
+        if _fits(hand, move_counts, m) and _beats(m, last, move_type, move_main, move_length):
+            out[m] = 1
+            found += 1
+    return found
+
+
+def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
+    return legal_moves_mask(hand_cards, last, out, RANK_OF_CARD, MOVE_COUNTS, MOVE_MAIN_COUNTS, MOVE_TYPE, MOVE_MAIN,
+                            MOVE_LENGTH, GROUP_START, GROUP_END, TL_INDEX, TL_GROUPS, BOMB_GROUPS)
+
+
+def beats(move: int, last: int) -> bool:
+    return bool(_beats(move, last, MOVE_TYPE, MOVE_MAIN, MOVE_LENGTH))
+
+
+@njit(cache=True)
+def take_cards(hand_cards: np.ndarray, counts: np.ndarray, rank_of: np.ndarray, out: np.ndarray) -> int:
+    """Remove the cards of a move (rank counts) from a per-card hand, lowest card ids first; the removed ids
+    go to ``out``; returns how many."""
+    need = counts.copy()
+    k = 0
+    for card in range(hand_cards.shape[0]):
+        r = rank_of[card]
+        if hand_cards[card] and need[r] > 0:
+            hand_cards[card] = 0
+            need[r] -= 1
+            out[k] = card
+            k += 1
+    return k
+
+
+def hand_counts_from_string(hand: str) -> np.ndarray:
+    """Per-card counts (54) of a hand given as ranks (``"334455BR"``) or card codes (``"3S 3C BJ"``,
+    space-separated)."""
+    cards = np.zeros(54, dtype=np.int8)
+    text = hand.strip().upper().replace("10", "T")
+    if " " in text or not all(ch in RANK_CHARS for ch in text):
+        for c in parse_cards(text):
+            if c >= 54:
+                raise ValueError(f"Dou Dizhu has no colourless joker: {hand!r}")
+            if cards[c]:
+                raise ValueError(f"hand {hand!r} holds {c} twice")
+            cards[c] = 1
+        return cards
+    counts = counts_of(text)
+    for r in range(NUM_RANKS):
+        ids = [c for c in range(54) if RANK_OF_CARD[c] == r]
+        if counts[r] > len(ids):
+            raise ValueError(f"hand {hand!r} holds more than {len(ids)} cards of rank {RANK_CHARS[r]}")
+        cards[ids[:counts[r]]] = 1
+    return cards
