@@ -46,6 +46,7 @@ so each agent is landlord of every deal (as DouZero evaluates).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cardenvs.core import encoding
 from cardenvs.core.cards import card_code, make_deck
@@ -85,6 +86,76 @@ LAYOUT = Layout([
     Segment("bombs", 1, 20, "bombs and rockets played so far"),
     Segment("bidding", 1, 1, "1 during the bidding"),
 ])
+
+
+OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
+(O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_LAST, O_HISTORY, O_PLAYED, O_LEFT, O_LANDLORD,
+ O_BID, O_BOMBS, O_BIDDING) = range(14)
+
+
+@njit(cache=True)
+def _planes_into(obs: np.ndarray, start: int, counts: np.ndarray) -> None:
+    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (shared encoder's planes)."""
+    block = encoding.at_least_planes(counts[:13].astype(np.int8), 4)
+    for k in range(4):
+        for r in range(13):
+            obs[start + 13 * k + r] = block[k, r]
+    obs[start + 52] = 1 if counts[13] > 0 else 0
+    obs[start + 53] = 1 if counts[14] > 0 else 0
+
+
+@njit(cache=True)
+def fill_observation(obs, p, hands, played, kitty, kitty_in_hand, kitty_shown, landlord, last_move, bid, bombs,
+                     bidding, hist_move, hist_player, hist_n, move_planes, move_type, rank_of, offsets):
+    """Seat ``p``'s observation (the layout above), in one compiled pass."""
+    own = encoding.rank_counts(hands[p], rank_of, 15)
+    _planes_into(obs, offsets[O_HAND], own)
+    seen = own.astype(np.int64)
+    for q in range(3):
+        seen += encoding.rank_counts(played[q], rank_of, 15)
+    if kitty_shown:
+        if landlord != p:
+            seen += encoding.rank_counts(kitty_in_hand, rank_of, 15)
+        kit = np.zeros(54, dtype=np.int8)
+        for c in kitty:
+            kit[c] = 1
+        _planes_into(obs, offsets[O_KITTY], encoding.rank_counts(kit, rank_of, 15))
+        _planes_into(obs, offsets[O_KITTY_HAND], encoding.rank_counts(kitty_in_hand, rank_of, 15))
+        obs[offsets[O_LANDLORD] + (landlord - p) % 3] = 1
+    unseen = np.empty(15, dtype=np.int64)
+    for r in range(15):
+        unseen[r] = (4 if r < 13 else 1) - seen[r]
+    _planes_into(obs, offsets[O_UNSEEN], unseen)
+    if last_move >= 0:
+        obs[offsets[O_BEAT]:offsets[O_BEAT] + 54] = move_planes[last_move]
+        obs[offsets[O_BEAT_TYPE] + move_type[last_move]] = 1
+    found0 = False
+    found1 = False
+    for k in range(hist_n):
+        i = hist_n - 1 - k
+        move = hist_move[i]
+        if k < 15:
+            start = offsets[O_HISTORY] + 54 * k
+            obs[start:start + 54] = move_planes[move]
+        rel = (hist_player[i] - p) % 3
+        if rel == 1 and not found0:
+            found0 = True
+            obs[offsets[O_LAST]:offsets[O_LAST] + 54] = move_planes[move]
+        elif rel == 2 and not found1:
+            found1 = True
+            obs[offsets[O_LAST] + 54:offsets[O_LAST] + 108] = move_planes[move]
+        if k >= 15 and found0 and found1:
+            break
+    for k in range(3):
+        q = (p + k) % 3
+        _planes_into(obs, offsets[O_PLAYED] + 54 * k, encoding.rank_counts(played[q], rank_of, 15))
+        left = 0
+        for c in range(54):
+            left += hands[q, c]
+        obs[offsets[O_LEFT] + k] = left
+    obs[offsets[O_BID] + bid] = 1
+    obs[offsets[O_BOMBS]] = min(bombs, 20)
+    obs[offsets[O_BIDDING]] = 1 if bidding else 0
 
 
 class DouDizhuEnv(CardEnv):
@@ -155,45 +226,10 @@ class DouDizhuEnv(CardEnv):
 
     def _observe(self, p: int) -> np.ndarray:
         s = self.state
-        order = [p, (p + 1) % 3, (p + 2) % 3]
         obs = LAYOUT.zeros()
-        view = LAYOUT.view
-        rank_of = moves.RANK_OF_CARD
-        own = encoding.rank_counts(s.hands[p], rank_of, 15)
-        view(obs, "hand")[:] = planes(own)
-        seen = own + encoding.rank_counts(s.played.sum(axis=0).astype(np.int8), rank_of, 15)
-        kitty_shown = not s.bidding and not s.dead
-        if kitty_shown and s.landlord != p:
-            seen = seen + encoding.rank_counts(s.kitty_in_hand, rank_of, 15)
-        view(obs, "unseen")[:] = planes(FULL_COUNTS - seen)
-        if kitty_shown:
-            kitty = np.zeros(54, dtype=np.int8)
-            kitty[s.kitty] = 1
-            view(obs, "kitty")[:] = planes(encoding.rank_counts(kitty, rank_of, 15))
-            view(obs, "kitty_in_landlord_hand")[:] = planes(encoding.rank_counts(s.kitty_in_hand, rank_of, 15))
-            view(obs, "landlord")[(s.landlord - p) % 3] = 1
-        if s.last_move >= 0:
-            view(obs, "to_beat")[:] = MOVE_PLANES[s.last_move]
-            view(obs, "to_beat_type")[moves.MOVE_TYPE[s.last_move]] = 1
-        last = view(obs, "last_moves")
-        history = view(obs, "history")
-        found = [False, False]
-        for k, (who, move) in enumerate(reversed(s.history)):
-            if k < HISTORY:
-                history[54 * k:54 * (k + 1)] = MOVE_PLANES[move]
-            rel = (who - p) % 3
-            if rel and not found[rel - 1]:
-                found[rel - 1] = True
-                last[54 * (rel - 1):54 * rel] = MOVE_PLANES[move]
-            if k >= HISTORY and all(found):
-                break
-        played = view(obs, "played")
-        for k, who in enumerate(order):
-            played[54 * k:54 * (k + 1)] = planes(encoding.rank_counts(s.played[who], rank_of, 15))
-        view(obs, "cards_left")[:] = s.hands[order].sum(axis=1)
-        view(obs, "bid")[s.bid] = 1
-        view(obs, "bombs")[0] = min(s.bombs, 20)
-        view(obs, "bidding")[0] = 1 if s.bidding else 0
+        fill_observation(obs, p, s.hands, s.played, s.kitty, s.kitty_in_hand, not s.bidding and not s.dead,
+                         s.landlord, s.last_move, s.bid, s.bombs, s.bidding, s.hist_move, s.hist_player,
+                         len(s.history), MOVE_PLANES, moves.MOVE_TYPE, moves.RANK_OF_CARD, OFFSETS)
         return obs
 
     # ------------------------------------------------------------------ people

@@ -216,27 +216,24 @@ def _fits(hand: np.ndarray, counts: np.ndarray, m: int) -> bool:
 
 
 @njit(cache=True)
-def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of: np.ndarray,
-                     move_counts: np.ndarray, main_counts: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
-                     move_length: np.ndarray, group_start: np.ndarray, group_end: np.ndarray,
-                     tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
-    """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
-    ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
-    hand = encoding.rank_counts(hand_cards, rank_of, NUM_RANKS)  # the shared encoder
+def collect_moves(hand: np.ndarray, last: int, ids: np.ndarray, move_counts: np.ndarray, main_counts: np.ndarray,
+                  move_type: np.ndarray, move_main: np.ndarray, move_length: np.ndarray, group_start: np.ndarray,
+                  group_end: np.ndarray, tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
+    """Write the ids of every move of ``hand`` (15 rank counts) playable against move ``last`` (-1: leading)
+    into ``ids``; return how many (pass not included). Groups sharing a main part are skipped at once."""
     found = 0
     if last < 0:
-        groups = np.arange(group_start.shape[0])
-        for g in groups:
+        for g in range(group_start.shape[0]):
             first = group_start[g]
             if not _fits(hand, main_counts, first):
                 continue
             for m in range(first, group_end[g]):
                 if _fits(hand, move_counts, m):
-                    out[m] = 1
+                    ids[found] = m
                     found += 1
         return found
-    tli = tl_index[move_type[last], move_length[last]]
     if move_type[last] != BOMB and move_type[last] != ROCKET:
+        tli = tl_index[move_type[last], move_length[last]]
         for j in range(tl_groups.shape[1]):
             g = tl_groups[tli, j]
             if g < 0:
@@ -246,13 +243,29 @@ def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of
                 continue
             for m in range(first, group_end[g]):
                 if _fits(hand, move_counts, m):
-                    out[m] = 1
+                    ids[found] = m
                     found += 1
     for g in bomb_groups:
         m = group_start[g]
         if _fits(hand, move_counts, m) and _beats(m, last, move_type, move_main, move_length):
-            out[m] = 1
+            ids[found] = m
             found += 1
+    return found
+
+
+@njit(cache=True)
+def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of: np.ndarray,
+                     move_counts: np.ndarray, main_counts: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
+                     move_length: np.ndarray, group_start: np.ndarray, group_end: np.ndarray,
+                     tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
+    """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
+    ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
+    hand = encoding.rank_counts(hand_cards, rank_of, NUM_RANKS)  # the shared encoder
+    ids = np.empty(move_counts.shape[0], dtype=np.int64)
+    found = collect_moves(hand, last, ids, move_counts, main_counts, move_type, move_main, move_length,
+                          group_start, group_end, tl_index, tl_groups, bomb_groups)
+    for i in range(found):
+        out[ids[i]] = 1
     return found
 
 

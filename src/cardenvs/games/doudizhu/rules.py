@@ -43,6 +43,8 @@ class DouDizhuState:
     last_player: int = -1
     passes: int = 0
     history: list[tuple[int, int]] = field(default_factory=list)  # (player, move or PASS) of the play phase
+    hist_move: np.ndarray = field(default_factory=lambda: np.full(512, -1, dtype=np.int64))  # the same, as arrays
+    hist_player: np.ndarray = field(default_factory=lambda: np.full(512, -1, dtype=np.int64))
     moves_played: np.ndarray = field(default_factory=lambda: np.zeros(PLAYERS, dtype=np.int64))
     bombs: int = 0
     winner: int = -1
@@ -104,6 +106,8 @@ _TAKEN = np.zeros(20, dtype=np.int64)
 
 def apply_play(state: DouDizhuState, move: int) -> None:
     p = state.to_move
+    n = len(state.history)
+    state.hist_move[n], state.hist_player[n] = move, p
     state.history.append((p, move))
     if move == moves.PASS:
         state.passes += 1
