@@ -77,6 +77,7 @@ LAYOUT = Layout([
     Segment("kitty_in_landlord_hand", 54, 1, "kitty cards the landlord still holds (public)"),
     Segment("to_beat", 54, 1, "the move to beat (zeros when leading)"),
     Segment("to_beat_type", 14, 1, "its type, one-hot (moves.TYPES)"),
+    Segment("to_beat_main", 15, 1, "its main rank (3..R), one-hot: tells apart readings of one card set"),
     Segment("last_moves", 2 * 54, 1, "the last action of the next and of the previous player (pass: zeros)", shape=(2, 54)),
     Segment("history", HISTORY * 54, 1, "the moves of the last 15 turns, most recent first (passes: zeros)", shape=(HISTORY, 54)),
     Segment("played", 3 * 54, 1, "cards played by each player (relative seats)", shape=(3, 54)),
@@ -89,8 +90,8 @@ LAYOUT = Layout([
 
 
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
-(O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_LAST, O_HISTORY, O_PLAYED, O_LEFT, O_LANDLORD,
- O_BID, O_BOMBS, O_BIDDING) = range(14)
+(O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAST, O_HISTORY, O_PLAYED, O_LEFT,
+ O_LANDLORD, O_BID, O_BOMBS, O_BIDDING) = range(15)
 
 
 @njit(cache=True)
@@ -106,7 +107,7 @@ def _planes_into(obs: np.ndarray, start: int, counts: np.ndarray) -> None:
 
 @njit(cache=True)
 def fill_observation(obs, p, hands, played, kitty, kitty_in_hand, kitty_shown, landlord, last_move, bid, bombs,
-                     bidding, hist_move, hist_player, hist_n, move_planes, move_type, rank_of, offsets):
+                     bidding, hist_move, hist_player, hist_n, move_planes, move_type, move_main, rank_of, offsets):
     """Seat ``p``'s observation (the layout above), in one compiled pass."""
     own = encoding.rank_counts(hands[p], rank_of, 15)
     _planes_into(obs, offsets[O_HAND], own)
@@ -129,6 +130,7 @@ def fill_observation(obs, p, hands, played, kitty, kitty_in_hand, kitty_shown, l
     if last_move >= 0:
         obs[offsets[O_BEAT]:offsets[O_BEAT] + 54] = move_planes[last_move]
         obs[offsets[O_BEAT_TYPE] + move_type[last_move]] = 1
+        obs[offsets[O_BEAT_MAIN] + move_main[last_move]] = 1
     found0 = False
     found1 = False
     for k in range(hist_n):
@@ -229,7 +231,7 @@ class DouDizhuEnv(CardEnv):
         obs = LAYOUT.zeros()
         fill_observation(obs, p, s.hands, s.played, s.kitty, s.kitty_in_hand, not s.bidding and not s.dead,
                          s.landlord, s.last_move, s.bid, s.bombs, s.bidding, s.hist_move, s.hist_player,
-                         len(s.history), MOVE_PLANES, moves.MOVE_TYPE, moves.RANK_OF_CARD, OFFSETS)
+                         len(s.history), MOVE_PLANES, moves.MOVE_TYPE, moves.MOVE_MAIN, moves.RANK_OF_CARD, OFFSETS)
         return obs
 
     # ------------------------------------------------------------------ people
