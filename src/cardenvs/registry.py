@@ -11,6 +11,7 @@ _ENVS: dict[str, str] = {
     "doudizhu_v0": "cardenvs.games.doudizhu.env",
     "twenty_v0": "cardenvs.games.twenty.env",
     "twos_v0": "cardenvs.games.twos.env",
+    "two_way_street_v0": "cardenvs.games.two_way_street.env",
     "war_v0": "cardenvs.games.war.env",
 }
 
