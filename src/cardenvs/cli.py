@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
     for command, module_name in sorted(_analyses().items()):
         module = importlib.import_module(module_name)
-        ap = asub.add_parser(command, help=getattr(module, "HELP", ""), description=getattr(module, "HELP", ""))
+        text = getattr(module, "HELP", "").replace("%", "%%")  # argparse formats help strings
+        ap = asub.add_parser(command, help=text, description=text)
         module.add_arguments(ap)
         ap.set_defaults(func=lambda a, m=module: m.run(a))
 
