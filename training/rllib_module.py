@@ -1,0 +1,51 @@
+"""Action masking for RLlib's new API stack: PPO's default torch RLModule plus log(mask) on the logits.
+
+Observations are ``{"observations": float32 vector, "action_mask": float32 0/1}``; the networks are built
+on the inner ``observations`` space and the mask is applied to the action distribution inputs in every
+forward pass (exploration, inference and training), so illegal actions get probability 0. Our own class
+over ``DefaultPPOTorchRLModule`` (Ray's example subclasses a deprecated module).
+"""
+from __future__ import annotations
+
+import torch
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
+
+MASK_FLOOR = -1e9  # log(0) clamped: finite, so no NaNs in the loss
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    def __init__(self, *, observation_space=None, action_space=None, **kwargs):
+        self.observation_space_with_mask = observation_space
+        super().__init__(observation_space=observation_space["observations"], action_space=action_space, **kwargs)
+
+    def setup(self):
+        super().setup()
+        self.observation_space = self.observation_space_with_mask
+
+    @staticmethod
+    def _split(batch):
+        obs = batch[Columns.OBS]
+        if not isinstance(obs, dict):
+            return None, batch
+        batch = dict(batch)
+        batch[Columns.OBS] = obs["observations"]
+        return obs["action_mask"], batch
+
+    @staticmethod
+    def _mask(out, mask):
+        if mask is not None:
+            out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(torch.log(mask), min=MASK_FLOOR)
+        return out
+
+    def _forward(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._mask(super()._forward(batch, **kwargs), mask)
+
+    def _forward_train(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._mask(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch, embeddings=None):
+        _, batch = self._split(batch)
+        return super().compute_values(batch, embeddings)

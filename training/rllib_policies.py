@@ -1,0 +1,31 @@
+"""RLlib checkpoints as arena agents: ``rllib:PATH`` plays the learner module's greedy masked action."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class RLlibAgent:
+    def __init__(self, env: Any, path: str):
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+        module_dir = Path(path) / "learner_group" / "learner" / "rl_module" / "learner"
+        if not module_dir.exists():
+            raise ValueError(f"no RLlib learner module under {path} (expected {module_dir}); pass the checkpoint "
+                             "folder written by training.rllib_selfplay")
+        self.module = RLModule.from_checkpoint(str(module_dir))
+        self.torch = torch
+        self.name = f"rllib:{path}"
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        from ray.rllib.core.columns import Columns
+        t = self.torch
+        obs = {"observations": t.as_tensor(observation["observation"], dtype=t.float32)[None],
+               "action_mask": t.as_tensor(observation["action_mask"], dtype=t.float32)[None]}
+        with t.no_grad():
+            out = self.module.forward_inference({Columns.OBS: obs})
+        logits = out[Columns.ACTION_DIST_INPUTS][0].numpy()
+        logits = np.where(observation["action_mask"] > 0, logits, -np.inf)
+        return int(np.argmax(logits))
