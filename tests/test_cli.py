@@ -79,3 +79,9 @@ def test_play_through_stdin_with_bad_input():
 def test_console_script_entry_point():
     out = subprocess.run([sys.executable, "-m", "cardenvs.cli", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and "cardenvs" in out.stdout
+
+
+def test_analyze_baselines_small(capsys):
+    assert main(["analyze", "baselines", "--scale", "0.005"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("win rate") == 7 and "doudizhu.rule as farmer" in out
