@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardenvs.core import encoding
+from cardenvs.core.rng import uniform_index
 
 COMMAND = "bombs"
 HELP = "how often Twos hands hold each n x L run: Monte Carlo census, exact probabilities, the rarity order"
@@ -91,16 +92,6 @@ def rarity_order(hand_size: int) -> list[tuple[int, int]]:
     return sorted(bombs, key=lambda s: (-probs[s][1], s[0] * s[1], s[0]))
 
 
-@njit(cache=True)
-def _xorshift(state: np.ndarray) -> np.uint64:
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * np.uint64(2685821657736338717)
-
-
 @njit(cache=True, parallel=True)
 def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) -> np.ndarray:
     chunks = seeds.shape[0]
@@ -113,8 +104,7 @@ def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) 
         stop = (chunk + 1) * deals // chunks
         for _ in range(start, stop):
             for i in range(51, 0, -1):  # Fisher-Yates
-                # Lemire's multiply-shift: a uniform index in 0..i without a division
-                j = np.int64(((_xorshift(state) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+                j = uniform_index(state, i + 1)
                 deck[i], deck[j] = deck[j], deck[i]
             for h in range(hands_per_deal):
                 counts = encoding.ids_to_rank_counts(deck[h * hand_size:(h + 1) * hand_size], rank_of, RANKS)

@@ -9,18 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.rng import uniform_index
+
 from . import moves
 from .moves import collect_moves
-
-
-@njit(cache=True)
-def _next(state: np.ndarray) -> np.uint64:
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * np.uint64(2685821657736338717)
 
 
 @njit(cache=True)
@@ -36,7 +28,7 @@ def random_playouts(games: int, seed: int, rank_of: np.ndarray, move_counts: np.
     landlord_wins = 0
     for _ in range(games):
         for i in range(53, 0, -1):
-            j = np.int64(((_next(rng) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+            j = uniform_index(rng, i + 1)
             deck[i], deck[j] = deck[j], deck[i]
         hands = np.zeros((3, 15), dtype=np.int8)
         for k in range(54):
@@ -49,7 +41,7 @@ def random_playouts(games: int, seed: int, rank_of: np.ndarray, move_counts: np.
             moves_found = collect_moves(hands[to_move], last, ids, move_counts, main_counts, move_type, move_main,
                                         move_length, group_start, group_end, tl_index, tl_groups, bomb_groups)
             n = moves_found + (1 if last >= 0 else 0)
-            pick = np.int64(((_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+            pick = uniform_index(rng, n)
             steps += 1
             if pick == moves_found:  # pass
                 passes += 1

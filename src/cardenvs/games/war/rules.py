@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.rng import uniform_index
+
 DECK_SIZE = 52
 HALF = 26
 # state layout
@@ -67,16 +69,6 @@ def new_state(deck: np.ndarray, rng_seed: int) -> np.ndarray:
     s[LAST_FLIP + 1] = -1
     s[RNG] = rng_seed | 1
     return s
-
-
-@njit(cache=True)
-def _next_random(s: np.ndarray) -> np.int64:
-    x = np.uint64(s[RNG])
-    x ^= x << np.uint64(13)
-    x ^= x >> np.uint64(7)
-    x ^= x << np.uint64(17)
-    s[RNG] = np.int64(x)
-    return np.int64(x >> np.uint64(1))
 
 
 @njit(cache=True)
@@ -158,7 +150,7 @@ def _resolve(s: np.ndarray, shuffle_won: bool, single_pass: bool) -> None:
         s[TABLE_N + p] = 0
     if shuffle_won:
         for i in range(n_won - 1, 0, -1):
-            j = _next_random(s) % (i + 1)
+            j = uniform_index(s[RNG:RNG + 1].view(np.uint64), i + 1)
             won[i], won[j] = won[j], won[i]
     for i in range(n_won):
         _put_bottom(s, winner, won[i])
