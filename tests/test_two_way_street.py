@@ -242,3 +242,18 @@ def test_heuristic_beats_random_in_four_player_and_duel_matches():
     assert r.stats()["two_way_street.heuristic"]["win_rate"] > 0.6
     r = run_tournament("two_way_street", ["two_way_street.heuristic", "random"], 10, seed=1, options={"players": 2})
     assert r.stats()["two_way_street.heuristic"]["win_rate"] > 0.7
+
+
+def test_colourless_joker_lead_name_any_held_suit_or_play_a_joker():
+    env = raw_env(players=4, jokers=1)  # one colourless JK per deck
+    hands = ["JK 2H 3H 4H 5H 6H 7H 8H 9H TH", "AS 2C 3D 4D 5D 6D 7D 8D 9D TD",
+             "2S 3S 4S 5S 6S 7S 8S 9S JH QH", "KS QS JS 2D 3C 4C 5C 6C 7C 8C"]
+    env.reset(options={"deck": stacked(hands, make_deck(1))})
+    play_declarations(env, [HIGH, LOW, LOW, HIGH], ["2H 3H", "3D 4D", "2S 3S", "3C 4C"])
+    env.step(PLAY0 + c("JK"))
+    assert env.phase == SUIT
+    mask = env.observe("player_1")["action_mask"]
+    held = {x % 4 for x in np.flatnonzero(env.hands[1][:52])}
+    assert {s for s in range(4) if mask[SUIT0 + s]} == held  # any suit it holds
+    env.step(SUIT0 + 2)  # diamonds
+    assert env.trick.led_suit == 2
