@@ -20,7 +20,6 @@ import argparse
 import csv
 import dataclasses
 import json
-import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -137,7 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     # 2. seeding and the run folder
-    random.seed(args.seed)
     torch.manual_seed(args.seed)
     run_dir = Path(args.out) / args.run_name
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
