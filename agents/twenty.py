@@ -39,6 +39,30 @@ def _exposed(parts) -> bool:
     return size > 0 and int(parts["opponent_hand"].sum()) == size
 
 
+def action_outlook(parts: dict[str, np.ndarray], actions=range(10)) -> np.ndarray:
+    """Per card value A..T (rows): [points it scores now, 1 if it clears the tally, the opponent's expected
+    best immediate reply after it]. The reply is exact when hands are exposed, otherwise its expectation
+    over the unseen cards (:func:`expected_best_gain`); 0 when the opponent holds no card. Rows not in
+    ``actions`` stay zero."""
+    tally, n = int(parts["tally"][0]), int(parts["tally_cards"][0])
+    exposed = _exposed(parts)
+    opp_size = int(parts["opponent_hand_size"][0])
+    unseen = tuple(_unseen(parts, exposed))
+    out = np.zeros((10, 3))
+    for a in actions:
+        v = int(a) + 1
+        points, clears = points_for(tally, n, v)
+        after_tally, after_n = (0, 0) if clears else (tally + v, n + 1)
+        if opp_size == 0:
+            reply = 0.0
+        elif exposed:
+            reply = max(points_for(after_tally, after_n, w + 1)[0] for w in range(10) if parts["opponent_hand"][w])
+        else:
+            reply = expected_best_gain(after_tally, after_n, unseen, opp_size)
+        out[a] = points, clears, reply
+    return out
+
+
 class GreedyAgent:
     name = "twenty.greedy"
 
@@ -48,24 +72,14 @@ class GreedyAgent:
     def scores(self, observation) -> dict[int, float]:
         """Heuristic value of each legal action."""
         parts = _parts(self.env, observation)
-        tally, n = int(parts["tally"][0]), int(parts["tally_cards"][0])
-        own = parts["own_hand"].astype(int)
-        exposed = _exposed(parts)
-        opp_size = int(parts["opponent_hand_size"][0])
-        unseen = tuple(_unseen(parts, exposed))
+        legal = np.flatnonzero(observation["action_mask"])
+        outlook = action_outlook(parts, legal)
+        tens_only = parts["own_hand"][:9].sum() == 0
         out = {}
-        for action in np.flatnonzero(observation["action_mask"]):
-            v = action + 1
-            points, clears = points_for(tally, n, v)
-            after_tally, after_n = (0, 0) if clears else (tally + v, n + 1)
-            if opp_size == 0:
-                reply = 0.0
-            elif exposed:
-                reply = max(points_for(after_tally, after_n, w + 1)[0] for w in range(10) if parts["opponent_hand"][w])
-            else:
-                reply = expected_best_gain(after_tally, after_n, unseen, opp_size)
-            penalty = TEN_PENALTY if v == 10 and own[:9].sum() > 0 else 0.0
-            out[int(action)] = points - reply - penalty
+        for action in legal:
+            points, _, reply = outlook[action]
+            penalty = TEN_PENALTY if action == 9 and not tens_only else 0.0
+            out[int(action)] = float(points - reply - penalty)
         return out
 
     def act(self, observation, rng: np.random.Generator) -> int:

@@ -135,3 +135,35 @@ def test_margin_shaping_adds_score_margin_changes():
         if term or trunc:
             break
     assert total == pytest.approx(1.0 + 0.5 * 26)  # the win plus half the 26-0 battle margin
+
+
+def test_twenty_features_hold_the_hand_counted_outlook():
+    from agents.twenty import action_outlook
+    from training.features import feature_size, get_features
+    base = cardenvs.make("twenty_v0").unwrapped
+    seen = np.zeros(10)
+    seen[9] = 16  # every Ten card is seen: the opponent cannot reply with one
+    obs = base.layout.encode({"own_hand": [1, 0, 0, 0, 1, 0, 0, 0, 0, 0], "opponent_hand_size": [5],
+                              "tally": [15], "tally_cards": [3], "seen": seen, "scores": [40, 10]})
+    outlook = action_outlook(base.layout.decode(obs))
+    # an Ace: tally 16 from 4 cards, no points, does not clear
+    assert outlook[0, 0] == 0 and outlook[0, 1] == 0
+    # a Five: Exact Twenty, 10 points, clears; a Ten would make 25: 5 points
+    assert outlook[4, 0] == 10 and outlook[4, 1] == 1 and outlook[9, 0] == 5
+    # after the Ace (16, 4 cards) every card the opponent can hold scores: a 4 is exact (10), below 4 the
+    # fifth card is a Five Tally (15), 5..9 go beyond; so the expected best reply is large and positive
+    assert 9 < outlook[0, 2] <= 15
+    mask = np.array([1, 0, 0, 0, 1, 0, 0, 0, 0, 0], dtype=np.int8)
+    x = get_features("twenty")(base, obs, mask)
+    assert x.shape == (feature_size("twenty", base),) and x.dtype == np.float32
+    tally_one_hot = x[base.layout.size: base.layout.size + 20]
+    assert tally_one_hot.argmax() == 15 and tally_one_hot.sum() == 1
+    assert np.array_equal(x[-10:], mask)  # the mask is the last segment
+    scaled = get_features("scaled")(base, obs, mask)
+    assert scaled.min() >= 0 and scaled.max() <= 1
+
+
+def test_unknown_features_name_the_known_ones():
+    from training.features import get_features
+    with pytest.raises(ValueError, match="unknown observation features 'nope'.*twenty"):
+        get_features("nope")

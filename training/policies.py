@@ -8,7 +8,8 @@ import numpy as np
 
 
 class PPOAgent:
-    """Plays the greedy (deterministic) masked action of a saved MaskablePPO model."""
+    """Plays the greedy (deterministic) masked action of a saved MaskablePPO model, on the observation
+    features it was trained with (``model.observation_features``, see :mod:`training.features`)."""
 
     def __init__(self, env: Any, path: str, deterministic: bool = True):
         from sb3_contrib import MaskablePPO
@@ -20,12 +21,19 @@ class PPOAgent:
         self.model = MaskablePPO.load(str(p), device="cpu")
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
-        expected = env.observation_space(env.possible_agents[0])["observation"].shape
+        from training.features import feature_size, get_features
+        self.base = env.unwrapped
+        self.features_name = getattr(self.model, "observation_features", None)
+        self.features = get_features(self.features_name)
+        expected = (feature_size(self.features_name, self.base),)
         if self.model.observation_space.shape != expected:
             raise ValueError(f"model {path} expects observations of shape {self.model.observation_space.shape}, "
                              f"the env gives {expected}: was it trained on another game or variant?")
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        action, _ = self.model.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
+        x = observation["observation"]
+        if self.features_name not in (None, "raw"):
+            x = self.features(self.base, x, observation["action_mask"])
+        action, _ = self.model.predict(x, action_masks=observation["action_mask"].astype(bool),
                                        deterministic=self.deterministic)
         return int(action)

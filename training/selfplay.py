@@ -42,6 +42,7 @@ class Args:
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc"
     seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
     margin_shaping: float = 0.0  # dense reward: this x change of (own score - mean other score)
+    features: str | None = None  # observation features of the learner (training/features.py): raw, scaled, twenty
     opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> sampling weight
     snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
     max_snapshots: int = 5
@@ -111,7 +112,7 @@ def make_env_fn(args: Args, rank: int):
         from training.wrapper import SelfPlayEnv
         pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
         return SelfPlayEnv(args.game, args.options, pool, args.seat, seed=args.seed * 1000 + rank,
-                           margin_shaping=args.margin_shaping)
+                           margin_shaping=args.margin_shaping, features=args.features)
     return thunk
 
 
@@ -152,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     net_arch = ppo.pop("net_arch", [256, 256])
     model = MaskablePPO("MlpPolicy", vec, seed=args.seed, device="cpu", verbose=0,
                         policy_kwargs={"net_arch": net_arch}, **ppo)
+    model.observation_features = args.features  # saved with the model; PPOAgent applies the same features
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
 
     # 5. periodic evaluation, checkpoints and snapshots

@@ -8,7 +8,8 @@ their own observation (``env.observe(their seat)``), never the learner's.
 The learner sees its own observation vector and receives its own rewards: the sum of what the AEC env
 handed it on its own step *and* on every opponent step until its next turn, including the terminal reward
 when an opponent's move ends the game (losses included). ``action_masks()`` is a method of the env itself,
-so it works in ``SubprocVecEnv``.
+so it works in ``SubprocVecEnv``. ``features`` names the observation features the learner sees
+(:mod:`training.features`; default: the env's raw vector).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from cardenvs.registry import make
+from .features import feature_size, get_features
 from .opponents import OpponentPool
 
 
@@ -25,7 +27,8 @@ class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, env_id: str, options: dict | None = None, opponents: OpponentPool | None = None,
-                 seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0):
+                 seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0,
+                 features: str | None = None):
         self.env_id = env_id
         self.aec = make(env_id, **(options or {}))
         self.base = self.aec.unwrapped
@@ -37,8 +40,14 @@ class SelfPlayEnv(gym.Env):
         self.margin_shaping = float(margin_shaping)
         self.pool = opponents or OpponentPool({"random": 1.0})
         agent = self.base.possible_agents[0]
-        self.observation_space = self.base.observation_space(agent)["observation"]
         self.action_space = self.base.action_space(agent)
+        self.features_name = features
+        self.features = get_features(features)
+        if features in (None, "raw"):
+            self.observation_space = self.base.observation_space(agent)["observation"]
+        else:
+            size = feature_size(features, self.base)
+            self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
         self.rng = np.random.default_rng(seed)
         self.episodes = 0
         self.learner_seat = 0
@@ -46,7 +55,7 @@ class SelfPlayEnv(gym.Env):
         self.opponents: dict[int, Any] = {}
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._final_info: dict = {}
-        self._final_obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._final_obs = self.base.layout.zeros()
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -124,4 +133,6 @@ class SelfPlayEnv(gym.Env):
         return float(scores[self.learner_seat] - others.mean())
 
     def _observation(self) -> np.ndarray:
-        return self._final_obs
+        if self.features_name in (None, "raw"):
+            return self._final_obs
+        return self.features(self.base, self._final_obs, self._mask)
