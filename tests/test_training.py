@@ -167,3 +167,44 @@ def test_unknown_features_name_the_known_ones():
     from training.features import get_features
     with pytest.raises(ValueError, match="unknown observation features 'nope'.*twenty"):
         get_features("nope")
+
+
+@pytest.mark.skipif("doudizhu_v0" not in cardenvs.ENV_IDS, reason="needs Dou Dizhu")
+def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(tmp_path):
+    import torch as th
+    from sb3_contrib import MaskablePPO
+    from cardenvs.games.doudizhu import moves
+    from training.heads import ActionFeaturePolicy, doudizhu_action_features
+    table = doudizhu_action_features()
+    assert table.shape[0] == moves.NUM_ACTIONS
+    single_3, single_4 = moves.MOVE_ID["3"], moves.MOVE_ID["4"]
+    assert table[single_3, :54].sum() == 1 and table[moves.PASS, :54].sum() == 0
+    assert np.abs(table[single_3] - table[single_4]).sum() == 4  # one plane and one main rank differ
+    env = SelfPlayEnv("doudizhu_v0", {}, OpponentPool({"random": 1.0}), seed=0)
+    model = MaskablePPO(ActionFeaturePolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32], "action_game": "doudizhu_v0"})
+    head = model.policy.action_net
+    obs, _ = env.reset(seed=1)
+    x = th.as_tensor(obs[None], dtype=th.float32)
+    with th.no_grad():
+        logits = head(model.policy.mlp_extractor.forward_actor(model.policy.extract_features(x)))
+    assert logits.shape == (1, moves.NUM_ACTIONS)
+    for _ in range(5):  # the action chosen is always legal
+        action, _ = model.predict(obs, action_masks=env.action_masks())
+        assert env.action_masks()[action]
+        obs, _, term, trunc, _ = env.step(int(action))
+        if term or trunc:
+            obs, _ = env.reset()
+    with th.no_grad():
+        cached = head.embeddings()
+    model.learn(64)  # gradient steps must invalidate the cached embeddings
+    with th.no_grad():
+        assert not th.equal(head.embeddings(), cached)
+    path = tmp_path / "m.zip"
+    model.save(path)
+    loaded = MaskablePPO.load(path, device="cpu")
+    with th.no_grad():
+        assert th.allclose(loaded.policy.action_net.embeddings(), head.embeddings())
+    masks = env.action_masks()
+    assert loaded.predict(obs, action_masks=masks, deterministic=True)[0] == model.predict(
+        obs, action_masks=masks, deterministic=True)[0]

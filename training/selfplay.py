@@ -43,6 +43,7 @@ class Args:
     seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
     margin_shaping: float = 0.0  # dense reward: this x change of (own score - mean other score)
     features: str | None = None  # observation features of the learner (training/features.py): raw, scaled, twenty
+    policy: str = "mlp"  # "mlp" (SB3's linear action head) or "action_features" (training/heads.py)
     opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> sampling weight
     snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
     max_snapshots: int = 5
@@ -150,9 +151,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # 4. the learner
     ppo = dict(args.ppo)
-    net_arch = ppo.pop("net_arch", [256, 256])
-    model = MaskablePPO("MlpPolicy", vec, seed=args.seed, device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": net_arch}, **ppo)
+    policy_kwargs: dict[str, Any] = {"net_arch": ppo.pop("net_arch", [256, 256])}
+    if args.policy == "action_features":
+        from training.heads import ActionFeaturePolicy
+        policy: Any = ActionFeaturePolicy
+        policy_kwargs["action_game"] = args.game
+    elif args.policy == "mlp":
+        policy = "MlpPolicy"
+    else:
+        raise ValueError(f"unknown policy {args.policy!r}; known: mlp, action_features")
+    model = MaskablePPO(policy, vec, seed=args.seed, device="cpu", verbose=0, policy_kwargs=policy_kwargs, **ppo)
     model.observation_features = args.features  # saved with the model; PPOAgent applies the same features
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
 
