@@ -139,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # 2. seeding and the run folder
     torch.manual_seed(args.seed)
+    torch.distributions.Distribution.set_default_validate_args(False)  # the masks already keep logits sane
     run_dir = Path(args.out) / args.run_name
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
