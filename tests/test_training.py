@@ -169,6 +169,14 @@ def test_unknown_features_name_the_known_ones():
         get_features("nope")
 
 
+def test_unknown_policy_is_refused_before_the_run_starts(tmp_path, capsys):
+    from training.selfplay import main
+    with pytest.raises(SystemExit):
+        main(["--set", "game=twenty_v0", "--set", "policy=transformer", "--out", str(tmp_path)])
+    assert "unknown policy 'transformer'; known: mlp, action_features" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # no run folder was made
+
+
 @pytest.mark.skipif("doudizhu_v0" not in cardenvs.ENV_IDS, reason="needs Dou Dizhu")
 def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(tmp_path):
     import torch as th

@@ -63,6 +63,9 @@ class Args:
         return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
 
 
+POLICIES = ("mlp", "action_features")  # values of Args.policy
+
+
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Self-play MaskablePPO on a cardenvs game.")
     parser.add_argument("--config", help="YAML config (configs/<game>_ppo.yaml)")
@@ -101,6 +104,8 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     unknown = set(values) - known
     if unknown:
         parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
+    if values.get("policy", "mlp") not in POLICIES:
+        parser.error(f"unknown policy {values['policy']!r}; known: {', '.join(POLICIES)}")
     defaults = Args()
     if "ppo" in values:
         values["ppo"] = {**defaults.ppo, **values["ppo"]}
@@ -157,10 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.heads import ActionFeaturePolicy
         policy: Any = ActionFeaturePolicy
         policy_kwargs["action_game"] = args.game
-    elif args.policy == "mlp":
-        policy = "MlpPolicy"
     else:
-        raise ValueError(f"unknown policy {args.policy!r}; known: mlp, action_features")
+        policy = "MlpPolicy"
     model = MaskablePPO(policy, vec, seed=args.seed, device="cpu", verbose=0, policy_kwargs=policy_kwargs, **ppo)
     model.observation_features = args.features  # saved with the model; PPOAgent applies the same features
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
