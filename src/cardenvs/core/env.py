@@ -15,9 +15,15 @@ PettingZoo's ``TerminateIllegalWrapper`` does. In both modes an action outside t
 ``reset`` is an error that says to call ``reset`` (``OrderEnforcingWrapper``) -- in one layer, because the
 stacked wrappers' ``__getattr__`` chains cost more per step than a whole game step.
 
-Dealing: ``reset(seed)`` seeds ``np_random`` and draws a *deal seed* from it; deal ``k`` of the episode is
-either ``options["deck"]`` (one list, or the ``k``-th of a list of lists) or a shuffle drawn from
-``default_rng([deal_seed, k])``, so deal ``k`` is the same whatever the agents do.
+Dealing: ``reset(seed)`` seeds ``np_random`` and draws a *deal seed* from it (:func:`deal_seed_of`); deal
+``k`` of the episode is either ``options["deck"]`` (one list, or the ``k``-th of a list of lists) or the
+dealing generator's shuffle :func:`cardenvs.core.rng.deal_deck` of ``(deal_seed, k)``, so deal ``k`` is the
+same whatever the agents do. The vector envs deal with the same function, so game ``i`` of a vector env
+reset with seed ``s`` starts with the deal of this env reset with seed ``s + i``.
+
+Games with a numba core (``CORE``, see :mod:`cardenvs.core.kernels`) get every hook from it: the env holds
+a batch of one game (``self.states``, with ``self.state`` a record view of game 0 for people and tests) and
+``self.params``; the game's env keeps its options, docstring, render and move parsing.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ from pettingzoo import AECEnv
 
 from .cards import check_permutation, format_cards, parse_cards
 from .observation import Layout
+from .rng import deal_deck
 
 _NOT_SET = object()
 
@@ -79,6 +86,11 @@ class Option:
         return self.dynamic_default or repr(self.default)
 
 
+def deal_seed_of(seed: int | None) -> int:
+    """The deal seed an env reset with ``seed`` deals from (what ``reset(seed)`` draws first)."""
+    return int(seeding.np_random(seed)[0].integers(2**63 - 1))
+
+
 REWARD_OPTION = Option("reward", "win", "'win': zero-sum +1/-1 shared by winners/losers at the end; "
                        "'points': score changes as they happen", choices=("win", "points"))
 
@@ -100,6 +112,11 @@ class CardEnv(AECEnv):
     * ``_observe(p) -> array``: seat ``p``'s observation vector (``self.layout``).
     * ``_render() -> str``; ``_card_locations() -> int array`` (every card of the game, wherever it is,
       for the conservation invariant); optionally ``_win_rewards()``, ``action_name(a)``.
+
+    A game with a numba core sets ``CORE`` (its rules module: ``STATE``, ``init``, ``to_move``,
+    ``legal_ids``, ``apply``, ``status``, ``scores``, ``outcome``, ``observe``, ``card_locations``) and
+    ``self.params`` in ``_configure``; every hook but ``_configure`` and ``_render`` then comes from the
+    core. ``_set_reset_params(params)`` writes per-episode reset options into ``params``.
     """
 
     metadata = {"name": "card_env", "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -108,6 +125,8 @@ class CardEnv(AECEnv):
     RESET_OPTIONS: tuple[str, ...] = ("deck",)
     #: named variants (option dicts) tested with api_test and seed_test and listed by ``cardenvs list``
     VARIANTS: dict[str, dict] = {"default": {}}
+    #: the game's numba rules module (see :mod:`cardenvs.core.kernels`), or None
+    CORE: Any = None
 
     # ------------------------------------------------------------------ construction
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
@@ -195,7 +214,9 @@ class CardEnv(AECEnv):
         self._deal_count += 1
         if k < len(self._stacked):
             return self._stacked[k].copy()
-        return self.dealing_rng(k).permutation(self.deck)
+        out = np.empty_like(self.deck)
+        deal_deck(self.deck, np.uint64(self._deal_seed), k, out)
+        return out
 
     def dealing_rng(self, stream: int) -> np.random.Generator:
         """A generator from the dealing seed (never used by play): deal ``k`` uses stream ``k``."""
@@ -212,7 +233,7 @@ class CardEnv(AECEnv):
                           f"this env reads {list(self.RESET_OPTIONS)}", stacklevel=2)
         self._stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
         self.reset_options = options
-        self._deal_seed = int(self.np_random.integers(2**63 - 1))
+        self._deal_seed = int(self.np_random.integers(2**63 - 1))  # = deal_seed_of(seed) after a seeded reset
         self._deal_count = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -318,6 +339,69 @@ class CardEnv(AECEnv):
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+    # ------------------------------------------------------------------ hooks from a numba core
+    def _set_reset_params(self, params: np.ndarray) -> None:
+        """Write the episode's reset options (``self.reset_options``) into ``params`` (games override)."""
+
+    def _core_new_game(self) -> None:
+        core, params = self.CORE, self.params
+        names = params.dtype.names
+        if "stacked" in names:
+            limit = params["stacked"].shape[1]
+            if len(self._stacked) > limit:
+                raise ValueError(f"{self.metadata['name']}: options['deck'] holds {len(self._stacked)} decks; "
+                                 f"an episode deals at most {limit}")
+            for k, deck in enumerate(self._stacked):
+                params["stacked"][0, k] = deck
+            params["n_stacked"] = len(self._stacked)
+        self._set_reset_params(params)
+        self.states = np.zeros(1, dtype=core.STATE)
+        self.state = self.states.view(np.recarray)[0]
+        self._ids = np.empty(self.num_actions, dtype=np.int64)
+        core.init(self.states, 0, params, np.uint64(self._deal_seed))
+
+    def _core_legal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        n = self.CORE.legal_ids(self.states, 0, self.params, self._ids)
+        mask[self._ids[:n]] = 1
+        return mask
+
+    def _core_observe(self, player: int) -> np.ndarray:
+        obs = self.layout.zeros()
+        self.CORE.observe(self.states, 0, self.params, player, obs)
+        return obs
+
+    def _core_scores(self) -> np.ndarray:
+        out = np.zeros(self.num_players)
+        self.CORE.scores(self.states, 0, self.params, out)
+        return out
+
+    def _core_win_rewards(self, scores: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.num_players)
+        self.CORE.outcome(self.states, 0, self.params, out)
+        return out
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.CORE is None:
+            return
+        core = cls.CORE
+        defaults = {
+            "_new_game": CardEnv._core_new_game,
+            "_to_move": lambda self: int(core.to_move(self.states, 0, self.params)),
+            "_legal_mask": CardEnv._core_legal_mask,
+            "_apply": lambda self, action: core.apply(self.states, 0, self.params, action),
+            "_is_over": lambda self: core.status(self.states, 0, self.params) == 1,
+            "_is_truncated": lambda self: core.status(self.states, 0, self.params) == 2,
+            "_scores": CardEnv._core_scores,
+            "_win_rewards": CardEnv._core_win_rewards,
+            "_observe": CardEnv._core_observe,
+            "_card_locations": lambda self: core.card_locations(self.states[0]),
+        }
+        for name, hook in defaults.items():
+            if name not in cls.__dict__:
+                setattr(cls, name, hook)
 
     # ------------------------------------------------------------------ defaults for hooks
     def _is_truncated(self) -> bool:

@@ -46,29 +46,13 @@ so each agent is landlord of every deal (as DouZero evaluates).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from cardenvs.core import encoding
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 from . import moves, rules
-
-HISTORY = 15
-
-
-def planes(counts: np.ndarray) -> np.ndarray:
-    """Rank counts (15) -> 54 entries: at-least-k planes of 3..2 (shared encoder), then the two jokers."""
-    out = np.zeros(54, dtype=np.int8)
-    out[:52] = encoding.at_least_planes(counts[:13].astype(np.int8), 4).reshape(-1)
-    out[52:] = counts[13:15] > 0
-    return out
-
-
-MOVE_PLANES = np.zeros((moves.NUM_ACTIONS, 54), dtype=np.int8)  # pass and bids stay zero
-for _m in range(moves.NUM_MOVES):
-    MOVE_PLANES[_m] = planes(moves.MOVE_COUNTS[_m])
-FULL_COUNTS = np.array([4] * 13 + [1, 1], dtype=np.int8)
+from .rules import HISTORY
 
 LAYOUT = Layout([
     Segment("hand", 54, 1, "own cards"),
@@ -87,77 +71,12 @@ LAYOUT = Layout([
     Segment("bombs", 1, 20, "bombs and rockets played so far"),
     Segment("bidding", 1, 1, "1 during the bidding"),
 ])
-
-
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
-(O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAST, O_HISTORY, O_PLAYED, O_LEFT,
- O_LANDLORD, O_BID, O_BOMBS, O_BIDDING) = range(15)
 
-
-@njit(cache=True)
-def _planes_into(obs: np.ndarray, start: int, counts: np.ndarray) -> None:
-    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (shared encoder's planes)."""
-    block = encoding.at_least_planes(counts[:13].astype(np.int8), 4)
-    for k in range(4):
-        for r in range(13):
-            obs[start + 13 * k + r] = block[k, r]
-    obs[start + 52] = 1 if counts[13] > 0 else 0
-    obs[start + 53] = 1 if counts[14] > 0 else 0
-
-
-@njit(cache=True)
-def fill_observation(obs, p, hands, played, kitty, kitty_in_hand, kitty_shown, landlord, last_move, bid, bombs,
-                     bidding, hist_move, hist_player, hist_n, move_planes, move_type, move_main, rank_of, offsets):
-    """Seat ``p``'s observation (the layout above), in one compiled pass."""
-    own = encoding.rank_counts(hands[p], rank_of, 15)
-    _planes_into(obs, offsets[O_HAND], own)
-    seen = own.astype(np.int64)
-    for q in range(3):
-        seen += encoding.rank_counts(played[q], rank_of, 15)
-    if kitty_shown:
-        if landlord != p:
-            seen += encoding.rank_counts(kitty_in_hand, rank_of, 15)
-        kit = np.zeros(54, dtype=np.int8)
-        for c in kitty:
-            kit[c] = 1
-        _planes_into(obs, offsets[O_KITTY], encoding.rank_counts(kit, rank_of, 15))
-        _planes_into(obs, offsets[O_KITTY_HAND], encoding.rank_counts(kitty_in_hand, rank_of, 15))
-        obs[offsets[O_LANDLORD] + (landlord - p) % 3] = 1
-    unseen = np.empty(15, dtype=np.int64)
-    for r in range(15):
-        unseen[r] = (4 if r < 13 else 1) - seen[r]
-    _planes_into(obs, offsets[O_UNSEEN], unseen)
-    if last_move >= 0:
-        obs[offsets[O_BEAT]:offsets[O_BEAT] + 54] = move_planes[last_move]
-        obs[offsets[O_BEAT_TYPE] + move_type[last_move]] = 1
-        obs[offsets[O_BEAT_MAIN] + move_main[last_move]] = 1
-    found0 = False
-    found1 = False
-    for k in range(hist_n):
-        i = hist_n - 1 - k
-        move = hist_move[i]
-        if k < 15:
-            start = offsets[O_HISTORY] + 54 * k
-            obs[start:start + 54] = move_planes[move]
-        rel = (hist_player[i] - p) % 3
-        if rel == 1 and not found0:
-            found0 = True
-            obs[offsets[O_LAST]:offsets[O_LAST] + 54] = move_planes[move]
-        elif rel == 2 and not found1:
-            found1 = True
-            obs[offsets[O_LAST] + 54:offsets[O_LAST] + 108] = move_planes[move]
-        if k >= 15 and found0 and found1:
-            break
-    for k in range(3):
-        q = (p + k) % 3
-        _planes_into(obs, offsets[O_PLAYED] + 54 * k, encoding.rank_counts(played[q], rank_of, 15))
-        left = 0
-        for c in range(54):
-            left += hands[q, c]
-        obs[offsets[O_LEFT] + k] = left
-    obs[offsets[O_BID] + bid] = 1
-    obs[offsets[O_BOMBS]] = min(bombs, 20)
-    obs[offsets[O_BIDDING]] = 1 if bidding else 0
+# every action's cards in the observation's 54-entry encoding (at-least-k planes, k-major; pass and bids zero)
+MOVE_PLANES = np.zeros((moves.NUM_ACTIONS, 54), dtype=np.int8)
+MOVE_PLANES[:moves.NUM_MOVES, :52] = (moves.MOVE_COUNTS[:, None, :13] > np.arange(4)[None, :, None]).reshape(-1, 52)
+MOVE_PLANES[:moves.NUM_MOVES, 52:] = moves.MOVE_COUNTS[:, 13:15] > 0
 
 
 class DouDizhuEnv(CardEnv):
@@ -169,11 +88,14 @@ class DouDizhuEnv(CardEnv):
     RESET_OPTIONS = ("deck", "first_bidder", "landlord", "bid")
     VARIANTS = {"default": {}, "no_bidding_win": {"bidding": False, "reward": "win"}}
 
+    CORE = rules
+
     def _configure(self) -> None:
         self.num_players = 3
         self.deck = make_deck(jokers=2)
         self.layout = LAYOUT
         self.num_actions = moves.NUM_ACTIONS
+        self.params = rules.make_params(self.config["bidding"], OFFSETS)
 
     def _reset_option(self, name: str, low: int, high: int) -> int | None:
         value = self.reset_options.get(name)
@@ -183,56 +105,13 @@ class DouDizhuEnv(CardEnv):
             raise ValueError(f"doudizhu_v0: reset option {name}={value!r}; it accepts an integer from {low} to {high}")
         return int(value)
 
-    def _new_game(self) -> None:
-        deck = self._deal()
-        first = self._reset_option("first_bidder", 0, 2)
-        if first is None:
-            first = int(self.dealing_rng(1_000_001).integers(3))
-        self.state = rules.deal(deck, first)
-        landlord = self._reset_option("landlord", 0, 2)
-        bid = self._reset_option("bid", 1, 3)
-        if landlord is not None or bid is not None or not self.config["bidding"]:
-            rules.make_landlord(self.state, first if landlord is None else landlord, bid or 1)
-        self._mask_buffer = np.zeros(self.num_actions, dtype=np.int8)
+    def _set_reset_params(self, params: np.ndarray) -> None:
+        for name, low, high in (("first_bidder", 0, 2), ("landlord", 0, 2), ("bid", 1, 3)):
+            value = self._reset_option(name, low, high)
+            params[name] = -1 if value is None else value
 
     def duplicate_reset_options(self) -> list[dict]:
         return [{"landlord": 0, "bid": 1}]
-
-    def _to_move(self) -> int:
-        return self.state.to_move
-
-    def _legal_mask(self) -> np.ndarray:
-        s = self.state
-        if s.dead or s.winner >= 0:
-            return np.zeros(self.num_actions, dtype=np.int8)
-        return rules.bid_mask(s) if s.bidding else rules.play_mask(s)
-
-    def _apply(self, action: int) -> None:
-        if self.state.bidding:
-            rules.apply_bid(self.state, action - moves.BID_PASS)
-        else:
-            rules.apply_play(self.state, action)
-
-    def _is_over(self) -> bool:
-        return self.state.dead or self.state.winner >= 0
-
-    def _scores(self) -> np.ndarray:
-        return rules.scores(self.state)
-
-    def _win_rewards(self, scores: np.ndarray) -> np.ndarray:
-        s = self.state
-        if s.dead or s.winner < 0:
-            return np.zeros(3)
-        landlord_won = s.winner == s.landlord
-        return np.array([(1.0 if landlord_won else -1.0) * (1 if p == s.landlord else -1) for p in range(3)])
-
-    def _observe(self, p: int) -> np.ndarray:
-        s = self.state
-        obs = LAYOUT.zeros()
-        fill_observation(obs, p, s.hands, s.played, s.kitty, s.kitty_in_hand, not s.bidding and not s.dead,
-                         s.landlord, s.last_move, s.bid, s.bombs, s.bidding, s.hist_move, s.hist_player,
-                         len(s.history), MOVE_PLANES, moves.MOVE_TYPE, moves.MOVE_MAIN, moves.RANK_OF_CARD, OFFSETS)
-        return obs
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:
@@ -274,7 +153,8 @@ class DouDizhuEnv(CardEnv):
     def _render(self) -> str:
         s = self.state
         ranks = moves.RANK_CHARS
-        lines = [f"Dou Dizhu: " + ("bidding, " if s.bidding else "")
+        history = list(zip(s.hist_player[:s.n_hist].tolist(), s.hist_move[:s.n_hist].tolist()))
+        lines = ["Dou Dizhu: " + ("bidding, " if s.bidding else "")
                  + (f"landlord player_{s.landlord}, bid {s.bid}, " if s.landlord >= 0 and not s.bidding else "")
                  + f"bombs {s.bombs} (multiplier x{2 ** s.bombs})"]
         if not s.bidding and s.landlord >= 0:
@@ -284,22 +164,19 @@ class DouDizhuEnv(CardEnv):
             counts = encoding.rank_counts(s.hands[p], moves.RANK_OF_CARD, 15)
             hand = "".join(ranks[r] * c for r, c in enumerate(counts)) if shown else f"{int(counts.sum())} cards"
             role = "landlord" if p == s.landlord and not s.bidding else ("farmer" if s.landlord >= 0 and not s.bidding else "")
-            last = next((moves.move_string(m) for who, m in reversed(s.history) if who == p), "-")
+            last = next((moves.move_string(m) for who, m in reversed(history) if who == p), "-")
             lines.append(f"  player_{p} {role:8s}: {hand or '-':22s} last: {last}")
         if s.bidding:
-            lines.append(f"  bids so far: {s.bids}")
+            lines.append(f"  bids so far: {s.bids[:s.n_bids].tolist()}")
         if s.last_move >= 0:
             lines.append(f"  to beat: {moves.move_string(s.last_move)} by player_{s.last_player}")
         if s.dead:
             lines.append("  dead hand: nobody bid")
         elif s.winner >= 0:
-            lines.append(f"  player_{s.winner} is out: scores {rules.scores(s).tolist()}")
+            lines.append(f"  player_{s.winner} is out: scores {self._scores().tolist()}")
         else:
             lines.append(f"  to move: player_{s.to_move}")
         return "\n".join(lines)
-
-    def _card_locations(self) -> np.ndarray:
-        return rules.all_cards(self.state)
 
 
 env, raw_env = make_env_functions(DouDizhuEnv)

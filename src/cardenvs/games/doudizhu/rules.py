@@ -1,4 +1,4 @@
-"""Dou Dizhu, "Two Against One", as functions over a small state (``seeds/004`` and RULES.md).
+"""Dou Dizhu, "Two Against One", as numba functions over a batched array state (``seeds/004``, RULES.md).
 
 Rules, in plain words:
 
@@ -14,143 +14,375 @@ Rules, in plain words:
 * Score: with bid N and M = bombs and rockets played by anyone, + 1 for a spring (the landlord wins and
   neither farmer played a card) or an anti-spring (a farmer wins and the landlord played only the
   opening lead): landlord wins +2 N 2^M, each farmer -N 2^M; farmers win: the reverse.
+
+Readings this implementation chooses: the first bidder is drawn from the deal's own stream (so it is part
+of the deal); the cards a move takes from a hand are the lowest card ids of each rank.
+
+State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states the functions' contract):
+per-card hands and played cards of every seat, the kitty and which kitty cards the landlord still holds,
+the bidding, the move to beat, the history of the play phase, bombs, winner.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
+from numba import njit
+
+from cardenvs.core import encoding, kernels
+from cardenvs.core.rng import EXTRA_STREAM, deal_deck, stream, uniform_index
 
 from . import moves
 
 HAND, KITTY = 17, 3
 PLAYERS = 3
+NUM_CARDS = 54
+MAX_HISTORY = 256  # a move takes >= 1 card and at most two passes follow one: 54 * 3 < 256
+MAX_STACKED = 16
+HISTORY = 15  # moves of the history the observation shows
+FIRST_BIDDER_STREAM = EXTRA_STREAM + 1
+DECK = np.arange(NUM_CARDS, dtype=np.int16)
+
+STATE = np.dtype([
+    ("hands", np.int8, (PLAYERS, NUM_CARDS)),
+    ("played", np.int8, (PLAYERS, NUM_CARDS)),
+    ("kitty", np.int16, (KITTY,)),
+    ("kitty_in_hand", np.int8, (NUM_CARDS,)),  # public: kitty cards the landlord still holds
+    ("first_bidder", np.int8),
+    ("bidding", np.bool_),
+    ("bids", np.int8, (PLAYERS,)),  # in bidding order (0 = no bid)
+    ("n_bids", np.int8),
+    ("bid", np.int8),
+    ("landlord", np.int8),
+    ("to_move", np.int8),
+    ("last_move", np.int16),  # the move to beat (-1: leading)
+    ("last_player", np.int8),
+    ("passes", np.int8),
+    ("hist_move", np.int16, (MAX_HISTORY,)),  # the play phase: move id or PASS
+    ("hist_player", np.int8, (MAX_HISTORY,)),
+    ("n_hist", np.int16),
+    ("moves_played", np.int16, (PLAYERS,)),
+    ("bombs", np.int8),
+    ("winner", np.int8),
+    ("dead", np.bool_),
+])
+
+PARAMS = np.dtype([
+    ("bidding", np.bool_),
+    # reset options of the AEC env (-1: not given)
+    ("first_bidder", np.int8), ("landlord", np.int8), ("bid", np.int8),
+    ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)), ("n_stacked", np.int32),
+    # the move table (moves.py), carried here so compiled code takes it as one argument
+    ("move_counts", np.int8, (moves.NUM_MOVES, 15)),
+    ("main_counts", np.int8, (moves.NUM_MOVES, 15)),
+    ("move_type", np.int8, (moves.NUM_MOVES,)),
+    ("move_main", np.int8, (moves.NUM_MOVES,)),
+    ("move_length", np.int8, (moves.NUM_MOVES,)),
+    ("group_start", np.int32, (len(moves.GROUP_START),)),
+    ("group_end", np.int32, (len(moves.GROUP_END),)),
+    ("tl_index", np.int32, moves.TL_INDEX.shape),
+    ("tl_groups", np.int32, moves.TL_GROUPS.shape),
+    ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
+    ("rank_of", np.int8, (NUM_CARDS,)),
+    ("offsets", np.int32, (15,)),
+])
+
+POLICIES = ("rule",)
 
 
-@dataclass
-class DouDizhuState:
-    hands: np.ndarray  # int8[3, 54] per card
-    kitty: np.ndarray  # card ids
-    first_bidder: int
-    played: np.ndarray = field(default_factory=lambda: np.zeros((PLAYERS, 54), dtype=np.int8))
-    kitty_in_hand: np.ndarray = field(default_factory=lambda: np.zeros(54, dtype=np.int8))  # public
-    bidding: bool = True
-    bids: list[int] = field(default_factory=list)  # (0 = no bid) in bidding order
-    bid: int = 0
-    landlord: int = -1
-    to_move: int = 0
-    last_move: int = -1  # the move to beat (-1: leading)
-    last_player: int = -1
-    passes: int = 0
-    history: list[tuple[int, int]] = field(default_factory=list)  # (player, move or PASS) of the play phase
-    hist_move: np.ndarray = field(default_factory=lambda: np.full(512, -1, dtype=np.int64))  # the same, as arrays
-    hist_player: np.ndarray = field(default_factory=lambda: np.full(512, -1, dtype=np.int64))
-    moves_played: np.ndarray = field(default_factory=lambda: np.zeros(PLAYERS, dtype=np.int64))
-    bombs: int = 0
-    winner: int = -1
-    dead: bool = False
+def make_params(bidding: bool, offsets: np.ndarray) -> np.ndarray:
+    """The constants of one configuration (observation offsets from the env's layout)."""
+    p = np.zeros(1, dtype=PARAMS)
+    p["bidding"] = bidding
+    p["first_bidder"] = p["landlord"] = p["bid"] = -1
+    m = moves
+    for name, table in (("move_counts", m.MOVE_COUNTS), ("main_counts", m.MOVE_MAIN_COUNTS),
+                        ("move_type", m.MOVE_TYPE), ("move_main", m.MOVE_MAIN), ("move_length", m.MOVE_LENGTH),
+                        ("group_start", m.GROUP_START), ("group_end", m.GROUP_END), ("tl_index", m.TL_INDEX),
+                        ("tl_groups", m.TL_GROUPS), ("bomb_groups", m.BOMB_GROUPS),
+                        ("rank_of", m.RANK_OF_CARD[:NUM_CARDS]), ("offsets", offsets)):
+        p[name][0] = table
+    return p
 
 
-def deal(deck: np.ndarray, first_bidder: int) -> DouDizhuState:
-    hands = np.zeros((PLAYERS, 54), dtype=np.int8)
+# ---------------------------------------------------------------- the state machine
+@njit(cache=True)
+def make_landlord(state, b, landlord, bid) -> None:
+    """End the bidding: the landlord takes the kitty (shown to everyone) and leads. In place."""
+    s = state[b]
+    s.bidding = False
+    s.landlord = landlord
+    s.bid = bid
+    for c in s.kitty:
+        s.hands[landlord, c] = 1
+        s.kitty_in_hand[c] = 1
+    s.to_move = landlord
+
+
+@njit(cache=True)
+def init(state, b, params, deal_seed) -> None:
+    """Deal game ``b`` (deal 0 of ``deal_seed``, or the stacked deck) and set up the bidding. In place."""
+    pr = params[0]
+    deck = np.empty(NUM_CARDS, dtype=np.int16)
+    if pr.n_stacked > 0:
+        deck[:] = pr.stacked[0]
+    else:
+        deal_deck(DECK, deal_seed, 0, deck)
+    first = pr.first_bidder
+    if first < 0:
+        first = uniform_index(stream(deal_seed, FIRST_BIDDER_STREAM), PLAYERS)
+    s = state[b]
+    s.hands[:] = 0
+    s.played[:] = 0
+    s.kitty_in_hand[:] = 0
     for k in range(PLAYERS):
-        p = (first_bidder + k) % PLAYERS
-        hands[p, deck[k * HAND:(k + 1) * HAND]] = 1
-    return DouDizhuState(hands, np.asarray(deck[PLAYERS * HAND:]), first_bidder, to_move=first_bidder)
+        p = (first + k) % PLAYERS
+        for i in range(k * HAND, (k + 1) * HAND):
+            s.hands[p, deck[i]] = 1
+    for i in range(KITTY):
+        s.kitty[i] = deck[PLAYERS * HAND + i]
+    s.first_bidder = first
+    s.bidding = True
+    s.bids[:] = 0
+    s.n_bids = 0
+    s.bid = 0
+    s.landlord = -1
+    s.to_move = first
+    s.last_move = -1
+    s.last_player = -1
+    s.passes = 0
+    s.n_hist = 0
+    s.moves_played[:] = 0
+    s.bombs = 0
+    s.winner = -1
+    s.dead = False
+    if pr.landlord >= 0 or pr.bid >= 0 or not pr.bidding:
+        make_landlord(state, b, first if pr.landlord < 0 else pr.landlord, 1 if pr.bid < 0 else pr.bid)
 
 
-def bid_mask(state: DouDizhuState) -> np.ndarray:
-    mask = np.zeros(moves.NUM_ACTIONS, dtype=np.int8)
-    mask[moves.BID_PASS] = 1
-    for b in range(state.bid + 1, 4):
-        mask[moves.BID_PASS + b] = 1
-    return mask
+@njit(cache=True)
+def to_move(state, b, params) -> int:
+    return state[b].to_move
 
 
-def make_landlord(state: DouDizhuState, landlord: int, bid: int) -> None:
-    """End the bidding: the landlord takes the kitty (shown to everyone) and leads."""
-    state.bidding = False
-    state.landlord = landlord
-    state.bid = bid
-    state.hands[landlord, state.kitty] = 1
-    state.kitty_in_hand[state.kitty] = 1
-    state.to_move = landlord
+@njit(cache=True)
+def is_over(state, b) -> bool:
+    return state[b].dead or state[b].winner >= 0
 
 
-def apply_bid(state: DouDizhuState, bid: int) -> None:
-    p = state.to_move
-    state.bids.append(bid)
+@njit(cache=True)
+def status(state, b, params) -> int:
+    return kernels.OVER if is_over(state, b) else kernels.RUNNING
+
+
+@njit(cache=True)
+def legal_ids(state, b, params, ids) -> int:
+    """Bids while bidding; else the moves that beat the move on the table, then pass when following."""
+    s = state[b]
+    if is_over(state, b):
+        return 0
+    if s.bidding:
+        ids[0] = moves.BID_PASS
+        n = 1
+        for bid in range(s.bid + 1, 4):
+            ids[n] = moves.BID_PASS + bid
+            n += 1
+        return n
+    pr = params[0]
+    hand = encoding.rank_counts(s.hands[s.to_move], pr.rank_of, 15)
+    n = moves.collect_moves(hand, s.last_move, ids, pr.move_counts, pr.main_counts, pr.move_type, pr.move_main,
+                            pr.move_length, pr.group_start, pr.group_end, pr.tl_index, pr.tl_groups,
+                            pr.bomb_groups)
+    # the generator yields groups in table order; the mask order is ascending ids
+    ids[:n].sort()
+    if s.last_move >= 0:
+        ids[n] = moves.PASS
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _apply_bid(state, b, bid) -> None:
+    s = state[b]
+    p = s.to_move
+    s.bids[s.n_bids] = bid
+    s.n_bids += 1
     if bid:
-        state.bid = bid
-        state.landlord = p
-    if bid == 3 or len(state.bids) == PLAYERS:
-        if state.bid == 0:
-            state.dead = True
-            state.bidding = False
+        s.bid = bid
+        s.landlord = p
+    if bid == 3 or s.n_bids == PLAYERS:
+        if s.bid == 0:
+            s.dead = True
+            s.bidding = False
             return
-        make_landlord(state, state.landlord, state.bid)
+        make_landlord(state, b, s.landlord, s.bid)
         return
-    state.to_move = (p + 1) % PLAYERS
+    s.to_move = (p + 1) % PLAYERS
 
 
-def play_mask(state: DouDizhuState) -> np.ndarray:
-    mask = np.zeros(moves.NUM_ACTIONS, dtype=np.int8)
-    moves.legal_mask(state.hands[state.to_move], state.last_move, mask)
-    if state.last_move >= 0:
-        mask[moves.PASS] = 1
-    return mask
-
-
-_TAKEN = np.zeros(20, dtype=np.int64)
-
-
-def apply_play(state: DouDizhuState, move: int) -> None:
-    p = state.to_move
-    n = len(state.history)
-    state.hist_move[n], state.hist_player[n] = move, p
-    state.history.append((p, move))
+@njit(cache=True)
+def _apply_play(state, b, params, move) -> None:
+    s = state[b]
+    pr = params[0]
+    p = s.to_move
+    s.hist_move[s.n_hist] = move
+    s.hist_player[s.n_hist] = p
+    s.n_hist += 1
     if move == moves.PASS:
-        state.passes += 1
-        if state.passes == 2:  # both others passed: the trick's last player leads
-            state.last_move, state.passes = -1, 0
-            state.to_move = state.last_player
+        s.passes += 1
+        if s.passes == 2:  # both others passed: the trick's last player leads
+            s.last_move = -1
+            s.passes = 0
+            s.to_move = s.last_player
             return
     else:
-        k = moves.take_cards(state.hands[p], moves.MOVE_COUNTS[move], moves.RANK_OF_CARD, _TAKEN)
-        state.played[p, _TAKEN[:k]] = 1
-        state.kitty_in_hand[_TAKEN[:k]] = 0
-        state.moves_played[p] += 1
-        if moves.MOVE_TYPE[move] in (moves.BOMB, moves.ROCKET):
-            state.bombs += 1
-        state.last_move, state.last_player, state.passes = move, p, 0
-        if not state.hands[p].any():
-            state.winner = p
+        need = pr.move_counts[move].copy()
+        left = 0
+        for card in range(NUM_CARDS):  # lowest card ids of each rank first
+            r = pr.rank_of[card]
+            if s.hands[p, card] and need[r] > 0:
+                s.hands[p, card] = 0
+                need[r] -= 1
+                s.played[p, card] = 1
+                s.kitty_in_hand[card] = 0
+            left += s.hands[p, card]
+        s.moves_played[p] += 1
+        if pr.move_type[move] == moves.BOMB or pr.move_type[move] == moves.ROCKET:
+            s.bombs += 1
+        s.last_move = move
+        s.last_player = p
+        s.passes = 0
+        if left == 0:
+            s.winner = p
             return
-    state.to_move = (p + 1) % PLAYERS
+    s.to_move = (p + 1) % PLAYERS
 
 
-def scores(state: DouDizhuState) -> np.ndarray:
+@njit(cache=True)
+def apply(state, b, params, action) -> None:
+    """The player to move bids or plays ``action`` (legal). In place."""
+    if state[b].bidding:
+        _apply_bid(state, b, action - moves.BID_PASS)
+    else:
+        _apply_play(state, b, params, action)
+
+
+@njit(cache=True)
+def scores(state, b, params, out) -> None:
     """Each player's score once the hand has a winner (zeros before, and for a dead hand)."""
-    out = np.zeros(PLAYERS)
-    if state.winner < 0:
-        return out
-    landlord_wins = state.winner == state.landlord
-    farmers = [p for p in range(PLAYERS) if p != state.landlord]
-    multiplier = state.bombs
-    if landlord_wins and all(state.moves_played[f] == 0 for f in farmers):
-        multiplier += 1  # spring
-    if not landlord_wins and state.moves_played[state.landlord] == 1:
+    s = state[b]
+    out[:] = 0.0
+    if s.winner < 0:
+        return
+    landlord_wins = s.winner == s.landlord
+    multiplier = s.bombs
+    if landlord_wins:
+        spring = True
+        for f in range(PLAYERS):
+            if f != s.landlord and s.moves_played[f] != 0:
+                spring = False
+        if spring:
+            multiplier += 1
+    elif s.moves_played[s.landlord] == 1:
         multiplier += 1  # anti-spring
-    unit = state.bid * 2 ** multiplier
-    sign = 1 if landlord_wins else -1
-    out[state.landlord] = 2 * unit * sign
-    for f in farmers:
-        out[f] = -unit * sign
-    return out
+    unit = float(s.bid) * 2.0 ** multiplier
+    sign = 1.0 if landlord_wins else -1.0
+    for p in range(PLAYERS):
+        out[p] = 2 * unit * sign if p == s.landlord else -unit * sign
 
 
-def all_cards(state: DouDizhuState) -> np.ndarray:
-    held = [np.flatnonzero(state.hands[p]) for p in range(PLAYERS)]
-    played = [np.flatnonzero(state.played[p]) for p in range(PLAYERS)]
-    kitty = [state.kitty] if state.bidding or state.dead else []  # not yet taken by the landlord
+@njit(cache=True)
+def outcome(state, b, params, out) -> None:
+    """+1 to each player of the winning side, -1 to each of the losing side; zeros for a dead hand."""
+    s = state[b]
+    out[:] = 0.0
+    if s.winner < 0:
+        return
+    landlord_won = 1.0 if s.winner == s.landlord else -1.0
+    for p in range(PLAYERS):
+        out[p] = landlord_won if p == s.landlord else -landlord_won
+
+
+# ---------------------------------------------------------------- the observation
+O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAST, O_HISTORY, O_PLAYED, O_LEFT, \
+    O_LANDLORD, O_BID, O_BOMBS, O_BIDDING = range(15)
+
+
+@njit(cache=True)
+def _planes_into(obs, start, counts) -> None:
+    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (the shared encoder's planes)."""
+    block = encoding.at_least_planes(counts[:13].astype(np.int8), 4)
+    for k in range(4):
+        for r in range(13):
+            obs[start + 13 * k + r] = block[k, r]
+    obs[start + 52] = 1 if counts[13] > 0 else 0
+    obs[start + 53] = 1 if counts[14] > 0 else 0
+
+
+@njit(cache=True)
+def observe(state, b, params, p, obs) -> None:
+    """Seat ``p``'s observation (the env's layout) into the zeroed row ``obs``, in one compiled pass."""
+    s = state[b]
+    pr = params[0]
+    off = pr.offsets
+    rank_of = pr.rank_of
+    kitty_shown = not s.bidding and not s.dead
+    own = encoding.rank_counts(s.hands[p], rank_of, 15)
+    _planes_into(obs, off[O_HAND], own)
+    seen = own.astype(np.int64)
+    for q in range(PLAYERS):
+        seen += encoding.rank_counts(s.played[q], rank_of, 15)
+    if kitty_shown:
+        if s.landlord != p:
+            seen += encoding.rank_counts(s.kitty_in_hand, rank_of, 15)
+        kit = np.zeros(15, dtype=np.int8)
+        for c in s.kitty:
+            kit[rank_of[c]] += 1
+        _planes_into(obs, off[O_KITTY], kit)
+        _planes_into(obs, off[O_KITTY_HAND], encoding.rank_counts(s.kitty_in_hand, rank_of, 15))
+        obs[off[O_LANDLORD] + (s.landlord - p) % 3] = 1
+    unseen = np.empty(15, dtype=np.int64)
+    for r in range(15):
+        unseen[r] = (4 if r < 13 else 1) - seen[r]
+    _planes_into(obs, off[O_UNSEEN], unseen)
+    if s.last_move >= 0:
+        _planes_into(obs, off[O_BEAT], pr.move_counts[s.last_move])
+        obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
+        obs[off[O_BEAT_MAIN] + pr.move_main[s.last_move]] = 1
+    found_next = False
+    found_previous = False
+    n = s.n_hist
+    for k in range(n):
+        i = n - 1 - k
+        move = s.hist_move[i]
+        if move != moves.PASS:
+            if k < HISTORY:
+                _planes_into(obs, off[O_HISTORY] + 54 * k, pr.move_counts[move])
+        rel = (s.hist_player[i] - p) % 3
+        if rel == 1 and not found_next:
+            found_next = True
+            if move != moves.PASS:
+                _planes_into(obs, off[O_LAST], pr.move_counts[move])
+        elif rel == 2 and not found_previous:
+            found_previous = True
+            if move != moves.PASS:
+                _planes_into(obs, off[O_LAST] + 54, pr.move_counts[move])
+        if k >= HISTORY and found_next and found_previous:
+            break
+    for k in range(3):
+        q = (p + k) % 3
+        _planes_into(obs, off[O_PLAYED] + 54 * k, encoding.rank_counts(s.played[q], rank_of, 15))
+        left = 0
+        for c in range(NUM_CARDS):
+            left += s.hands[q, c]
+        obs[off[O_LEFT] + k] = left
+    obs[off[O_BID] + s.bid] = 1
+    obs[off[O_BOMBS]] = min(s.bombs, 20)
+    obs[off[O_BIDDING]] = 1 if s.bidding else 0
+
+
+# ---------------------------------------------------------------- helpers for people and tests (Python)
+def card_locations(record) -> np.ndarray:
+    """Every card of one game wherever it is (hands, played, the kitty until the landlord takes it)."""
+    held = [np.flatnonzero(record["hands"][p]) for p in range(PLAYERS)]
+    played = [np.flatnonzero(record["played"][p]) for p in range(PLAYERS)]
+    kitty = [np.asarray(record["kitty"], dtype=np.int64)] if record["bidding"] or record["dead"] else []
     return np.concatenate(held + played + kitty)

@@ -1,0 +1,384 @@
+"""The batched game core: what every game's numba rules provide, and the loops over a batch, written once.
+
+A game's core (in ``games/<game>/rules.py``) is a NumPy **structured dtype** ``STATE`` (one record per game:
+a few small arrays and counters, so the state of ``B`` games is one array of ``B`` records and
+``state["hands"]`` is a ``[B, ...]`` view) and a handful of ``@njit(cache=True)`` functions that touch only
+game ``b``. ``params`` is a one-element structured array of the constants of one configuration (number of
+players, tables that depend on options, stacked decks). The functions, with the signatures every game
+uses (all write in place; none allocates Python objects):
+
+==============================================  ===========================================================
+``init(state, b, params, deal_seed)``           start game ``b``: deal 0 is ``params[0].stacked[0]`` if
+                                                decks are stacked, else :func:`rng.deal_deck` of
+                                                ``deal_seed``; later deals of the episode likewise
+``to_move(state, b, params) -> int``            the seat to act
+``legal_ids(state, b, params, ids) -> int``     ids of the legal actions of the seat to act, ascending,
+                                                written to ``ids``; returns how many (0 once over)
+``apply(state, b, params, action)``             play a legal action
+``status(state, b, params) -> int``             :data:`RUNNING`, :data:`OVER` or :data:`TRUNCATED`
+``scores(state, b, params, out)``               each seat's score in the game's units (float64)
+``outcome(state, b, params, out)``              the ``"win"`` scale result (zeros unless over)
+``observe(state, b, params, p, out)``           seat ``p``'s observation into the zeroed row ``out``
+``policy(state, b, params, which, rng) -> int`` the game's numba heuristic number ``which`` (names in
+                                                the game's ``POLICIES``) choosing for the seat to act;
+                                                ``rng`` is a ``uint64[1]`` stream (:mod:`.rng`)
+==============================================  ===========================================================
+
+A game registers them with :func:`register` for its ``STATE`` dtype. The generic functions below of the
+same names dispatch on the state's dtype at compile time (``numba.extending.overload``), so the batch loops
+(:func:`reset_games`, :func:`step_games`, :func:`observe_games`, :func:`advance_games`) are written once and
+compiled per game, cached. The AEC envs run the same functions on a batch of one (:mod:`.env`); the vector
+envs (:mod:`cardenvs.vector`) on ``B`` games, on every core with ``prange`` when asked.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+from numba.np.numpy_support import from_dtype
+
+from .rng import splitmix64, uniform_index
+
+RUNNING, OVER, TRUNCATED = 0, 1, 2
+FUNCTIONS = ("init", "to_move", "legal_ids", "apply", "status", "scores", "outcome", "observe", "policy")
+_GAMES: list[tuple[np.dtype, dict]] = []
+
+
+def register(state_dtype: np.dtype, **functions) -> None:
+    """Make a game's numba functions the implementations of the generic ones for ``state_dtype``."""
+    missing = [name for name in FUNCTIONS if name not in functions]
+    extra = [name for name in functions if name not in FUNCTIONS]
+    if missing or extra:
+        raise ValueError(f"register: missing {missing}, unknown {extra}; a game provides {FUNCTIONS}")
+    _GAMES.append((np.dtype(state_dtype), functions))
+
+
+def _implementation(state, name: str):
+    if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
+        for dtype, functions in _GAMES:
+            if from_dtype(dtype) == state.dtype:
+                return functions[name]
+    return None
+
+
+# ---------------------------------------------------------------- generic functions (dispatch on the state)
+def init(state, b, params, deal_seed):
+    raise NotImplementedError("numba only")
+
+
+def to_move(state, b, params):
+    raise NotImplementedError("numba only")
+
+
+def legal_ids(state, b, params, ids):
+    raise NotImplementedError("numba only")
+
+
+def apply(state, b, params, action):
+    raise NotImplementedError("numba only")
+
+
+def status(state, b, params):
+    raise NotImplementedError("numba only")
+
+
+def scores(state, b, params, out):
+    raise NotImplementedError("numba only")
+
+
+def outcome(state, b, params, out):
+    raise NotImplementedError("numba only")
+
+
+def observe(state, b, params, p, out):
+    raise NotImplementedError("numba only")
+
+
+def policy(state, b, params, which, rng):
+    raise NotImplementedError("numba only")
+
+
+@overload(init, jit_options={"cache": True})
+def _ol_init(state, b, params, deal_seed):
+    f = _implementation(state, "init")
+    if f is not None:
+        return lambda state, b, params, deal_seed: f(state, b, params, deal_seed)
+
+
+@overload(to_move, jit_options={"cache": True})
+def _ol_to_move(state, b, params):
+    f = _implementation(state, "to_move")
+    if f is not None:
+        return lambda state, b, params: f(state, b, params)
+
+
+@overload(legal_ids, jit_options={"cache": True})
+def _ol_legal_ids(state, b, params, ids):
+    f = _implementation(state, "legal_ids")
+    if f is not None:
+        return lambda state, b, params, ids: f(state, b, params, ids)
+
+
+@overload(apply, jit_options={"cache": True})
+def _ol_apply(state, b, params, action):
+    f = _implementation(state, "apply")
+    if f is not None:
+        return lambda state, b, params, action: f(state, b, params, action)
+
+
+@overload(status, jit_options={"cache": True})
+def _ol_status(state, b, params):
+    f = _implementation(state, "status")
+    if f is not None:
+        return lambda state, b, params: f(state, b, params)
+
+
+@overload(scores, jit_options={"cache": True})
+def _ol_scores(state, b, params, out):
+    f = _implementation(state, "scores")
+    if f is not None:
+        return lambda state, b, params, out: f(state, b, params, out)
+
+
+@overload(outcome, jit_options={"cache": True})
+def _ol_outcome(state, b, params, out):
+    f = _implementation(state, "outcome")
+    if f is not None:
+        return lambda state, b, params, out: f(state, b, params, out)
+
+
+@overload(observe, jit_options={"cache": True})
+def _ol_observe(state, b, params, p, out):
+    f = _implementation(state, "observe")
+    if f is not None:
+        return lambda state, b, params, p, out: f(state, b, params, p, out)
+
+
+@overload(policy, jit_options={"cache": True})
+def _ol_policy(state, b, params, which, rng):
+    f = _implementation(state, "policy")
+    if f is not None:
+        return lambda state, b, params, which, rng: f(state, b, params, which, rng)
+
+
+# ---------------------------------------------------------------- helpers games share
+@njit(cache=True)
+def win_share(scores_: np.ndarray, out: np.ndarray) -> None:
+    """Zero-sum result from scores: the best score wins; winners share +1, losers share -1; all equal: 0."""
+    best = scores_.max()
+    n_win = 0
+    for s in scores_:
+        if s == best:
+            n_win += 1
+    n = scores_.shape[0]
+    for i in range(n):
+        if n_win == n:
+            out[i] = 0.0
+        elif scores_[i] == best:
+            out[i] = 1.0 / n_win
+        else:
+            out[i] = -1.0 / (n - n_win)
+
+
+# ---------------------------------------------------------------- one game (used by the AEC envs too)
+@njit(cache=True)
+def observe_one(state, b, params, p, obs_row, mask_row, ids) -> int:
+    """Seat ``p``'s observation into ``obs_row``; if ``p`` is to move and the game is on, its legal actions
+    into ``mask_row`` (cleared first) and ``ids``; returns how many are legal."""
+    obs_row[:] = 0
+    observe(state, b, params, p, obs_row)
+    mask_row[:] = 0
+    if status(state, b, params) != RUNNING or to_move(state, b, params) != p:
+        return 0
+    n = legal_ids(state, b, params, ids)
+    for i in range(n):
+        mask_row[ids[i]] = 1
+    return n
+
+
+@njit(cache=True)
+def _rewards_of_move(state, b, params, points, last_scores_row, rewards_row, scratch) -> int:
+    """After a move: the move's rewards of every seat into ``rewards_row`` (score changes with ``points``,
+    else the win-scale outcome when the game is over), ``last_scores_row`` updated; returns the status."""
+    st = status(state, b, params)
+    scores(state, b, params, scratch)
+    if points:
+        for i in range(scratch.shape[0]):
+            rewards_row[i] = scratch[i] - last_scores_row[i]
+    elif st == OVER:
+        outcome(state, b, params, rewards_row)
+    else:
+        rewards_row[:] = 0.0
+    last_scores_row[:] = scratch
+    return st
+
+
+@njit(cache=True)
+def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
+    return c * total // chunks, (c + 1) * total // chunks
+
+
+@njit(cache=True)
+def _chunks(total: int) -> int:
+    return max(1, min(total, 4 * numba.get_num_threads()))
+
+
+# ---------------------------------------------------------------- batch loops
+@njit(cache=True, parallel=True)
+def reset_games(state, params, deal_seeds, last_scores) -> None:
+    """Start every game ``b`` from ``deal_seeds[b]``; ``last_scores`` gets the starting scores."""
+    total = state.shape[0]
+    chunks = _chunks(total)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        for b in range(lo, hi):
+            init(state, b, params, np.uint64(deal_seeds[b]))
+            scores(state, b, params, last_scores[b])
+
+
+@njit(cache=True, parallel=True)
+def observe_games(state, params, obs, mask, seats, num_legal) -> None:
+    """Every game's observation of ``seats[b]`` (the seat to move if ``seats[b] < 0``, which is then written
+    back), with its legal actions in ``mask`` and their number in ``num_legal``."""
+    total = state.shape[0]
+    chunks = _chunks(total)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        ids = np.empty(mask.shape[1], dtype=np.int64)
+        for b in range(lo, hi):
+            if seats[b] < 0:
+                seats[b] = to_move(state, b, params)
+            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+
+
+@njit(cache=True)
+def first_illegal(mask, actions, active) -> int:
+    """The first game ``b`` (with ``active[b]``) whose action is not legal in ``mask``; -1 if none."""
+    for b in range(actions.shape[0]):
+        if active[b] and (actions[b] < 0 or actions[b] >= mask.shape[1] or not mask[b, actions[b]]):
+            return b
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def step_games(state, params, actions, points, last_scores, rewards, terminated, truncated, final_scores,
+               deal_seeds, episodes, obs, mask, seats, num_legal) -> None:
+    """Every game plays ``actions[b]`` (legal: checked by the caller). Rewards of every seat, ends, and the
+    final scores of ended games are written out; an ended game starts its next deal at once (Gymnasium's
+    same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]`` counts); then every game's
+    observation of the seat to move, its mask and legal count (``seats`` gets that seat)."""
+    total = state.shape[0]
+    chunks = _chunks(total)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        ids = np.empty(mask.shape[1], dtype=np.int64)
+        scratch = np.empty(last_scores.shape[1], dtype=np.float64)
+        for b in range(lo, hi):
+            apply(state, b, params, actions[b])
+            st = _rewards_of_move(state, b, params, points, last_scores[b], rewards[b], scratch)
+            terminated[b] = st == OVER
+            truncated[b] = st == TRUNCATED
+            if st != RUNNING:
+                final_scores[b] = last_scores[b]
+                deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
+                episodes[b] += 1
+                init(state, b, params, np.uint64(deal_seeds[b]))
+                scores(state, b, params, last_scores[b])
+            seats[b] = to_move(state, b, params)
+            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+
+
+@njit(cache=True)
+def _pick(state, b, params, kind, rng, ids) -> int:
+    """An internal opponent's action: kind 1 uniformly random legal, kind 2 + k the game's policy k."""
+    if kind == 1:
+        n = legal_ids(state, b, params, ids)
+        return ids[uniform_index(rng, n)]
+    return policy(state, b, params, kind - 2, rng)
+
+
+@njit(cache=True, parallel=True)
+def advance_games(state, params, seat_kinds, active, points, last_scores, learner_seat, acc_rewards, ended,
+                  final_scores, deal_seeds, episodes, rngs, obs, mask, seats, num_legal) -> None:
+    """The single-agent view's inner loop. For every active game, internal opponents (``seat_kinds[b, p]``
+    >= 1: 1 random, 2 + k the game's numba policy k) move until the learner (kind 0) or an external
+    opponent (kind < 0) is to move or the game ends. The learner seat's rewards accumulate in
+    ``acc_rewards[b]``; a game that ends sets ``ended[b]``, keeps its final scores and starts its next deal
+    (then ``active[b]`` is cleared so the caller hands the learner's reward over first). Finally the
+    observation of the seat to move is written for every active game (``seats``, ``mask``, ``num_legal``)."""
+    total = state.shape[0]
+    chunks = _chunks(total)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        ids = np.empty(mask.shape[1], dtype=np.int64)
+        scratch = np.empty(last_scores.shape[1], dtype=np.float64)
+        rewards = np.empty(last_scores.shape[1], dtype=np.float64)
+        for b in range(lo, hi):
+            if not active[b]:
+                continue
+            while True:
+                p = to_move(state, b, params)
+                kind = seat_kinds[b, p]
+                if kind <= 0:
+                    break
+                a = _pick(state, b, params, kind, rngs[b], ids)
+                apply(state, b, params, a)
+                st = _rewards_of_move(state, b, params, points, last_scores[b], rewards, scratch)
+                acc_rewards[b] += rewards[learner_seat[b]]
+                if st != RUNNING:
+                    ended[b] = st
+                    final_scores[b] = last_scores[b]
+                    active[b] = False
+                    break
+            if active[b]:
+                seats[b] = to_move(state, b, params)
+                num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+
+
+@njit(cache=True, parallel=True)
+def apply_games(state, params, actions, active, points, last_scores, learner_seat, acc_rewards, ended,
+                final_scores) -> None:
+    """Active games play ``actions[b]`` (legal: checked by the caller) for the seat to move; the learner
+    seat's reward accumulates; a game that ends sets ``ended[b]`` (1 over, 2 truncated) and clears
+    ``active[b]``."""
+    total = state.shape[0]
+    chunks = _chunks(total)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        scratch = np.empty(last_scores.shape[1], dtype=np.float64)
+        rewards = np.empty(last_scores.shape[1], dtype=np.float64)
+        for b in range(lo, hi):
+            if not active[b]:
+                continue
+            apply(state, b, params, actions[b])
+            st = _rewards_of_move(state, b, params, points, last_scores[b], rewards, scratch)
+            acc_rewards[b] += rewards[learner_seat[b]]
+            if st != RUNNING:
+                ended[b] = st
+                final_scores[b] = last_scores[b]
+                active[b] = False
+
+
+@njit(cache=True, parallel=True)
+def restart_games(state, params, which, deal_seeds, episodes, last_scores) -> None:
+    """Games ``which[i]`` start their next deal (``deal_seeds`` advances by splitmix64)."""
+    for i in prange(which.shape[0]):
+        b = which[i]
+        deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
+        episodes[b] += 1
+        init(state, b, params, np.uint64(deal_seeds[b]))
+        scores(state, b, params, last_scores[b])
+
+
+@njit(cache=True)
+def ids_from_mask(mask, num_legal, width: int) -> np.ndarray:
+    """Padded legal id lists ``[B, width]`` (-1 past ``num_legal[b]``) from the masks."""
+    out = np.full((mask.shape[0], width), -1, dtype=np.int64)
+    for b in range(mask.shape[0]):
+        k = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                out[b, k] = a
+                k += 1
+    return out
