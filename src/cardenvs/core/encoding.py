@@ -98,6 +98,15 @@ def at_least_planes(counts: np.ndarray, max_k: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def write_planes(counts: np.ndarray, n_ranks: int, max_k: int, out: np.ndarray, start: int) -> None:
+    """:func:`at_least_planes` of ``counts[:n_ranks]`` written flat (k-major) into ``out[start:]`` without
+    allocating (observation hot paths); entries already zero stay zero, so ``out`` must be zeroed."""
+    for r in range(n_ranks):
+        for k in range(min(counts[r], max_k)):
+            out[start + n_ranks * k + r] = 1
+
+
+@njit(cache=True)
 def planes_to_counts(planes: np.ndarray) -> np.ndarray:
     """Inverse of :func:`at_least_planes` (counts above ``max_k`` saturate at ``max_k``)."""
     out = np.zeros(planes.shape[1], dtype=np.int8)

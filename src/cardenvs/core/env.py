@@ -227,13 +227,19 @@ class CardEnv(AECEnv):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         options = dict(options or {})
-        unknown = [k for k in options if k not in self.RESET_OPTIONS]
+        unknown = [k for k in options if k not in self.RESET_OPTIONS and k != "deal_seed"]
         if unknown:
             warnings.warn(f"{self.metadata['name']}: reset options {unknown} are not used; "
                           f"this env reads {list(self.RESET_OPTIONS)}", stacklevel=2)
         self._stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
         self.reset_options = options
         self._deal_seed = int(self.np_random.integers(2**63 - 1))  # = deal_seed_of(seed) after a seeded reset
+        if options.get("deal_seed") is not None:  # replay a vector env's game: its info["deal_seed"][i]
+            value = options["deal_seed"]
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 2**64:
+                raise ValueError(f"{self.metadata['name']}: reset option deal_seed={value!r}; expected an "
+                                 "integer from 0 to 2**64 - 1")
+            self._deal_seed = int(value)
         self._deal_count = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

@@ -32,7 +32,6 @@ envs (:mod:`cardenvs.vector`) on ``B`` games, on every core with ``prange`` when
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
@@ -183,17 +182,25 @@ def win_share(scores_: np.ndarray, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------- one game (used by the AEC envs too)
 @njit(cache=True)
-def observe_one(state, b, params, p, obs_row, mask_row, ids) -> int:
+def observe_one(state, b, params, p, obs_row, mask_row, legal_row, n_old, scratch) -> int:
     """Seat ``p``'s observation into ``obs_row``; if ``p`` is to move and the game is on, its legal actions
-    into ``mask_row`` (cleared first) and ``ids``; returns how many are legal."""
+    into ``mask_row`` and the first ``len(legal_row)`` of their ids into ``legal_row``; returns how many are
+    legal. ``n_old`` is the previous count (the mask is cleared through the old ids when they all fit in
+    ``legal_row``, else wholly); ``scratch`` holds ``num_actions`` ids."""
     obs_row[:] = 0
     observe(state, b, params, p, obs_row)
-    mask_row[:] = 0
+    if n_old <= legal_row.shape[0]:
+        for i in range(n_old):
+            mask_row[legal_row[i]] = 0
+    else:
+        mask_row[:] = 0
     if status(state, b, params) != RUNNING or to_move(state, b, params) != p:
         return 0
-    n = legal_ids(state, b, params, ids)
+    n = legal_ids(state, b, params, scratch)
     for i in range(n):
-        mask_row[ids[i]] = 1
+        mask_row[scratch[i]] = 1
+    for i in range(min(n, legal_row.shape[0])):
+        legal_row[i] = scratch[i]
     return n
 
 
@@ -219,57 +226,57 @@ def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
     return c * total // chunks, (c + 1) * total // chunks
 
 
-@njit(cache=True)
-def _chunks(total: int) -> int:
-    return max(1, min(total, 4 * numba.get_num_threads()))
-
-
 # ---------------------------------------------------------------- batch loops
 @njit(cache=True, parallel=True)
-def reset_games(state, params, deal_seeds, last_scores) -> None:
-    """Start every game ``b`` from ``deal_seeds[b]``; ``last_scores`` gets the starting scores."""
-    total = state.shape[0]
-    chunks = _chunks(total)
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, total)
-        for b in range(lo, hi):
-            init(state, b, params, np.uint64(deal_seeds[b]))
-            scores(state, b, params, last_scores[b])
+def reset_games(state, params, which, deal_seeds, episodes, advance, last_scores) -> None:
+    """Games ``which[i]`` start a deal: from ``deal_seeds[b]`` as it is, or, with ``advance``, from the next
+    seed of its chain (splitmix64; ``episodes[b]`` counts). ``last_scores`` gets the starting scores."""
+    for i in prange(which.shape[0]):
+        b = which[i]
+        if advance:
+            deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
+            episodes[b] += 1
+        init(state, b, params, np.uint64(deal_seeds[b]))
+        scores(state, b, params, last_scores[b])
 
 
 @njit(cache=True, parallel=True)
-def observe_games(state, params, obs, mask, seats, num_legal) -> None:
-    """Every game's observation of ``seats[b]`` (the seat to move if ``seats[b] < 0``, which is then written
-    back), with its legal actions in ``mask`` and their number in ``num_legal``."""
-    total = state.shape[0]
-    chunks = _chunks(total)
+def observe_games(state, params, which, seats, obs, mask, legal, num_legal, chunks) -> None:
+    """Games ``which[i]``: the observation of seat ``seats[b]`` (the seat to move if ``seats[b] < 0``, then
+    written back) into ``obs[b]``, its legal actions into ``mask[b]`` and their number into
+    ``num_legal[b]`` (0 unless that seat is to move), the first ids in ``legal[b]``."""
+    total = which.shape[0]
+    chunks = max(1, min(total, chunks))
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, total)
         ids = np.empty(mask.shape[1], dtype=np.int64)
-        for b in range(lo, hi):
+        for i in range(lo, hi):
+            b = which[i]
             if seats[b] < 0:
                 seats[b] = to_move(state, b, params)
-            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
 
 
 @njit(cache=True)
-def first_illegal(mask, actions, active) -> int:
-    """The first game ``b`` (with ``active[b]``) whose action is not legal in ``mask``; -1 if none."""
-    for b in range(actions.shape[0]):
-        if active[b] and (actions[b] < 0 or actions[b] >= mask.shape[1] or not mask[b, actions[b]]):
-            return b
+def first_illegal(mask, actions, which) -> int:
+    """The first ``i`` whose game ``which[i]`` may not play ``actions[which[i]]`` by ``mask``; -1 if none."""
+    for i in range(which.shape[0]):
+        b = which[i]
+        a = actions[b]
+        if a < 0 or a >= mask.shape[1] or not mask[b, a]:
+            return i
     return -1
 
 
 @njit(cache=True, parallel=True)
 def step_games(state, params, actions, points, last_scores, rewards, terminated, truncated, final_scores,
-               deal_seeds, episodes, obs, mask, seats, num_legal) -> None:
+               deal_seeds, episodes, obs, mask, legal, seats, num_legal, chunks) -> None:
     """Every game plays ``actions[b]`` (legal: checked by the caller). Rewards of every seat, ends, and the
     final scores of ended games are written out; an ended game starts its next deal at once (Gymnasium's
     same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]`` counts); then every game's
     observation of the seat to move, its mask and legal count (``seats`` gets that seat)."""
     total = state.shape[0]
-    chunks = _chunks(total)
+    chunks = max(1, min(total, chunks))
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, total)
         ids = np.empty(mask.shape[1], dtype=np.int64)
@@ -286,7 +293,27 @@ def step_games(state, params, actions, points, last_scores, rewards, terminated,
                 init(state, b, params, np.uint64(deal_seeds[b]))
                 scores(state, b, params, last_scores[b])
             seats[b] = to_move(state, b, params)
-            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
+
+
+@njit(cache=True, parallel=True)
+def random_steps(state, params, steps, rngs, num_actions, chunks) -> int:
+    """Uniformly random play of every game for ``steps`` moves each, restarting ended games (no
+    observations: the speed of the rules alone); returns how many games ended."""
+    total = state.shape[0]
+    chunks = max(1, min(total, chunks))
+    ended = np.zeros(chunks, dtype=np.int64)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        ids = np.empty(num_actions, dtype=np.int64)
+        for b in range(lo, hi):
+            for _ in range(steps):
+                n = legal_ids(state, b, params, ids)
+                apply(state, b, params, ids[uniform_index(rngs[b], n)])
+                if status(state, b, params) != RUNNING:
+                    ended[c] += 1
+                    init(state, b, params, splitmix64(rngs[b, 0]))
+    return ended.sum()
 
 
 @njit(cache=True)
@@ -299,24 +326,22 @@ def _pick(state, b, params, kind, rng, ids) -> int:
 
 
 @njit(cache=True, parallel=True)
-def advance_games(state, params, seat_kinds, active, points, last_scores, learner_seat, acc_rewards, ended,
-                  final_scores, deal_seeds, episodes, rngs, obs, mask, seats, num_legal) -> None:
-    """The single-agent view's inner loop. For every active game, internal opponents (``seat_kinds[b, p]``
+def advance_games(state, params, which, seat_kinds, points, last_scores, learner_seat, acc_rewards, ended,
+                  final_scores, rngs, obs, mask, legal, seats, num_legal, chunks) -> None:
+    """The single-agent view's inner loop, for games ``which[i]``: internal opponents (``seat_kinds[b, p]``
     >= 1: 1 random, 2 + k the game's numba policy k) move until the learner (kind 0) or an external
     opponent (kind < 0) is to move or the game ends. The learner seat's rewards accumulate in
-    ``acc_rewards[b]``; a game that ends sets ``ended[b]``, keeps its final scores and starts its next deal
-    (then ``active[b]`` is cleared so the caller hands the learner's reward over first). Finally the
-    observation of the seat to move is written for every active game (``seats``, ``mask``, ``num_legal``)."""
-    total = state.shape[0]
-    chunks = _chunks(total)
+    ``acc_rewards[b]``; a game that ends gets ``ended[b]`` (1 over, 2 truncated) and its final scores.
+    A game still on gets the observation of the seat to move (``seats``, ``obs``, ``mask``, ``num_legal``)."""
+    total = which.shape[0]
+    chunks = max(1, min(total, chunks))
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, total)
         ids = np.empty(mask.shape[1], dtype=np.int64)
         scratch = np.empty(last_scores.shape[1], dtype=np.float64)
         rewards = np.empty(last_scores.shape[1], dtype=np.float64)
-        for b in range(lo, hi):
-            if not active[b]:
-                continue
+        for i in range(lo, hi):
+            b = which[i]
             while True:
                 p = to_move(state, b, params)
                 kind = seat_kinds[b, p]
@@ -329,56 +354,48 @@ def advance_games(state, params, seat_kinds, active, points, last_scores, learne
                 if st != RUNNING:
                     ended[b] = st
                     final_scores[b] = last_scores[b]
-                    active[b] = False
                     break
-            if active[b]:
+            if ended[b] == 0:
                 seats[b] = to_move(state, b, params)
-                num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], ids)
+                num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
 
 
 @njit(cache=True, parallel=True)
-def apply_games(state, params, actions, active, points, last_scores, learner_seat, acc_rewards, ended,
-                final_scores) -> None:
-    """Active games play ``actions[b]`` (legal: checked by the caller) for the seat to move; the learner
-    seat's reward accumulates; a game that ends sets ``ended[b]`` (1 over, 2 truncated) and clears
-    ``active[b]``."""
-    total = state.shape[0]
-    chunks = _chunks(total)
+def apply_games(state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended,
+                final_scores, chunks) -> None:
+    """Games ``which[i]`` play ``actions[b]`` (legal: checked by the caller) for the seat to move; the
+    learner seat's reward accumulates; a game that ends gets ``ended[b]`` (1 over, 2 truncated)."""
+    total = which.shape[0]
+    chunks = max(1, min(total, chunks))
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, total)
         scratch = np.empty(last_scores.shape[1], dtype=np.float64)
         rewards = np.empty(last_scores.shape[1], dtype=np.float64)
-        for b in range(lo, hi):
-            if not active[b]:
-                continue
+        for i in range(lo, hi):
+            b = which[i]
             apply(state, b, params, actions[b])
             st = _rewards_of_move(state, b, params, points, last_scores[b], rewards, scratch)
             acc_rewards[b] += rewards[learner_seat[b]]
             if st != RUNNING:
                 ended[b] = st
                 final_scores[b] = last_scores[b]
-                active[b] = False
-
-
-@njit(cache=True, parallel=True)
-def restart_games(state, params, which, deal_seeds, episodes, last_scores) -> None:
-    """Games ``which[i]`` start their next deal (``deal_seeds`` advances by splitmix64)."""
-    for i in prange(which.shape[0]):
-        b = which[i]
-        deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
-        episodes[b] += 1
-        init(state, b, params, np.uint64(deal_seeds[b]))
-        scores(state, b, params, last_scores[b])
 
 
 @njit(cache=True)
-def ids_from_mask(mask, num_legal, width: int) -> np.ndarray:
-    """Padded legal id lists ``[B, width]`` (-1 past ``num_legal[b]``) from the masks."""
+def padded_ids(mask, legal, num_legal) -> np.ndarray:
+    """Padded legal id lists ``[B, max(num_legal)]`` (-1 past ``num_legal[b]``): from ``legal`` where the
+    ids fit in it, else from the mask."""
+    width = max(1, num_legal.max())
     out = np.full((mask.shape[0], width), -1, dtype=np.int64)
     for b in range(mask.shape[0]):
-        k = 0
-        for a in range(mask.shape[1]):
-            if mask[b, a]:
-                out[b, k] = a
-                k += 1
+        n = num_legal[b]
+        if n <= legal.shape[1]:
+            for i in range(n):
+                out[b, i] = legal[b, i]
+        else:
+            k = 0
+            for a in range(mask.shape[1]):
+                if mask[b, a]:
+                    out[b, k] = a
+                    k += 1
     return out

@@ -308,13 +308,13 @@ O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAS
 
 @njit(cache=True)
 def _planes_into(obs, start, counts) -> None:
-    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (the shared encoder's planes)."""
-    block = encoding.at_least_planes(counts[:13].astype(np.int8), 4)
-    for k in range(4):
-        for r in range(13):
-            obs[start + 13 * k + r] = block[k, r]
-    obs[start + 52] = 1 if counts[13] > 0 else 0
-    obs[start + 53] = 1 if counts[14] > 0 else 0
+    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (zeroed): the shared encoder's at-least
+    planes of 3..2, then the two jokers."""
+    encoding.write_planes(counts, 13, 4, obs, start)
+    if counts[13] > 0:
+        obs[start + 52] = 1
+    if counts[14] > 0:
+        obs[start + 53] = 1
 
 
 @njit(cache=True)
@@ -328,8 +328,10 @@ def observe(state, b, params, p, obs) -> None:
     own = encoding.rank_counts(s.hands[p], rank_of, 15)
     _planes_into(obs, off[O_HAND], own)
     seen = own.astype(np.int64)
+    played = np.empty((PLAYERS, 15), dtype=np.int8)
     for q in range(PLAYERS):
-        seen += encoding.rank_counts(s.played[q], rank_of, 15)
+        played[q] = encoding.rank_counts(s.played[q], rank_of, 15)
+        seen += played[q]
     if kitty_shown:
         if s.landlord != p:
             seen += encoding.rank_counts(s.kitty_in_hand, rank_of, 15)
@@ -369,7 +371,7 @@ def observe(state, b, params, p, obs) -> None:
             break
     for k in range(3):
         q = (p + k) % 3
-        _planes_into(obs, off[O_PLAYED] + 54 * k, encoding.rank_counts(s.played[q], rank_of, 15))
+        _planes_into(obs, off[O_PLAYED] + 54 * k, played[q])
         left = 0
         for c in range(NUM_CARDS):
             left += s.hands[q, c]

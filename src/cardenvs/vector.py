@@ -1,0 +1,405 @@
+"""Vector envs: B games stepped together in numba, over the same rules as the AEC envs.
+
+Two views of one batch (:mod:`cardenvs.core.kernels` runs the games; no Python runs per game):
+
+* ``make(env_id, num_envs, **options)`` -> :class:`VectorEnv`, turn-based and multi-agent, as Pgx does:
+  ``reset(seed)`` returns the observation of the player to move in every game (``observation`` [B, D],
+  ``action_mask`` bool [B, A]) and ``info["to_move"]`` [B]; ``step(actions)`` takes one action per game and
+  returns observations, the rewards of every seat [B, n], terminated and truncated [B] and info.
+* ``make(env_id, num_envs, learner="rotate" | seat, opponents=[...], **options)`` ->
+  :class:`LearnerVectorEnv`, a ``gymnasium.vector.VectorEnv`` for one learner per game: the opponents act
+  inside ``step`` -- ``"random"`` and the game's numba heuristics (``"heuristic"``, ``"twos.heuristic"``,
+  ...) with no Python per game, any callable (a frozen network) once per round with the batch of
+  observations where it is to move. The learner receives every reward of its seat, the terminal one included
+  when an opponent's move ends the game. ``action_masks()`` is there for sb3-contrib, and
+  :func:`cardenvs.sb3.SB3VecEnv` wraps it as an SB3 ``VecEnv``.
+
+Autoreset: Gymnasium's **same-step** mode (``AutoresetMode.SAME_STEP``). A game that ends in ``step``
+reports its rewards and end flags, and the observation returned for it is already the first one of its
+next deal; the final scores are in ``info["final_scores"]`` (and, in the learner view, the learner's final
+observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is True.
+
+Seeds: game ``i``'s first deal after ``reset(seed=s)`` is the AEC env's deal after ``reset(seed=s + i)``,
+so any vector game can be replayed in the AEC env; game ``i``'s later deals follow a splitmix64 chain of
+its deal seed (``info["deal_seed"]`` at every step). ``threads=k`` steps the batch on k cores (numba
+``prange``), with results identical to one thread: every game only touches its own record.
+
+Bad input (a wrong shape or dtype of ``actions``, ``num_envs < 1``, an illegal action in game i) raises a
+``ValueError`` naming the game index, the action and the legal ones; no game is touched and the batch stays
+usable.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numba
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv as GymVectorEnv
+
+from .core import kernels
+from .core.env import CardEnv, deal_seed_of
+from .registry import raw_env_class, resolve_id
+
+__all__ = ["make", "VectorEnv", "LearnerVectorEnv"]
+LEGAL_WIDTH = 256  # legal ids kept per game besides the mask (more: read from the mask)
+
+
+def _check_count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name}={value!r}: expected an integer >= {low}")
+    return int(value)
+
+
+class _Threads:
+    """Run numba's parallel loops on ``n`` threads for one call (numba's setting is per calling thread)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __enter__(self):
+        self.saved = numba.get_num_threads()
+        numba.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        numba.set_num_threads(self.saved)
+
+
+class _Batch:
+    """The arrays of B games of one configuration and the buffers every view shares."""
+
+    def __init__(self, env_id: str, num_envs: int, threads: int, options: dict):
+        self.env_id = resolve_id(env_id)
+        self.num_envs = _check_count("num_envs", num_envs, 1)
+        threads = _check_count("threads", threads, 1)
+        if threads > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"threads={threads}: numba has {numba.config.NUMBA_NUM_THREADS} threads on this machine")
+        self.threads = _Threads(threads)
+        self.chunks = 1 if threads == 1 else 4 * threads  # work items of the parallel loops
+        proto: CardEnv = raw_env_class(self.env_id)(**options)
+        if proto.CORE is None:
+            raise ValueError(f"{self.env_id} has no numba core yet; vector envs need one")
+        self.proto = proto
+        self.core = proto.CORE
+        self.params = proto.params.copy()
+        self.layout = proto.layout
+        self.num_players = proto.num_players
+        self.num_actions = proto.num_actions
+        self.points = proto.config["reward"] == "points"
+        B, n = self.num_envs, self.num_players
+        self.state = np.zeros(B, dtype=self.core.STATE)
+        self.all = np.arange(B, dtype=np.int64)
+        self.deal_seeds = np.zeros(B, dtype=np.uint64)
+        self.episodes = np.zeros(B, dtype=np.int64)
+        self.last_scores = np.zeros((B, n))
+        self.final_scores = np.zeros((B, n))
+        self.obs = np.zeros((B, self.layout.size), dtype=self.layout.dtype)
+        self.mask = np.zeros((B, self.num_actions), dtype=np.bool_)
+        self.seats = np.full(B, -1, dtype=np.int64)
+        self.num_legal = np.zeros(B, dtype=np.int64)
+        self.legal = np.zeros((B, min(self.num_actions, LEGAL_WIDTH)), dtype=np.int32)  # the first legal ids
+        self.rngs = np.zeros((B, 1), dtype=np.uint64)
+        self.has_reset = False
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        return self.state.dtype.itemsize
+
+    def seed_games(self, seed: int | None) -> None:
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**62))
+        seed = _check_count("seed", seed, 0)
+        self.deal_seeds[:] = [deal_seed_of(seed + i) for i in range(self.num_envs)]
+        # the opponents' random streams: a stream of each game's deal seed that dealing never uses
+        mixed = np.random.SeedSequence([seed, 0x0DD5]).generate_state(self.num_envs, np.uint64)
+        self.rngs[:, 0] = mixed | np.uint64(1)
+        self.episodes[:] = 0
+        with self.threads:
+            kernels.reset_games(self.state, self.params, self.all, self.deal_seeds, self.episodes, False,
+                                self.last_scores)
+        self.has_reset = True
+
+    def check_actions(self, actions: Any, which: np.ndarray, who: str = "") -> np.ndarray:
+        if not self.has_reset:
+            raise RuntimeError(f"{self.env_id}: call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"{self.env_id}: actions must be an integer array of shape ({self.num_envs},), "
+                             f"one per game{who}; got dtype {actions.dtype} and shape {actions.shape}")
+        actions = actions.astype(np.int64, copy=False)
+        bad = kernels.first_illegal(self.mask, actions, which)
+        if bad >= 0:
+            b = int(which[bad])
+            legal = np.flatnonzero(self.mask[b])
+            names = ", ".join(f"{a} ({self.proto.action_name(int(a))})" for a in legal[:20])
+            more = " ..." if len(legal) > 20 else ""
+            raise ValueError(f"{self.env_id}: illegal action {int(actions[b])} in game {b}{who}; legal: "
+                             f"{names}{more}. No game was stepped.")
+        return actions
+
+    def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        return kernels.padded_ids(self.mask, self.legal, self.num_legal), self.num_legal.copy()
+
+    def observation(self) -> dict[str, np.ndarray]:
+        return {"observation": self.obs, "action_mask": self.mask}
+
+
+class VectorEnv:
+    """B games of one env id stepped together, turn-based (the player to move acts in every game).
+
+    ``reset(seed)`` -> ``(obs, info)``; ``step(actions)`` -> ``(obs, rewards, terminated, truncated, info)``
+    with ``obs = {"observation": [B, D], "action_mask": bool [B, A]}`` of the player to move,
+    ``rewards`` [B, n] of every seat (``reward`` option: score changes or the win scale at the end),
+    ``info["to_move"]`` [B], ``info["final_scores"]`` [B, n] (valid where ``info["_final_scores"]``),
+    ``info["deal_seed"]`` and ``info["episode"]`` [B]. The returned arrays are the env's buffers: copy them
+    to keep them past the next step. ``legal_ids()`` gives padded id lists and counts.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, env_id: str, num_envs: int, threads: int = 1, **options: Any):
+        self._b = _Batch(env_id, num_envs, threads, options)
+        b = self._b
+        self.env_id, self.num_envs = b.env_id, b.num_envs
+        self.num_players, self.num_actions, self.layout = b.num_players, b.num_actions, b.layout
+        self.possible_agents = list(b.proto.possible_agents)
+        self.single_observation_space = spaces.Dict({
+            "observation": b.layout.space(),
+            "action_mask": spaces.Box(0, 1, shape=(b.num_actions,), dtype=np.bool_),
+        })
+        self.single_action_space = spaces.Discrete(b.num_actions)
+        self.rewards = np.zeros((b.num_envs, b.num_players))
+        self.terminated = np.zeros(b.num_envs, dtype=np.bool_)
+        self.truncated = np.zeros(b.num_envs, dtype=np.bool_)
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        """Bytes of one game's state record (observations and masks not included)."""
+        return self._b.state_bytes_per_game
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if options:
+            raise ValueError(f"{self.env_id}: vector reset takes no options (got {sorted(options)}); stack decks "
+                             "in the AEC env to replay a deal")
+        b = self._b
+        b.seed_games(seed)
+        b.seats[:] = -1
+        with b.threads:
+            kernels.observe_games(b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal, b.chunks)
+        return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
+
+    def step(self, actions: Any):
+        b = self._b
+        actions = b.check_actions(actions, b.all)
+        with b.threads:
+            kernels.step_games(b.state, b.params, actions, b.points, b.last_scores, self.rewards, self.terminated,
+                               self.truncated, b.final_scores, b.deal_seeds, b.episodes, b.obs, b.mask, b.legal,
+                               b.seats, b.num_legal, b.chunks)
+        done = self.terminated | self.truncated
+        return b.observation(), self.rewards, self.terminated, self.truncated, self._info(done)
+
+    def _info(self, done: np.ndarray) -> dict:
+        b = self._b
+        return {"to_move": b.seats, "final_scores": b.final_scores, "_final_scores": done,
+                "deal_seed": b.deal_seeds, "episode": b.episodes}
+
+    def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal_ids [B, K], num_legal [B])``: the legal action ids of every game, padded with -1 to the
+        largest count K of this step."""
+        return self._b.legal_ids()
+
+    def close(self) -> None:
+        pass
+
+
+Opponent = Any  # "random", a policy name of the game, or a callable
+
+
+class LearnerVectorEnv(GymVectorEnv):
+    """One learner per game, the other seats played inside ``step`` (see the module docstring).
+
+    ``learner``: a seat index, or ``"rotate"`` (game ``b``'s learner sits in seat ``(b + episode) % n``, so
+    every seat is learnt). ``opponents``: one entry per other seat, in seat order after the learner (one
+    entry is used for every seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
+    ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
+    ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move.
+    Observations are the learner's ``[B, D]`` vectors; ``action_masks()`` gives its masks ``[B, A]``.
+    A game whose next deal ends before the learner's first turn is dealt again (its rewards are dropped).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, env_id: str, num_envs: int, learner: int | str = "rotate",
+                 opponents: Sequence[Opponent] = ("random",), threads: int = 1, **options: Any):
+        self._b = _Batch(env_id, num_envs, threads, options)
+        b = self._b
+        self.env_id, self.num_envs = b.env_id, b.num_envs
+        n = b.num_players
+        if learner == "rotate":
+            self.rotate = True
+            self.fixed_seat = 0
+        elif isinstance(learner, (int, np.integer)) and not isinstance(learner, bool) and 0 <= learner < n:
+            self.rotate = False
+            self.fixed_seat = int(learner)
+        else:
+            raise ValueError(f"learner={learner!r}: expected 'rotate' or a seat from 0 to {n - 1}")
+        if isinstance(opponents, (str, bytes)) or callable(opponents):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if len(opponents) == 1:
+            opponents = opponents * (n - 1)
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
+                             "(give one per seat, or one for all)")
+        self.callables: list[Callable] = []
+        self.opponent_kinds = np.array([self._kind(o) for o in opponents], dtype=np.int64)
+        self.learner_seat = np.zeros(b.num_envs, dtype=np.int64)
+        self.seat_kinds = np.zeros((b.num_envs, n), dtype=np.int64)
+        self.single_observation_space = b.layout.space()
+        self.single_action_space = spaces.Discrete(b.num_actions)
+        self.observation_space = spaces.Box(
+            low=0, high=np.broadcast_to(b.layout.high, (b.num_envs, b.layout.size)),
+            shape=(b.num_envs, b.layout.size), dtype=b.layout.dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(b.num_envs, b.num_actions))
+        self.rewards = np.zeros(b.num_envs)
+        self.ended = np.zeros(b.num_envs, dtype=np.int64)
+        self.final_obs = np.zeros_like(b.obs)
+        self._final_seats = np.zeros(b.num_envs, dtype=np.int64)
+        self._final_mask = np.zeros_like(b.mask)
+        self._final_legal = np.zeros(b.num_envs, dtype=np.int64)
+        self._final_ids = np.zeros_like(b.legal)
+
+    def _kind(self, opponent: Opponent) -> int:
+        if callable(opponent):
+            self.callables.append(opponent)
+            return -len(self.callables)
+        if not isinstance(opponent, str):
+            raise ValueError(f"opponent {opponent!r}: expected 'random', a policy name or a callable")
+        if opponent == "random":
+            return 1
+        names = tuple(self._b.core.POLICIES)
+        game = self.env_id.rsplit("_v", 1)[0]
+        name = opponent[len(game) + 1:] if opponent.startswith(game + ".") else opponent
+        if name not in names:
+            known = ", ".join(["random"] + [f"{game}.{p}" for p in names])
+            raise ValueError(f"opponent {opponent!r} is not a numba policy of {self.env_id}; known: {known}, "
+                             "or a callable")
+        return 2 + names.index(name)
+
+    def _seat(self, which: np.ndarray) -> None:
+        """Seats of the learner and its opponents in games ``which`` (for their current episode)."""
+        n = self._b.num_players
+        if self.rotate:
+            self.learner_seat[which] = (which + self._b.episodes[which]) % n
+        else:
+            self.learner_seat[which] = self.fixed_seat
+        for j in range(n - 1):
+            seat = (self.learner_seat[which] + 1 + j) % n
+            self.seat_kinds[which, seat] = self.opponent_kinds[j]
+        self.seat_kinds[which, self.learner_seat[which]] = 0
+
+    # ---------------------------------------------------------------- the loop
+    def _settle(self, which: np.ndarray, acc: np.ndarray) -> None:
+        """Play the opponents of games ``which`` until the learner is to move or the game ends."""
+        b = self._b
+        while len(which):
+            with b.threads:
+                kernels.advance_games(b.state, b.params, which, self.seat_kinds, b.points, b.last_scores,
+                                      self.learner_seat, acc, self.ended, b.final_scores, b.rngs, b.obs, b.mask,
+                                      b.legal, b.seats, b.num_legal, b.chunks)
+            on = which[self.ended[which] == 0]
+            external = on[self.seat_kinds[on, b.seats[on]] < 0]
+            if not len(external):
+                return
+            kinds = self.seat_kinds[external, b.seats[external]]
+            actions = np.zeros(b.num_envs, dtype=np.int64)
+            for kind in np.unique(kinds):
+                games = external[kinds == kind]
+                f = self.callables[-kind - 1]
+                chosen = np.asarray(f({"observation": b.obs[games], "action_mask": b.mask[games]}))
+                if chosen.shape != (len(games),):
+                    raise ValueError(f"opponent {f!r} returned shape {chosen.shape} for {len(games)} games")
+                actions[games] = chosen
+            b.check_actions(actions, external, who=" (from an opponent callable)")
+            with b.threads:
+                kernels.apply_games(b.state, b.params, external, actions, b.points, b.last_scores,
+                                    self.learner_seat, acc, self.ended, b.final_scores, b.chunks)
+            which = external
+
+    def _restart(self, which: np.ndarray) -> None:
+        """New deals for games ``which`` until the learner is to move in each."""
+        b = self._b
+        scratch = np.zeros(b.num_envs)
+        while len(which):
+            with b.threads:
+                kernels.reset_games(b.state, b.params, which, b.deal_seeds, b.episodes, True, b.last_scores)
+            self._seat(which)
+            self.ended[which] = 0
+            self._settle(which, scratch)
+            which = which[self.ended[which] != 0]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options:
+            raise ValueError(f"{self.env_id}: vector reset takes no options (got {sorted(options)})")
+        b = self._b
+        b.seed_games(seed)
+        self._seat(b.all)
+        self.ended[:] = 0
+        self._settle(b.all, np.zeros(b.num_envs))
+        again = b.all[self.ended != 0]
+        if len(again):
+            self._restart(again)
+        return b.obs, self._info(np.zeros(b.num_envs, dtype=np.bool_))
+
+    def step(self, actions: Any):
+        b = self._b
+        actions = b.check_actions(actions, b.all, who=" (the learner's)")
+        self.rewards[:] = 0.0
+        self.ended[:] = 0
+        with b.threads:
+            kernels.apply_games(b.state, b.params, b.all, actions, b.points, b.last_scores, self.learner_seat,
+                                self.rewards, self.ended, b.final_scores, b.chunks)
+        self._settle(b.all[self.ended == 0], self.rewards)
+        ended = b.all[self.ended != 0]
+        terminated = self.ended == kernels.OVER
+        truncated = self.ended == kernels.TRUNCATED
+        if len(ended):
+            self._final_seats[ended] = self.learner_seat[ended]
+            with b.threads:
+                kernels.observe_games(b.state, b.params, ended, self._final_seats, self.final_obs,
+                                      self._final_mask, self._final_ids, self._final_legal, b.chunks)
+            self._restart(ended)
+        return b.obs, self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
+
+    def _info(self, done: np.ndarray) -> dict:
+        b = self._b
+        return {"learner_seat": self.learner_seat.copy(), "final_obs": self.final_obs, "_final_obs": done,
+                "final_scores": b.final_scores, "_final_scores": done, "deal_seed": b.deal_seeds,
+                "episode": b.episodes}
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game, bool ``[B, A]`` (sb3-contrib's hook)."""
+        return self._b.mask
+
+    def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._b.legal_ids()
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        return self._b.state_bytes_per_game
+
+    def close(self, **kwargs: Any) -> None:
+        pass
+
+
+def make(env_id: str, num_envs: int, learner: int | str | None = None, opponents: Sequence[Opponent] | None = None,
+         threads: int = 1, **options: Any):
+    """A vector env of ``num_envs`` games of ``env_id`` with the AEC env's ``options``: turn-based and
+    multi-agent (:class:`VectorEnv`), or with ``learner`` a single-agent view (:class:`LearnerVectorEnv`)."""
+    if learner is None:
+        if opponents is not None:
+            raise ValueError("opponents are played only in the learner view: pass learner='rotate' or a seat")
+        return VectorEnv(env_id, num_envs, threads=threads, **options)
+    return LearnerVectorEnv(env_id, num_envs, learner=learner, opponents=opponents or ("random",), threads=threads,
+                            **options)

@@ -1,0 +1,176 @@
+"""Vector envs: twins of the AEC envs (same seeds and actions -> same observations, masks, rewards, ends),
+random-play invariants with threads, the learner view, bad inputs."""
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs import vector
+from cardenvs.core import kernels
+from cardenvs.registry import env_module
+
+from conftest import all_variants
+
+
+def core_variants():
+    return [p for p in all_variants() if env_module(p.values[0]).raw_env.CORE is not None]
+
+
+CORE_VARIANTS = core_variants()
+
+
+def aec_rewards(env):
+    return np.array([env.rewards[a] for a in env.possible_agents])
+
+
+@pytest.mark.parametrize("env_id,options", CORE_VARIANTS)
+def test_vector_equals_aec_over_whole_games(env_id, options):
+    """Every game of the batch, over several deals each (autoreset included), equals an AEC env replaying it:
+    the first deal from seed s + i, later ones from info["deal_seed"]."""
+    B, seed = 6, 11
+    v = vector.make(env_id, B, **options)
+    obs, info = v.reset(seed=seed)
+    envs = [env_module(env_id).raw_env(**options) for _ in range(B)]
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    rng = np.random.default_rng(0)
+    episodes_done = np.zeros(B, dtype=int)
+    for step in range(3000):
+        for i, e in enumerate(envs):
+            agent = e.agent_selection
+            o = e.observe(agent)
+            assert info["to_move"][i] == e.agent_name_mapping[agent], (step, i)
+            np.testing.assert_array_equal(o["observation"], obs["observation"][i], err_msg=f"step {step} game {i}")
+            np.testing.assert_array_equal(o["action_mask"].astype(bool), obs["action_mask"][i])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        obs, rewards, term, trunc, info = v.step(actions)
+        for i, e in enumerate(envs):
+            e.step(int(actions[i]))
+            np.testing.assert_allclose(aec_rewards(e), rewards[i], err_msg=f"step {step} game {i}")
+            assert bool(term[i]) == any(e.terminations.values()) and bool(trunc[i]) == any(e.truncations.values())
+            if term[i] or trunc[i]:
+                np.testing.assert_allclose([e.infos[a]["score"] for a in e.possible_agents],
+                                           info["final_scores"][i])
+                assert info["_final_scores"][i]
+                episodes_done[i] += 1
+                e.reset(options={"deal_seed": int(info["deal_seed"][i])})
+        if episodes_done.min() >= 2:
+            break
+    assert episodes_done.min() >= 2, "games did not end"
+
+
+@pytest.mark.parametrize("env_id,options", CORE_VARIANTS)
+def test_threads_give_the_same_results_and_invariants_hold(env_id, options):
+    """Random play of 64 games with 2 threads equals 1 thread; masks non-empty; cards conserved; zero-sum."""
+    runs = []
+    for threads in (1, 2):
+        v = vector.make(env_id, 64, threads=threads, **options)
+        obs, info = v.reset(seed=3)
+        proto = env_module(env_id).raw_env(**options)
+        deck = np.sort(proto.deck)
+        rng = np.random.default_rng(1)
+        trace = []
+        ended = 0
+        for step in range(400):
+            assert obs["action_mask"].any(axis=1).all(), "empty mask while a game is on"
+            if threads == 2 and step % 50 == 0:
+                for b in range(64):
+                    locations = proto.CORE.card_locations(v._b.state[b])
+                    np.testing.assert_array_equal(np.sort(locations), deck)
+            ids, counts = v.legal_ids()
+            assert (counts == obs["action_mask"].sum(axis=1)).all()
+            actions = ids[np.arange(64), (rng.random(64) * counts).astype(int)]
+            obs, rewards, term, trunc, info = v.step(actions)
+            done = term | trunc
+            ended += done.sum()
+            if proto.config["reward"] == "win" and env_id != "doudizhu_v0":
+                assert np.allclose(rewards[term].sum(axis=1), 0)
+            trace.append((obs["observation"].copy(), rewards.copy(), term.copy()))
+        runs.append(trace)
+        assert ended > 0
+    for (o1, r1, t1), (o2, r2, t2) in zip(*runs):
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(t1, t2)
+
+
+def test_bad_inputs_name_the_problem_and_leave_the_batch_usable():
+    with pytest.raises(ValueError, match="num_envs"):
+        vector.make("doudizhu", 0)
+    v = vector.make("doudizhu", 4)
+    with pytest.raises(RuntimeError, match="reset"):
+        v.step(np.zeros(4, dtype=np.int64))
+    obs, _ = v.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        v.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integer"):
+        v.step(np.zeros(4, dtype=np.float32))
+    legal = [int(np.flatnonzero(m)[0]) for m in obs["action_mask"]]
+    bad = list(legal)
+    bad[2] = 0  # a single 3 is never legal while bidding
+    before = v._b.state.copy()
+    with pytest.raises(ValueError, match=r"illegal action 0 in game 2.*legal: 28237"):
+        v.step(np.array(bad))
+    assert (v._b.state == before).all(), "a game was stepped"
+    v.step(np.array(legal))  # still usable
+    with pytest.raises(ValueError, match="learner"):
+        vector.make("doudizhu", 2, learner=5)
+    with pytest.raises(ValueError, match="not a numba policy"):
+        vector.make("doudizhu", 2, learner=0, opponents=["twos.heuristic"])
+
+
+def test_learner_view_receives_its_terminal_reward_from_an_opponent_move():
+    """Learner at seat 0 against two numba rule agents (points reward): rewards over episodes equal the
+    final scores of seat 0, losses included (the last move is often an opponent's)."""
+    B = 16
+    v = vector.make("doudizhu", B, learner=0, opponents=["doudizhu.rule"], bidding=False)
+    obs, info = v.reset(seed=7)
+    assert obs.shape == (B, v.single_observation_space.shape[0])
+    total = np.zeros(B)
+    finals = np.zeros(B)
+    rng = np.random.default_rng(0)
+    ended = 0
+    losses = 0
+    for _ in range(2000):
+        masks = v.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, term, trunc, info = v.step(actions)
+        total += rewards
+        for b in np.flatnonzero(term):
+            finals[b] += info["final_scores"][b, info["learner_seat"][b]]
+            losses += info["final_scores"][b, 0] < 0
+            ended += 1
+        if ended > 40:
+            break
+    np.testing.assert_allclose(total, finals)
+    assert losses > 0
+
+
+def test_learner_view_with_a_callable_opponent_and_rotation():
+    calls = []
+
+    def first_legal(batch):
+        calls.append(len(batch["action_mask"]))
+        return np.array([int(np.flatnonzero(m)[0]) for m in batch["action_mask"]])
+
+    v = vector.make("doudizhu", 8, learner="rotate", opponents=[first_legal, "random"])
+    obs, info = v.reset(seed=1)
+    seats = set(info["learner_seat"].tolist())
+    assert seats == {0, 1, 2}
+    for _ in range(200):
+        masks = v.action_masks()
+        actions = np.array([int(np.flatnonzero(m)[-1]) for m in masks])
+        obs, rewards, term, trunc, info = v.step(actions)
+        # the observation returned is the learner's own: its seat is to move
+        assert (v._b.seats == info["learner_seat"]).all()
+    assert calls and max(calls) <= 8
+
+
+def test_numba_dealing_matches_aec_first_deal():
+    v = vector.make("doudizhu", 3)
+    obs, _ = v.reset(seed=40)
+    for i in range(3):
+        e = cardenvs.make("doudizhu")
+        e.reset(seed=40 + i)
+        np.testing.assert_array_equal(e.states[0]["hands"], v._b.state[i]["hands"])
+    assert v.state_bytes_per_game < 2000
+    assert kernels.RUNNING == 0
