@@ -81,6 +81,13 @@ def test_console_script_entry_point():
     assert out.returncode == 0 and "cardenvs" in out.stdout
 
 
+def test_list_piped_into_head_exits_quietly():
+    out = subprocess.run(f"'{sys.executable}' -m cardenvs.cli list | head -2", shell=True, capture_output=True,
+                         text=True)
+    assert out.stdout.startswith("cardenvs ") and len(out.stdout.splitlines()) == 2
+    assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr
+
+
 def test_analyze_baselines_small(capsys):
     assert main(["analyze", "baselines", "--scale", "0.005"]) == 0
     out = capsys.readouterr().out

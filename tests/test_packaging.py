@@ -24,6 +24,8 @@ def test_wheel_ships_agents_and_runs_arena(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True)
     env = {**os.environ, "PYTHONPATH": str(target)}
+    env.pop("NUMBA_CACHE_DIR", None)  # as a new user has it
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     code = ("import cardenvs, agents, sys; assert cardenvs.__file__.startswith(sys.argv[1]), cardenvs.__file__; "
             "assert agents.__file__.startswith(sys.argv[1]); from cardenvs.cli import main; "
             "raise SystemExit(main(['arena', 'war', '--agents', 'random,random', '--games', '3', '--no-progress']))")
@@ -31,3 +33,7 @@ def test_wheel_ships_agents_and_runs_arena(tmp_path):
                          text=True)
     assert out.returncode == 0, out.stderr
     assert "random#1" in out.stdout
+    # numba's cache went to the user's cache folder, not into the installed package (where pip's uninstall
+    # would leave folders that shadow a later editable install)
+    assert not [p for p in (target / "cardenvs").rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert list((tmp_path / "cache" / "cardenvs" / "numba").rglob("*.nbi"))
