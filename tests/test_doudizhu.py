@@ -299,3 +299,32 @@ def test_rule_agent_beats_random_as_landlord_and_farmer():
     as_landlord = [rec.outcome[0] for rec in r.records if rec.seats[0] == "doudizhu.rule"]
     as_farmer = [rec.outcome[rec.seats.index("doudizhu.rule")] for rec in r.records if rec.seats[0] != "doudizhu.rule"]
     assert np.mean(np.array(as_landlord) > 0) > 0.6 and np.mean(np.array(as_farmer) > 0) > 0.6
+
+
+# ------------------------------------------------------------------ the numba twin of the rule agent
+@pytest.mark.parametrize("options", [{}, {"bidding": False}])
+def test_numba_rule_policy_equals_the_python_agent(options):
+    """At every decision of 150 seeded hands (bidding on and off; moves from a mix of the rule agent and
+    random), the numba policy and ``agents.doudizhu.RuleAgent`` choose the same action."""
+    from agents.doudizhu import RuleAgent
+    from cardenvs.games.doudizhu import policies
+
+    env = raw_env(**options)
+    agent = RuleAgent(env)
+    rng = np.random.default_rng(5)
+    stream = np.ones(1, dtype=np.uint64)
+    positions = 0
+    for game in range(150):
+        env.reset(seed=game)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            expected = agent.act(obs, rng)
+            got = policies.policy(env.states, 0, env.params, 0, stream)
+            assert got == expected, (game, positions, env.render() if env.render_mode else env.state)
+            positions += 1
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(expected if rng.random() < 0.7 else rng.choice(legal)))
+    assert positions > 3000

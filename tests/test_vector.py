@@ -174,3 +174,29 @@ def test_numba_dealing_matches_aec_first_deal():
         np.testing.assert_array_equal(e.states[0]["hands"], v._b.state[i]["hands"])
     assert v.state_bytes_per_game < 2000
     assert kernels.RUNNING == 0
+
+
+def test_sb3_adapter_trains_maskable_ppo_in_a_subprocess(tmp_path):
+    """MaskablePPO learns for a few hundred steps on the SB3 adapter of the learner view (subprocess)."""
+    pytest.importorskip("sb3_contrib")
+    import subprocess
+    import sys
+    code = """
+import numpy as np
+from sb3_contrib import MaskablePPO
+from cardenvs import vector
+from cardenvs.sb3 import SB3VecEnv
+venv = SB3VecEnv(vector.make("doudizhu", 4, learner="rotate", opponents=["doudizhu.rule"], bidding=False))
+venv.seed(3)
+model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0,
+                    policy_kwargs={"net_arch": [32]})
+model.learn(total_timesteps=300)
+assert model.num_timesteps >= 256, model.num_timesteps
+obs = venv.reset()
+action, _ = model.predict(obs, action_masks=venv.action_masks())
+assert venv.action_masks()[np.arange(4), action].all()
+print("trained", model.num_timesteps)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "trained" in out.stdout
