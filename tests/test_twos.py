@@ -172,7 +172,7 @@ def test_lowest_card_leads_and_two_player_20_card_deal():
     env = raw_env(players=2, hand_size=20, bomb_order="rarity")
     deck = format_cards(make_deck()[::-1]).split()  # player_0: the 20 highest ids (aces, kings...)
     env.reset(options={"deck": deck})
-    assert env.state.hands.sum(axis=1).tolist() == [20, 20] and len(env.state.out_of_play) == 12
+    assert env.state.hands[:2].sum(axis=1).tolist() == [20, 20] and env.state.out_of_play.sum() == 12
     # the lowest card dealt is player_1's (3S is not out of play: player_1 gets ids 31..12)
     lowest_holder = min(range(2), key=lambda p: np.flatnonzero(env.state.hands[p])[0])
     assert env.agent_selection == f"player_{lowest_holder}"
@@ -194,13 +194,13 @@ def test_pass_locks_out_both_ways():
             assert env.agent_selection == "player_2"
             play(env, "pass")
             # everyone else passed since player_0's 9S: player_0 won the trick and leads
-            assert env.agent_selection == "player_0" and env.state.to_beat is None
+            assert env.agent_selection == "player_0" and env.state.to_beat_shape == -1
         else:
             assert env.agent_selection == "player_1"  # may play again after passing
             assert env.observe("player_1")["action_mask"][moves.PASS] == 1
             play(env, "pass")
             play(env, "pass")  # player_2
-            assert env.agent_selection == "player_0" and env.state.to_beat is None
+            assert env.agent_selection == "player_0" and env.state.to_beat_shape == -1
 
 
 def test_first_player_out_wins():
@@ -226,7 +226,7 @@ def test_bomb_on_the_table_only_falls_to_a_stronger_bomb():
     assert np.flatnonzero(mask).tolist() == [moves.PASS]  # no 2x3 above 6C, no quads: only pass
     play(env, "pass")
     play(env, "9S 9C 9D 9H")  # classic: four of a kind beats a double run of three
-    assert env.state.to_beat[0] == moves.SHAPE_INDEX[(4, 1)]
+    assert env.state.to_beat_shape == moves.SHAPE_INDEX[(4, 1)]
 
 
 def test_observation_segments():
@@ -268,3 +268,77 @@ def test_heuristic_beats_random():
     from cardenvs.arena import run_tournament
     r = run_tournament("twos", ["twos.heuristic", "random", "random"], 60, seed=2, duplicate=False)
     assert r.stats()["twos.heuristic"]["win_rate"] > 0.5  # a third would be chance
+
+
+# ------------------------------------------------------------------ the numba core
+def test_core_functions_on_a_batch():
+    """Several games in one state array: deals as the AEC env deals them, legal ids ascending with pass last,
+    scores and outcome zero while running, the heuristic policy, -1 from policy once over."""
+    from cardenvs.core.env import deal_seed_of
+    from cardenvs.games.twos import policies
+    env = raw_env(players=4, hand_size=13)
+    states = np.zeros(5, dtype=rules.STATE)
+    for b in range(5):
+        rules.init(states, b, env.params, np.uint64(deal_seed_of(b)))
+    ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
+    out = np.ones(4)
+    for b in range(5):
+        env.reset(seed=b)
+        assert np.array_equal(states[b]["hands"], env.state.hands)
+        assert rules.to_move(states, b, env.params) == env.state.to_move
+        n = rules.legal_ids(states, b, env.params, ids)
+        assert np.array_equal(ids[:n], np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
+        rules.outcome(states, b, env.params, out)
+        assert not out.any()
+    rng = np.ones(1, dtype=np.uint64)
+    b = 2
+    while rules.status(states, b, env.params) == 0:
+        n = rules.legal_ids(states, b, env.params, ids)
+        assert n > 0 and np.all(np.diff(ids[:n]) > 0)
+        assert (ids[n - 1] == moves.PASS) == (states[b]["to_beat_shape"] >= 0)
+        action = policies.policy(states, b, env.params, 0, rng)
+        assert action in ids[:n]
+        rules.apply(states, b, env.params, action)
+    assert rules.legal_ids(states, b, env.params, ids) == 0 and policies.policy(states, b, env.params, 0, rng) == -1
+    winner = states[b]["winner"]
+    rules.scores(states, b, env.params, out)
+    assert out.tolist() == [1.0 if p == winner else 0.0 for p in range(4)]
+    rules.outcome(states, b, env.params, out)
+    assert out.tolist() == [1.0 if p == winner else -1 / 3 for p in range(4)]
+    assert np.array_equal(np.sort(rules.card_locations(states[b])), np.arange(52))
+
+
+def test_render_shows_the_trick():
+    env = raw_env(hand_size=3, render_mode="ansi")
+    env.reset(options={"deck": stacked(["3S 9S KS", "4S 5S 6S", "8S TS QS"], 3, 3)})
+    play(env, "3S")
+    play(env, "pass")
+    text = env.render()
+    assert "trick: player_0: 1x1 to 3S; player_1: pass" in text and "to beat: 1x1 to 3S by player_0" in text
+    assert "player_1: 4S 5S 6S passed" in text and "to play: player_2" in text
+
+
+@pytest.mark.parametrize("variant", sorted(raw_env().VARIANTS))
+def test_numba_heuristic_is_the_python_agent(variant):
+    """policies.heuristic picks exactly what agents.twos.HeuristicAgent picks, at every decision of seeded
+    games (heuristic or random moves, so positions are varied), in every variant."""
+    from agents.twos import HeuristicAgent
+    from cardenvs.games.twos import policies
+    env = raw_env(**raw_env.VARIANTS[variant])
+    agent = HeuristicAgent(env)
+    rng = np.random.default_rng(11)
+    stream = np.ones(1, dtype=np.uint64)
+    positions = 0
+    for game in range(300):
+        env.reset(seed=game)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            expected = agent.act(obs, rng)
+            assert policies.heuristic(env.states, 0, env.params, stream) == expected, (variant, game, env._render())
+            positions += 1
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(expected if game % 2 else int(legal[rng.integers(len(legal))]))
+    assert positions > 4000  # small_hands: 4,491; the others 8,000 to 16,000

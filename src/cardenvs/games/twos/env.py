@@ -82,6 +82,8 @@ class TwosEnv(CardEnv):
         "small_hands": {"players": 3, "hand_size": 5, "bomb_order": "rarity"},
     }
 
+    CORE = rules
+
     def _configure(self) -> None:
         c = self.config
         self.num_players = c["players"]
@@ -91,47 +93,9 @@ class TwosEnv(CardEnv):
         self.deck = make_deck()
         self.layout = make_layout(self.num_players)
         self.num_actions = moves.NUM_ACTIONS
-        self.bomb_strength = rules.bomb_strength(c["bomb_order"], c["hand_size"])
-        self._bomb_places = np.array([self.bomb_strength[moves.SHAPE_INDEX[s]] for s in moves.BOMB_SHAPES])
-
-    def _new_game(self) -> None:
-        self.state = rules.deal(self._deal(), self.num_players, self.config["hand_size"], self.config["pass_locks_out"])
-
-    def _to_move(self) -> int:
-        return self.state.to_move
-
-    def _legal_mask(self) -> np.ndarray:
-        if self.state.winner >= 0:
-            return np.zeros(self.num_actions, dtype=np.int8)
-        return rules.legal_mask(self.state, self.bomb_strength)
-
-    def _apply(self, action: int) -> None:
-        rules.apply(self.state, action)
-
-    def _is_over(self) -> bool:
-        return self.state.winner >= 0
-
-    def _scores(self) -> np.ndarray:
-        scores = np.zeros(self.num_players)
-        if self.state.winner >= 0:
-            scores[self.state.winner] = 1.0
-        return scores
-
-    def _observe(self, p: int) -> np.ndarray:
-        s, n = self.state, self.num_players
-        order = [(p + k) % n for k in range(n)]
-        obs = self.layout.zeros()
-        view = self.layout.view
-        view(obs, "hand")[:] = s.hands[p]
-        view(obs, "played")[:] = s.played[order].reshape(-1)
-        if s.to_beat is not None:
-            view(obs, "to_beat_shape")[s.to_beat[0]] = 1
-            view(obs, "to_beat_top")[s.to_beat[1]] = 1
-            view(obs, "to_beat_by")[(s.last_player - p) % n] = 1
-        view(obs, "passed")[:] = s.passed[order]
-        view(obs, "cards_left")[:] = s.hands[order].sum(axis=1)
-        view(obs, "bomb_order")[:] = self._bomb_places
-        return obs
+        offsets = np.array([self.layout.slices[seg.name].start for seg in self.layout.segments], dtype=np.int32)
+        self.params = rules.make_params(self.num_players, c["hand_size"], c["pass_locks_out"], c["bomb_order"], offsets)
+        self.bomb_strength = self.params["bomb_strength"][0].copy()
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:
@@ -170,20 +134,19 @@ class TwosEnv(CardEnv):
             hand = cards if shown else f"{int(s.hands[p].sum())} cards"
             mark = " passed" if s.passed[p] else ""
             lines.append(f"  player_{p}: {hand or '-'}{mark}")
-        if s.trick:
+        trick = rules.trick(s)
+        if trick:
             plays = []
-            for who, action in s.trick:
+            for who, action in trick:
                 plays.append(f"player_{who}: " + ("pass" if action == moves.PASS else moves.describe(action)))
             lines.append("  trick: " + "; ".join(plays))
-        if s.to_beat is not None:
-            lines.append(f"  to beat: {moves.shape_name(moves.SHAPES[s.to_beat[0]])} to {moves.value_code(s.to_beat[1])} "
-                         f"by player_{s.last_player}")
+        leading = s.to_beat_shape < 0
+        if not leading:
+            shape = moves.shape_name(moves.SHAPES[s.to_beat_shape])
+            lines.append(f"  to beat: {shape} to {moves.value_code(s.to_beat_top)} by player_{s.last_player}")
         lines.append(f"  player_{s.winner} wins" if s.winner >= 0 else f"  to play: player_{s.to_move}"
-                     + (" (leads)" if s.to_beat is None else ""))
+                     + (" (leads)" if leading else ""))
         return "\n".join(lines)
-
-    def _card_locations(self) -> np.ndarray:
-        return moves.VALUE_TO_ID[rules.card_values(self.state)]
 
 
 env, raw_env = make_env_functions(TwosEnv)

@@ -108,22 +108,29 @@ def action_cards(hand: np.ndarray, shape_n: int, shape_l: int, top: int, out: np
 
 
 @njit(cache=True)
-def legal_mask(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: np.ndarray,
-               actions: np.ndarray, shape_n: np.ndarray, shape_l: np.ndarray, value_rank: np.ndarray) -> np.ndarray:
-    """Legal actions of ``hand`` (0/1 per value) against (``beat_shape``, ``beat_top``), -1 when leading.
+def collect_moves(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: np.ndarray, actions: np.ndarray,
+                  shape_n: np.ndarray, shape_l: np.ndarray, value_rank: np.ndarray, ids: np.ndarray) -> int:
+    """The move generator: ids of the legal actions of ``hand`` (0/1 per value) against (``beat_shape``,
+    ``beat_top``), -1 when leading, written ascending to ``ids`` with pass last when following (``ids`` is
+    written in place, nothing else); returns how many.
 
     ``bomb_strength[shape]`` is the shape's place in the bomb order (-1 for non-bombs)."""
     n_actions = actions.shape[0]
-    mask = np.zeros(n_actions + 1, dtype=np.int8)
     counts = encoding.rank_counts(hand, value_rank, 13)  # the shared encoder: cards per rank
-    longest = encoding.longest_runs(counts, 4, 13)
+    # run_end[n - 1, r]: how many consecutive ranks ending at r hold at least n cards each
+    run_end = np.zeros((4, 13), dtype=np.int64)
+    for n in range(1, 5):
+        for r in range(13):
+            if counts[r] >= n:
+                run_end[n - 1, r] = run_end[n - 1, r - 1] + 1 if r > 0 else 1
     buf = np.empty(52, dtype=np.int64)
+    k = 0
     for a in range(n_actions):
         si = actions[a, 0]
         top = actions[a, 1]
         n = shape_n[si]
         length = shape_l[si]
-        if longest[n - 1] < length or counts[top // 4] < n:
+        if hand[top] == 0 or run_end[n - 1, top // 4] < length:
             continue
         if beat_shape >= 0:
             if bomb_strength[si] >= 0:
@@ -136,9 +143,24 @@ def legal_mask(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: 
                 if si != beat_shape or top <= beat_top:
                     continue
         if action_cards(hand, n, length, top, buf) > 0:
-            mask[a] = 1
+            ids[k] = a
+            k += 1
     if beat_shape >= 0:
-        mask[n_actions] = 1
+        ids[k] = n_actions  # pass
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def legal_mask(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: np.ndarray,
+               actions: np.ndarray, shape_n: np.ndarray, shape_l: np.ndarray, value_rank: np.ndarray) -> np.ndarray:
+    """:func:`collect_moves` as a new ``int8`` mask over every action id (pass included)."""
+    n_actions = actions.shape[0]
+    mask = np.zeros(n_actions + 1, dtype=np.int8)
+    ids = np.empty(n_actions + 1, dtype=np.int64)
+    k = collect_moves(hand, beat_shape, beat_top, bomb_strength, actions, shape_n, shape_l, value_rank, ids)
+    for i in range(k):
+        mask[ids[i]] = 1
     return mask
 
 

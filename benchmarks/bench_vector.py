@@ -1,0 +1,125 @@
+"""Vector envs: random play with observation and mask at B = 1, 64, 1024 on one thread and two, as a ratio
+to the game's own AEC env measured in the same run; Dou Dizhu also against RLCard's env and OpenSpiel's C++
+whole games (``pyspiel.evaluate_bots`` with uniform random bots) when the ``bench`` extra is installed; the
+rules alone without observations; state bytes per game and the memory of 4,096 Dou Dizhu games."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cardenvs import vector
+from cardenvs.core import kernels
+from cardenvs.registry import env_module, make
+
+from .bench_doudizhu import _rlcard_steps
+from .common import aec_random_steps_per_second, row
+
+SIZES = (1, 64, 1024)
+
+
+def vector_random_steps_per_second(env_id: str, num_envs: int, threads: int, seconds: float) -> float:
+    """Random legal actions (sampled in numpy from ``legal_ids``) stepped through the turn-based vector env,
+    which writes every game's observation and mask each step."""
+    v = vector.make(env_id, num_envs, threads=threads)
+    v.reset(seed=0)
+    rng = np.random.default_rng(0)
+    rows = np.arange(num_envs)
+
+    def one_step():
+        ids, counts = v.legal_ids()
+        v.step(ids[rows, (rng.random(num_envs) * counts).astype(np.int64)])
+
+    for _ in range(5):  # warm-up: compilation is cached, loading is not
+        one_step()
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        one_step()
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
+def rules_only_steps_per_second(env_id: str, num_envs: int, seconds: float) -> float:
+    """Random play inside one numba call (legal moves and apply, no observation): the rules' own speed."""
+    v = vector.make(env_id, num_envs)
+    v.reset(seed=0)
+    b = v._b
+    rngs = np.arange(1, num_envs + 1, dtype=np.uint64).reshape(-1, 1) * np.uint64(0x9E3779B97F4A7C15)
+    kernels.random_steps(b.state, b.params, 2, rngs, b.num_actions, 1)
+    steps, start = 0, time.perf_counter()
+    per_call = 50
+    while time.perf_counter() - start < seconds:
+        kernels.random_steps(b.state, b.params, per_call, rngs, b.num_actions, 1)
+        steps += per_call * num_envs
+    return steps / (time.perf_counter() - start)
+
+
+def _openspiel_whole_games(seconds: float) -> float | None:
+    """Decision steps per second of OpenSpiel's C++ whole games: ``evaluate_bots`` with uniform random bots
+    (games per second times the mean decisions per game, counted on 200 games played step by step)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("dou_dizhu")
+    rng = np.random.default_rng(0)
+    decisions = 0
+    for _ in range(200):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+    per_game = decisions / 200
+    bots = [pyspiel.make_uniform_random_bot(p, 100 + p) for p in range(3)]
+    games, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, games)
+        games += 1
+    return games * per_game / (time.perf_counter() - start)
+
+
+def run(quick: bool = False) -> list[dict]:
+    seconds = 1.0 if quick else 3.0
+    rows = []
+    env_ids = [e for e in ("doudizhu_v0", "twos_v0", "twenty_v0", "war_v0", "two_way_street_v0")
+               if env_module(e).raw_env.CORE is not None]
+    for env_id in env_ids:
+        aec, _ = aec_random_steps_per_second(lambda: make(env_id), seconds)
+        rows.append(row(f"vector {env_id} AEC reference", aec, "steps/s", note="env() random play, same loop as bench aec"))
+        for threads in (1, 2):
+            for size in SIZES:
+                sps = vector_random_steps_per_second(env_id, size, threads, seconds)
+                rows.append(row(f"vector {env_id} B={size} threads={threads}", sps, "steps/s", f"{env_id} AEC env",
+                                sps / aec, "observation and mask of every game every step"))
+        v = vector.make(env_id, 1)
+        rows.append(row(f"vector {env_id} state bytes per game", v.state_bytes_per_game, "bytes"))
+    if "doudizhu_v0" in env_ids:
+        rl = _rlcard_steps(seconds)
+        best = max(r["value"] for r in rows if r["benchmark"].startswith("vector doudizhu_v0 B="))
+        if rl:
+            rows.append(row("vector doudizhu_v0 best (observations)", best, "steps/s", "RLCard doudizhu env (same run)",
+                            best / rl, f"RLCard env measured at {rl:,.0f} steps/s"))
+        else:
+            rows.append(row("vector doudizhu_v0 best (observations)", best, "steps/s", note="RLCard not installed "
+                            "(pip install 'cardenvs[bench]'): no ratio"))
+        rules = rules_only_steps_per_second("doudizhu_v0", 1024, seconds)
+        osp = _openspiel_whole_games(seconds)
+        if osp:
+            rows.append(row("vector doudizhu_v0 rules only, B=1024, 1 thread", rules, "steps/s",
+                            "OpenSpiel C++ whole games (same run)", rules / osp,
+                            f"evaluate_bots with uniform random bots: {osp:,.0f} decisions/s"))
+        else:
+            rows.append(row("vector doudizhu_v0 rules only, B=1024, 1 thread", rules, "steps/s",
+                            note="OpenSpiel not installed (pip install 'cardenvs[bench]'): no ratio"))
+        v = vector.make("doudizhu_v0", 4096)
+        b = v._b
+        held = sum(a.nbytes for a in (b.state, b.obs, b.mask, b.legal, b.num_legal, b.seats, b.last_scores,
+                                      b.final_scores, b.deal_seeds, b.episodes, b.rngs, v.rewards))
+        rows.append(row("vector doudizhu_v0 4,096 games held", held / 2**20, "MiB",
+                        note="state, observations, masks, legal ids and rewards"))
+    return rows

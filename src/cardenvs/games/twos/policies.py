@@ -1,0 +1,93 @@
+"""Twos heuristics as numba policies over the core's state (opponents in vector envs, search rollouts).
+
+``heuristic`` is the twin of the Python agent ``twos.heuristic`` (``agents/twos.py``, which reads only the
+public observation): the same move in every position, tested position by position. Its rules are stated
+there; ties go to the lowest action id, as Python's ``min`` over the ascending legal ids does.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import moves
+from .rules import NUM_CARDS, legal_ids
+
+HEURISTIC = 0
+DANGER = 3  # an opponent with this many cards or fewer is close to going out
+
+
+@njit(cache=True)
+def heuristic(state, b, params, rng) -> int:
+    """``twos.heuristic`` for the seat to move of game ``b`` (reads the state; writes nothing)."""
+    s = state[b]
+    pr = params[0]
+    me = s.to_move
+    players = pr.players
+    ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
+    n = legal_ids(state, b, params, ids)
+    can_pass = n > 0 and ids[n - 1] == moves.PASS
+    plays = n - 1 if can_pass else n
+    if plays == 0:
+        return moves.PASS
+    hand = s.hands[me]
+    held = 0
+    rank_counts = np.zeros(13, dtype=np.int64)
+    for v in range(NUM_CARDS):
+        if hand[v]:
+            held += 1
+            rank_counts[v // 4] += 1
+    fewest = NUM_CARDS
+    for k in range(1, players):
+        q = (me + k) % players
+        left = 0
+        for v in range(NUM_CARDS):
+            left += s.hands[q, v]
+        fewest = min(fewest, left)
+    danger = fewest <= DANGER
+    buf = np.empty(NUM_CARDS, dtype=np.int64)
+    # best of each pool, keys compared as Python's tuples (first minimal wins: strict < in ascending order)
+    lead_cheap, lc_len, lc_top = -1, 0, 0  # cheap plays by (-cards, top)
+    lead_any, la_bomb, la_len, la_top = -1, 0, 0, 0  # every play by (bomb, -cards, top)
+    follow_cheap, fc_top = -1, 0  # cheap plays by top
+    follow_any, fa_bomb, fa_top = -1, 0, 0  # every play by (bomb, top)
+    for i in range(plays):
+        a = ids[i]
+        si = pr.actions[a, 0]
+        top = pr.actions[a, 1]
+        count = moves.action_cards(hand, pr.shape_n[si], pr.shape_l[si], top, buf)
+        if count == held:
+            return a  # out: the game is won
+        bomb = 1 if pr.shape_is_bomb[si] else 0
+        uses_two = False
+        breaks_quad = False
+        for j in range(count):
+            r = buf[j] // 4
+            if r == 12:
+                uses_two = True
+            if bomb == 0 and rank_counts[r] == 4:
+                breaks_quad = True
+        cheap = not (bomb or uses_two or breaks_quad)
+        if cheap:
+            if lead_cheap < 0 or (-count, top) < (-lc_len, lc_top):
+                lead_cheap, lc_len, lc_top = a, count, top
+            if follow_cheap < 0 or top < fc_top:
+                follow_cheap, fc_top = a, top
+        if lead_any < 0 or (bomb, -count, top) < (la_bomb, -la_len, la_top):
+            lead_any, la_bomb, la_len, la_top = a, bomb, count, top
+        if follow_any < 0 or (bomb, top) < (fa_bomb, fa_top):
+            follow_any, fa_bomb, fa_top = a, bomb, top
+    if not can_pass:  # leading: most cards, then the lowest top card, keeping bombs and twos back
+        return lead_cheap if lead_cheap >= 0 else lead_any
+    if follow_cheap >= 0:
+        return follow_cheap
+    if danger:
+        return follow_any  # twos before bombs, cheapest first
+    return moves.PASS
+
+
+@njit(cache=True)
+def policy(state, b, params, which, rng) -> int:
+    """The game's numba policies by number (``rules.POLICIES``): 0 = ``heuristic``; -1 once the game is over."""
+    if state[b].winner >= 0:
+        return -1
+    return heuristic(state, b, params, rng)
