@@ -45,11 +45,11 @@ def rules_only_steps_per_second(env_id: str, num_envs: int, seconds: float) -> f
     v.reset(seed=0)
     b = v._b
     rngs = np.arange(1, num_envs + 1, dtype=np.uint64).reshape(-1, 1) * np.uint64(0x9E3779B97F4A7C15)
-    kernels.random_steps(b.state, b.params, 2, rngs, b.num_actions, 1)
+    kernels.run("random", 1, b.state, b.params, b.all, 2, rngs, b.num_actions)
     steps, start = 0, time.perf_counter()
     per_call = 50
     while time.perf_counter() - start < seconds:
-        kernels.random_steps(b.state, b.params, per_call, rngs, b.num_actions, 1)
+        kernels.run("random", 1, b.state, b.params, b.all, per_call, rngs, b.num_actions)
         steps += per_call * num_envs
     return steps / (time.perf_counter() - start)
 

@@ -22,7 +22,8 @@ observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is 
 Seeds: game ``i``'s first deal after ``reset(seed=s)`` is the AEC env's deal after ``reset(seed=s + i)``,
 so any vector game can be replayed in the AEC env; game ``i``'s later deals follow a splitmix64 chain of
 its deal seed (``info["deal_seed"]`` at every step). ``threads=k`` steps the batch on k cores (numba
-``prange``), with results identical to one thread: every game only touches its own record.
+``prange``; batches under 32 games stay on one thread), with results identical to one thread: every game
+only touches its own record.
 
 Bad input (a wrong shape or dtype of ``actions``, ``num_envs < 1``, an illegal action in game i) raises a
 ``ValueError`` naming the game index, the action and the legal ones; no game is touched and the batch stays
@@ -52,18 +53,7 @@ def _check_count(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
-class _Threads:
-    """Run numba's parallel loops on ``n`` threads for one call (numba's setting is per calling thread)."""
-
-    def __init__(self, n: int):
-        self.n = n
-
-    def __enter__(self):
-        self.saved = numba.get_num_threads()
-        numba.set_num_threads(self.n)
-
-    def __exit__(self, *exc):
-        numba.set_num_threads(self.saved)
+SMALL_BATCH = 32  # fewer games than this run on one thread: waking the others costs more than it saves
 
 
 class _Batch:
@@ -75,8 +65,7 @@ class _Batch:
         threads = _check_count("threads", threads, 1)
         if threads > numba.config.NUMBA_NUM_THREADS:
             raise ValueError(f"threads={threads}: numba has {numba.config.NUMBA_NUM_THREADS} threads on this machine")
-        self.threads = _Threads(threads)
-        self.chunks = 1 if threads == 1 else 4 * threads  # work items of the parallel loops
+        self.threads = threads if self.num_envs >= SMALL_BATCH else 1
         proto: CardEnv = raw_env_class(self.env_id)(**options)
         if proto.CORE is None:
             raise ValueError(f"{self.env_id} has no numba core yet; vector envs need one")
@@ -115,9 +104,8 @@ class _Batch:
         mixed = np.random.SeedSequence([seed, 0x0DD5]).generate_state(self.num_envs, np.uint64)
         self.rngs[:, 0] = mixed | np.uint64(1)
         self.episodes[:] = 0
-        with self.threads:
-            kernels.reset_games(self.state, self.params, self.all, self.deal_seeds, self.episodes, False,
-                                self.last_scores)
+        kernels.run("reset", self.threads, self.state, self.params, self.all, self.deal_seeds, self.episodes,
+                    False, self.last_scores)
         self.has_reset = True
 
     def check_actions(self, actions: Any, which: np.ndarray, who: str = "") -> np.ndarray:
@@ -185,17 +173,15 @@ class VectorEnv:
         b = self._b
         b.seed_games(seed)
         b.seats[:] = -1
-        with b.threads:
-            kernels.observe_games(b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal, b.chunks)
+        kernels.run("observe", b.threads, b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal)
         return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any):
         b = self._b
         actions = b.check_actions(actions, b.all)
-        with b.threads:
-            kernels.step_games(b.state, b.params, actions, b.points, b.last_scores, self.rewards, self.terminated,
-                               self.truncated, b.final_scores, b.deal_seeds, b.episodes, b.obs, b.mask, b.legal,
-                               b.seats, b.num_legal, b.chunks)
+        kernels.run("step", b.threads, b.state, b.params, b.all, actions, b.points, b.last_scores, self.rewards,
+                    self.terminated, self.truncated, b.final_scores, b.deal_seeds, b.episodes, b.obs, b.mask, b.legal,
+                    b.seats, b.num_legal)
         done = self.terminated | self.truncated
         return b.observation(), self.rewards, self.terminated, self.truncated, self._info(done)
 
@@ -304,10 +290,9 @@ class LearnerVectorEnv(GymVectorEnv):
         """Play the opponents of games ``which`` until the learner is to move or the game ends."""
         b = self._b
         while len(which):
-            with b.threads:
-                kernels.advance_games(b.state, b.params, which, self.seat_kinds, b.points, b.last_scores,
-                                      self.learner_seat, acc, self.ended, b.final_scores, b.rngs, b.obs, b.mask,
-                                      b.legal, b.seats, b.num_legal, b.chunks)
+            kernels.run("advance", b.threads, b.state, b.params, which, self.seat_kinds, b.points, b.last_scores,
+                        self.learner_seat, acc, self.ended, b.final_scores, b.rngs, b.obs, b.mask, b.legal, b.seats,
+                        b.num_legal)
             on = which[self.ended[which] == 0]
             external = on[self.seat_kinds[on, b.seats[on]] < 0]
             if not len(external):
@@ -322,9 +307,8 @@ class LearnerVectorEnv(GymVectorEnv):
                     raise ValueError(f"opponent {f!r} returned shape {chosen.shape} for {len(games)} games")
                 actions[games] = chosen
             b.check_actions(actions, external, who=" (from an opponent callable)")
-            with b.threads:
-                kernels.apply_games(b.state, b.params, external, actions, b.points, b.last_scores,
-                                    self.learner_seat, acc, self.ended, b.final_scores, b.chunks)
+            kernels.run("apply", b.threads, b.state, b.params, external, actions, b.points, b.last_scores,
+                        self.learner_seat, acc, self.ended, b.final_scores)
             which = external
 
     def _restart(self, which: np.ndarray) -> None:
@@ -332,8 +316,8 @@ class LearnerVectorEnv(GymVectorEnv):
         b = self._b
         scratch = np.zeros(b.num_envs)
         while len(which):
-            with b.threads:
-                kernels.reset_games(b.state, b.params, which, b.deal_seeds, b.episodes, True, b.last_scores)
+            kernels.run("reset", b.threads, b.state, b.params, which, b.deal_seeds, b.episodes, True,
+                        b.last_scores)
             self._seat(which)
             self.ended[which] = 0
             self._settle(which, scratch)
@@ -357,18 +341,16 @@ class LearnerVectorEnv(GymVectorEnv):
         actions = b.check_actions(actions, b.all, who=" (the learner's)")
         self.rewards[:] = 0.0
         self.ended[:] = 0
-        with b.threads:
-            kernels.apply_games(b.state, b.params, b.all, actions, b.points, b.last_scores, self.learner_seat,
-                                self.rewards, self.ended, b.final_scores, b.chunks)
+        kernels.run("apply", b.threads, b.state, b.params, b.all, actions, b.points, b.last_scores,
+                    self.learner_seat, self.rewards, self.ended, b.final_scores)
         self._settle(b.all[self.ended == 0], self.rewards)
         ended = b.all[self.ended != 0]
         terminated = self.ended == kernels.OVER
         truncated = self.ended == kernels.TRUNCATED
         if len(ended):
             self._final_seats[ended] = self.learner_seat[ended]
-            with b.threads:
-                kernels.observe_games(b.state, b.params, ended, self._final_seats, self.final_obs,
-                                      self._final_mask, self._final_ids, self._final_legal, b.chunks)
+            kernels.run("observe", b.threads, b.state, b.params, ended, self._final_seats, self.final_obs,
+                        self._final_mask, self._final_ids, self._final_legal)
             self._restart(ended)
         return b.obs, self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
 

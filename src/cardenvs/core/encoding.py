@@ -7,7 +7,8 @@ Forms of a hand, and the conversions between them (all plain numpy arrays, all `
 * **bitmask**: ``uint64``, bit ``id`` set for a single-deck hand of ids below 64.
 * **rank counts**: ``int8[n_ranks]``, cards per rank under a game's rank order (``rank_of[id]``,
   -1 for cards the order ignores).
-* **planes**: ``int8[max_k, n_ranks]``, ``plane[k-1, r] = rank_counts[r] >= k`` ("at least k").
+* **planes**: ``int8[max_k, n_ranks]``, ``plane[k-1, r] = rank_counts[r] >= k`` ("at least k"); the same
+  as one ``uint64`` of bits (:func:`planes_bits`) for containment tests.
 
 Runs: an ``n x L`` run is ``L`` consecutive ranks with at least ``n`` cards each, no wrap-around; only the
 first ``run_ranks`` ranks of the order take part (Dou Dizhu's straights stop at the ace). ``has_run``,
@@ -104,6 +105,18 @@ def write_planes(counts: np.ndarray, n_ranks: int, max_k: int, out: np.ndarray, 
     for r in range(n_ranks):
         for k in range(min(counts[r], max_k)):
             out[start + n_ranks * k + r] = 1
+
+
+@njit(cache=True)
+def planes_bits(counts: np.ndarray, n_ranks: int, max_k: int) -> np.uint64:
+    """:func:`at_least_planes` as one ``uint64``: bit ``16 * (k - 1) + r`` is set when ``counts[r] >= k``
+    (``n_ranks <= 16``, ``max_k <= 4``). A hand holds a set of cards iff ``need & ~have == 0``, one
+    instruction instead of a loop over ranks (Dou Dizhu's move generator)."""
+    bits = np.uint64(0)
+    for r in range(n_ranks):
+        for k in range(min(counts[r], max_k)):
+            bits |= np.uint64(1) << np.uint64(16 * k + r)
+    return bits
 
 
 @njit(cache=True)

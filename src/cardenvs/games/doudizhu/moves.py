@@ -208,27 +208,30 @@ def _beats(m: int, last: int, move_type: np.ndarray, move_main: np.ndarray, move
 
 
 @njit(cache=True)
-def _fits(hand: np.ndarray, counts: np.ndarray, m: int) -> bool:
-    for r in range(NUM_RANKS):
-        if counts[m, r] > hand[r]:
-            return False
-    return True
+def _table_bits(counts: np.ndarray) -> np.ndarray:
+    out = np.empty(counts.shape[0], dtype=np.uint64)
+    for m in range(counts.shape[0]):
+        out[m] = encoding.planes_bits(counts[m], NUM_RANKS, 4)
+    return out
 
 
 @njit(cache=True)
-def collect_moves(hand: np.ndarray, last: int, ids: np.ndarray, move_counts: np.ndarray, main_counts: np.ndarray,
+def collect_moves(hand: np.uint64, last: int, ids: np.ndarray, move_need: np.ndarray, main_need: np.ndarray,
                   move_type: np.ndarray, move_main: np.ndarray, move_length: np.ndarray, group_start: np.ndarray,
                   group_end: np.ndarray, tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
-    """Write the ids of every move of ``hand`` (15 rank counts) playable against move ``last`` (-1: leading)
-    into ``ids``; return how many (pass not included). Groups sharing a main part are skipped at once."""
+    """Write the ids of every move of ``hand`` (rank counts as :func:`encoding.planes_bits`) playable against
+    move ``last`` (-1: leading) into ``ids``, ascending; return how many (pass not included). A move fits
+    when its own bits (``move_need``) are in the hand's; groups sharing a main part (``main_need``) are
+    skipped at once."""
     found = 0
+    missing = ~hand
     if last < 0:
         for g in range(group_start.shape[0]):
             first = group_start[g]
-            if not _fits(hand, main_counts, first):
+            if main_need[first] & missing:
                 continue
             for m in range(first, group_end[g]):
-                if _fits(hand, move_counts, m):
+                if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
         return found
@@ -239,30 +242,39 @@ def collect_moves(hand: np.ndarray, last: int, ids: np.ndarray, move_counts: np.
             if g < 0:
                 break
             first = group_start[g]
-            if move_main[first] <= move_main[last] or not _fits(hand, main_counts, first):
+            if move_main[first] <= move_main[last] or main_need[first] & missing:
                 continue
             for m in range(first, group_end[g]):
-                if _fits(hand, move_counts, m):
+                if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
     for g in bomb_groups:
         m = group_start[g]
-        if _fits(hand, move_counts, m) and _beats(m, last, move_type, move_main, move_length):
-            ids[found] = m
+        if not move_need[m] & missing and _beats(m, last, move_type, move_main, move_length):
+            # bombs interleave with four-with-two in the table: insert in order
+            i = found
+            while i > 0 and ids[i - 1] > m:
+                ids[i] = ids[i - 1]
+                i -= 1
+            ids[i] = m
             found += 1
     return found
 
 
+MOVE_NEED = _table_bits(MOVE_COUNTS)
+MAIN_NEED = _table_bits(MOVE_MAIN_COUNTS)
+
+
 @njit(cache=True)
 def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of: np.ndarray,
-                     move_counts: np.ndarray, main_counts: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
+                     move_need: np.ndarray, main_need: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
                      move_length: np.ndarray, group_start: np.ndarray, group_end: np.ndarray,
                      tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
     """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
     ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
-    hand = encoding.rank_counts(hand_cards, rank_of, NUM_RANKS)  # the shared encoder
-    ids = np.empty(move_counts.shape[0], dtype=np.int64)
-    found = collect_moves(hand, last, ids, move_counts, main_counts, move_type, move_main, move_length,
+    hand = encoding.planes_bits(encoding.rank_counts(hand_cards, rank_of, NUM_RANKS), NUM_RANKS, 4)
+    ids = np.empty(move_need.shape[0], dtype=np.int64)
+    found = collect_moves(hand, last, ids, move_need, main_need, move_type, move_main, move_length,
                           group_start, group_end, tl_index, tl_groups, bomb_groups)
     for i in range(found):
         out[ids[i]] = 1
@@ -270,7 +282,7 @@ def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of
 
 
 def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
-    return legal_moves_mask(hand_cards, last, out, RANK_OF_CARD, MOVE_COUNTS, MOVE_MAIN_COUNTS, MOVE_TYPE, MOVE_MAIN,
+    return legal_moves_mask(hand_cards, last, out, RANK_OF_CARD, MOVE_NEED, MAIN_NEED, MOVE_TYPE, MOVE_MAIN,
                             MOVE_LENGTH, GROUP_START, GROUP_END, TL_INDEX, TL_GROUPS, BOMB_GROUPS)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.core import encoding
 
 from . import moves
 from .rules import PLAYERS, is_over, legal_ids
@@ -70,7 +69,7 @@ def rule(state, b, params, rng) -> int:
     s = state[b]
     pr = params[0]
     me = s.to_move
-    hand = encoding.rank_counts(s.hands[me], pr.rank_of, 15)
+    hand = s.counts[me].copy()
     if s.bidding:
         return _bid(hand, s.bid)
     ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
@@ -88,7 +87,7 @@ def rule(state, b, params, rng) -> int:
     danger = False
     for q in range(PLAYERS):
         if q != me and (me == s.landlord or q == s.landlord):
-            if s.hands[q].sum() <= DANGER:
+            if s.counts[q].sum() <= DANGER:
                 danger = True
     has_normal = False
     for i in range(n):

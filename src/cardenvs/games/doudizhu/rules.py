@@ -43,6 +43,7 @@ DECK = np.arange(NUM_CARDS, dtype=np.int16)
 
 STATE = np.dtype([
     ("hands", np.int8, (PLAYERS, NUM_CARDS)),
+    ("counts", np.int8, (PLAYERS, 15)),  # the hands as rank counts (the generator's input), kept in step
     ("played", np.int8, (PLAYERS, NUM_CARDS)),
     ("kitty", np.int16, (KITTY,)),
     ("kitty_in_hand", np.int8, (NUM_CARDS,)),  # public: kitty cards the landlord still holds
@@ -72,7 +73,8 @@ PARAMS = np.dtype([
     ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)), ("n_stacked", np.int32),
     # the move table (moves.py), carried here so compiled code takes it as one argument
     ("move_counts", np.int8, (moves.NUM_MOVES, 15)),
-    ("main_counts", np.int8, (moves.NUM_MOVES, 15)),
+    ("move_need", np.uint64, (moves.NUM_MOVES,)),  # the moves' cards as encoding.planes_bits
+    ("main_need", np.uint64, (moves.NUM_MOVES,)),
     ("move_type", np.int8, (moves.NUM_MOVES,)),
     ("move_main", np.int8, (moves.NUM_MOVES,)),
     ("move_length", np.int8, (moves.NUM_MOVES,)),
@@ -82,6 +84,7 @@ PARAMS = np.dtype([
     ("tl_groups", np.int32, moves.TL_GROUPS.shape),
     ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
     ("rank_of", np.int8, (NUM_CARDS,)),
+    ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
     ("offsets", np.int32, (15,)),
 ])
 
@@ -94,7 +97,11 @@ def make_params(bidding: bool, offsets: np.ndarray) -> np.ndarray:
     p["bidding"] = bidding
     p["first_bidder"] = p["landlord"] = p["bid"] = -1
     m = moves
-    for name, table in (("move_counts", m.MOVE_COUNTS), ("main_counts", m.MOVE_MAIN_COUNTS),
+    cards_of_rank = np.full((15, 4), -1, dtype=np.int8)
+    for r in range(15):
+        ids = np.flatnonzero(m.RANK_OF_CARD[:NUM_CARDS] == r)
+        cards_of_rank[r, :len(ids)] = ids
+    for name, table in (("cards_of_rank", cards_of_rank), ("move_counts", m.MOVE_COUNTS), ("move_need", m.MOVE_NEED), ("main_need", m.MAIN_NEED),
                         ("move_type", m.MOVE_TYPE), ("move_main", m.MOVE_MAIN), ("move_length", m.MOVE_LENGTH),
                         ("group_start", m.GROUP_START), ("group_end", m.GROUP_END), ("tl_index", m.TL_INDEX),
                         ("tl_groups", m.TL_GROUPS), ("bomb_groups", m.BOMB_GROUPS),
@@ -105,7 +112,7 @@ def make_params(bidding: bool, offsets: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- the state machine
 @njit(cache=True)
-def make_landlord(state, b, landlord, bid) -> None:
+def make_landlord(state, b, params, landlord, bid) -> None:
     """End the bidding: the landlord takes the kitty (shown to everyone) and leads. In place."""
     s = state[b]
     s.bidding = False
@@ -113,6 +120,7 @@ def make_landlord(state, b, landlord, bid) -> None:
     s.bid = bid
     for c in s.kitty:
         s.hands[landlord, c] = 1
+        s.counts[landlord, params[0].rank_of[c]] += 1
         s.kitty_in_hand[c] = 1
     s.to_move = landlord
 
@@ -131,12 +139,14 @@ def init(state, b, params, deal_seed) -> None:
         first = uniform_index(stream(deal_seed, FIRST_BIDDER_STREAM), PLAYERS)
     s = state[b]
     s.hands[:] = 0
+    s.counts[:] = 0
     s.played[:] = 0
     s.kitty_in_hand[:] = 0
     for k in range(PLAYERS):
         p = (first + k) % PLAYERS
         for i in range(k * HAND, (k + 1) * HAND):
             s.hands[p, deck[i]] = 1
+            s.counts[p, pr.rank_of[deck[i]]] += 1
     for i in range(KITTY):
         s.kitty[i] = deck[PLAYERS * HAND + i]
     s.first_bidder = first
@@ -155,7 +165,7 @@ def init(state, b, params, deal_seed) -> None:
     s.winner = -1
     s.dead = False
     if pr.landlord >= 0 or pr.bid >= 0 or not pr.bidding:
-        make_landlord(state, b, first if pr.landlord < 0 else pr.landlord, 1 if pr.bid < 0 else pr.bid)
+        make_landlord(state, b, params, first if pr.landlord < 0 else pr.landlord, 1 if pr.bid < 0 else pr.bid)
 
 
 @njit(cache=True)
@@ -187,12 +197,10 @@ def legal_ids(state, b, params, ids) -> int:
             n += 1
         return n
     pr = params[0]
-    hand = encoding.rank_counts(s.hands[s.to_move], pr.rank_of, 15)
-    n = moves.collect_moves(hand, s.last_move, ids, pr.move_counts, pr.main_counts, pr.move_type, pr.move_main,
+    hand = encoding.planes_bits(s.counts[s.to_move], 15, 4)
+    n = moves.collect_moves(hand, s.last_move, ids, pr.move_need, pr.main_need, pr.move_type, pr.move_main,
                             pr.move_length, pr.group_start, pr.group_end, pr.tl_index, pr.tl_groups,
                             pr.bomb_groups)
-    # the generator yields groups in table order; the mask order is ascending ids
-    ids[:n].sort()
     if s.last_move >= 0:
         ids[n] = moves.PASS
         n += 1
@@ -200,7 +208,7 @@ def legal_ids(state, b, params, ids) -> int:
 
 
 @njit(cache=True)
-def _apply_bid(state, b, bid) -> None:
+def _apply_bid(state, b, params, bid) -> None:
     s = state[b]
     p = s.to_move
     s.bids[s.n_bids] = bid
@@ -213,7 +221,7 @@ def _apply_bid(state, b, bid) -> None:
             s.dead = True
             s.bidding = False
             return
-        make_landlord(state, b, s.landlord, s.bid)
+        make_landlord(state, b, params, s.landlord, s.bid)
         return
     s.to_move = (p + 1) % PLAYERS
 
@@ -234,16 +242,20 @@ def _apply_play(state, b, params, move) -> None:
             s.to_move = s.last_player
             return
     else:
-        need = pr.move_counts[move].copy()
         left = 0
-        for card in range(NUM_CARDS):  # lowest card ids of each rank first
-            r = pr.rank_of[card]
-            if s.hands[p, card] and need[r] > 0:
-                s.hands[p, card] = 0
-                need[r] -= 1
-                s.played[p, card] = 1
-                s.kitty_in_hand[card] = 0
-            left += s.hands[p, card]
+        for r in range(15):  # the lowest card ids of each rank first
+            need = pr.move_counts[move, r]
+            s.counts[p, r] -= need
+            left += s.counts[p, r]
+            for k in range(4):
+                card = pr.cards_of_rank[r, k]
+                if need == 0 or card < 0:
+                    break
+                if s.hands[p, card]:
+                    s.hands[p, card] = 0
+                    s.played[p, card] = 1
+                    s.kitty_in_hand[card] = 0
+                    need -= 1
         s.moves_played[p] += 1
         if pr.move_type[move] == moves.BOMB or pr.move_type[move] == moves.ROCKET:
             s.bombs += 1
@@ -260,7 +272,7 @@ def _apply_play(state, b, params, move) -> None:
 def apply(state, b, params, action) -> None:
     """The player to move bids or plays ``action`` (legal). In place."""
     if state[b].bidding:
-        _apply_bid(state, b, action - moves.BID_PASS)
+        _apply_bid(state, b, params, action - moves.BID_PASS)
     else:
         _apply_play(state, b, params, action)
 
@@ -325,7 +337,7 @@ def observe(state, b, params, p, obs) -> None:
     off = pr.offsets
     rank_of = pr.rank_of
     kitty_shown = not s.bidding and not s.dead
-    own = encoding.rank_counts(s.hands[p], rank_of, 15)
+    own = s.counts[p]
     _planes_into(obs, off[O_HAND], own)
     seen = own.astype(np.int64)
     played = np.empty((PLAYERS, 15), dtype=np.int8)
@@ -373,8 +385,8 @@ def observe(state, b, params, p, obs) -> None:
         q = (p + k) % 3
         _planes_into(obs, off[O_PLAYED] + 54 * k, played[q])
         left = 0
-        for c in range(NUM_CARDS):
-            left += s.hands[q, c]
+        for r in range(15):
+            left += s.counts[q, r]
         obs[off[O_LEFT] + k] = left
     obs[off[O_BID] + s.bid] = 1
     obs[off[O_BOMBS]] = min(s.bombs, 20)
