@@ -72,13 +72,13 @@ def test_doubling_chain_and_exact_twenty_on_sixth_card():
     env.reset(options={"deck": make_round_deck_from_values(leader="A 2 2 3 9", follower="A A 2 3 6")})
     play_values(env, [1, 1, 2, 2])  # tally 6, four cards
     play_values(env, [2])  # player_0: fifth card, tally 8 -> Five Tally 15
-    assert env.state.scores == [15, 0] and env.state.tally == 8
+    assert env.state.scores.tolist() == [15, 0] and env.state.tally == 8
     play_values(env, [3])  # player_1: sixth card, tally 11 -> Six Tally 30
-    assert env.state.scores == [15, 30]
+    assert env.state.scores.tolist() == [15, 30]
     play_values(env, [3])  # player_0: seventh card, tally 14 -> Seven Tally 60
-    assert env.state.scores == [75, 30] and len(env.state.tally_cards) == 7
+    assert env.state.scores.tolist() == [75, 30] and env.state.tally_n == 7
     play_values(env, [6])  # player_1: tally 20 on the eighth card: Exact Twenty, 10, clears
-    assert env.state.scores == [75, 40] and env.state.tally == 0 and env.state.tally_cards == []
+    assert env.state.scores.tolist() == [75, 40] and env.state.tally == 0 and env.state.tally_n == 0
     assert env.rewards["player_1"] == 10
 
 
@@ -86,19 +86,25 @@ def test_beyond_twenty_clears_and_scores_the_excess():
     env = raw_env(reward="points", rounds=1)
     env.reset(options={"deck": make_round_deck_from_values(leader="K Q 2 3 4", follower="9 5 6 7 8")})
     play_values(env, [10, 9, 10])  # 10, 19, 29: player_0 scores 9 and clears
-    assert env.state.scores == [9, 0] and env.state.tally == 0 and env.state.last_scorer == 0
+    assert env.state.scores.tolist() == [9, 0] and env.state.tally == 0 and env.state.last_scorer == 0
 
 
 def test_bonus_goes_to_nobody_when_nobody_scored():
-    state = rules.TwentyState(rounds=1)
+    state = np.zeros(1, dtype=rules.STATE)
+    params = rules.make_params(rounds=1)
     deck = np.array(make_deck())
-    rules.start_round(state, deck)
-    state.stock = []  # last hand of the round: one card each, nobody scores
-    state.hands = [[deck[2]], [deck[7]]]  # 2S (value 2) and 3D (value 3)
-    state.last_scorer = -1
-    rules.play(state, 2)
-    assert rules.play(state, 3) is True
-    assert state.scores == [0, 0] and state.over
+    params["stacked"][0, 0] = deck
+    params["n_stacked"] = 1
+    rules.init(state, 0, params, np.uint64(0))
+    s = state[0]
+    s["stock_pos"] = rules.DECK_SIZE  # last hand of the round: one card each, nobody scores
+    s["hands"][:, 0] = deck[2], deck[7]  # 2S (value 2) and 3D (value 3)
+    s["hand_n"] = 1
+    s["last_scorer"] = -1
+    rules.apply(state, 0, params, 2 - 1)
+    rules.apply(state, 0, params, 3 - 1)
+    assert s["round_index"] == 1  # the round ended
+    assert s["scores"].tolist() == [0, 0] and s["over"]
 
 
 def test_tally_carries_over_and_new_hands_come_together():
@@ -107,7 +113,7 @@ def test_tally_carries_over_and_new_hands_come_together():
     for _ in range(10):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     s = env.state
-    assert s.hand_index == 1 and len(s.hands[0]) == 5 and len(s.hands[1]) == 5 and len(s.stock) == 30
+    assert s.hand_index == 1 and s.hand_n[0] == 5 and s.hand_n[1] == 5 and rules.DECK_SIZE - s.stock_pos == 30
     assert env.agent_selection == "player_0"  # the round's leader leads every hand
 
 
@@ -140,8 +146,9 @@ def test_illustrative_game_replays_exactly():
     for hand, ((values, tallies, points), want) in enumerate(zip(PLAYS, SCORES)):
         for v, tally, pts in zip(values, tallies, points):
             env.step(v - 1)
-            p, value, after, got = env.state.log[-1]
-            assert (value, after, got) == (v, tally, pts), f"hand {hand}: {env.state.log[-1]}"
+            s = env.state
+            value, after, got = int(s.last_value), int(s.last_after), int(s.last_points)
+            assert (value, after, got) == (v, tally, pts), f"hand {hand}: {(value, after, got)}"
         assert tuple(env.state.scores) == want, f"after hand {hand + 1}"
         assert env.infos.get("player_0", {"score": want[0]})["score"] == want[0]
     assert env.state.over and all(env.terminations.values())
@@ -163,10 +170,10 @@ def test_illustrative_game_win_reward():
 def test_swap_deals_exchanges_the_hands():
     env = raw_env(swap_deals=True, exposed_hands=True)
     env.reset(seed=8)
-    round1 = [list(env.state.hands[0]), list(env.state.hands[1])]
-    while env.state.round == 0:
+    round1 = [rules.hand_cards(env.state, 0), rules.hand_cards(env.state, 1)]
+    while env.state.round_index == 0:
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    assert env.state.hands[0] == round1[1] and env.state.hands[1] == round1[0]
+    assert rules.hand_cards(env.state, 0) == round1[1] and rules.hand_cards(env.state, 1) == round1[0]
     assert env.state.leader == 1
 
 
@@ -269,3 +276,36 @@ def test_twenty_variants_study(capsys):
     out = capsys.readouterr().out
     assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" in out
     assert "exposed " in out and "hidden " in out
+
+
+def test_numba_greedy_matches_the_python_agent():
+    """The numba twin of ``twenty.greedy`` values every legal card exactly as the Python agent does and
+    picks one of its best cards (the same one when the best is unique), over seeded games of every variant."""
+    from cardenvs.core.rng import stream
+    from cardenvs.games.twenty import policies
+    from cardenvs.games.twenty.env import TwentyEnv
+    positions = ties = 0
+    values = np.empty(10)
+    for options in TwentyEnv.VARIANTS.values():
+        env = raw_env(**options)
+        agent = GreedyAgent(env)
+        rng = np.random.default_rng(0)
+        numba_rng = stream(np.uint64(0), 0)
+        for seed in range(10):
+            env.reset(seed=seed)
+            while not any(env.terminations.values()):
+                obs = env.observe(env.agent_selection)
+                want = agent.scores(obs)
+                assert policies.greedy_scores(env.states, 0, env.params, values) == len(want)
+                assert {a: values[a] for a in want} == want
+                assert np.isneginf(np.delete(values, list(want))).all()
+                best = max(want.values())
+                choices = [a for a, v in want.items() if v >= best - 1e-9]
+                got = policies.policy(env.states, 0, env.params, 0, numba_rng)
+                assert got in choices and (len(choices) > 1 or got == choices[0])
+                ties += len(choices) > 1
+                positions += 1
+                # half greedy, half random moves, so the positions vary
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(agent.act(obs, rng) if rng.random() < 0.5 else int(rng.choice(legal)))
+    assert positions > 3000 and ties > 0

@@ -20,7 +20,7 @@ def stacked(p0_cards: str, p1_cards: str) -> list[str]:
 
 
 def flip_until(env, battles):
-    while env.state[rules.BATTLES] < battles and env.agents:
+    while env.state.battles < battles and env.agents:
         env.step(0)
 
 
@@ -44,10 +44,10 @@ def test_war_with_one_face_down():
     env.reset(options={"deck": stacked("7S 2S KD", "7H 3S QD")})
     env.step(0)
     env.step(0)
-    assert env.state[rules.IN_WAR] == 1 and env.state[rules.BATTLES] == 0
+    assert env.state.in_war == 1 and env.state.battles == 0
     env.step(0)
     env.step(0)
-    assert env.state[rules.BATTLES] == 1
+    assert env.state.battles == 1
     assert env.infos["player_0"]["score"] == 29
     pile0 = [card_code(c) for c in rules.pile_cards(env.state, 0)]
     assert pile0[-6:] == ["7S", "2S", "KD", "7H", "3S", "QD"]
@@ -62,14 +62,18 @@ def test_war_with_three_face_down():
 
 
 def hand_state(p0: str, p1: str) -> np.ndarray:
-    """A rules state with the given piles (a unit-level position; not a full deck)."""
-    s = rules.new_state(np.array(make_deck()), 1)
-    s[rules.SIZE] = s[rules.SIZE + 1] = 0
-    s[rules.HEAD] = s[rules.HEAD + 1] = 0
+    """A rules state (a batch of one game) with the given piles (a unit-level position; not a full deck)."""
+    s = np.zeros(1, dtype=rules.STATE)
+    rules.deal(s, 0, np.array(make_deck()), 1)
+    s["held"][0] = s["head"][0] = 0
     for p, cards in ((0, p0), (1, p1)):
         for c in parse_cards(cards):
-            rules._put_bottom(s, p, c)
+            rules._put_bottom(s, 0, p, c)
     return s
+
+
+def flip(s: np.ndarray, war_face_down: int = 1) -> None:
+    rules.apply(s, 0, rules.make_params(war_face_down), 0)
 
 
 def test_short_of_cards_in_war_plays_what_it_has():
@@ -77,20 +81,20 @@ def test_short_of_cards_in_war_plays_what_it_has():
     # down and its last card 4C face up. 4C beats 3D: player_1 takes 2C 4C (own, in order) then 2S 9D 3D.
     s = hand_state("2S 9D 3D", "2C 4C")
     for _ in range(4):
-        rules.flip(s, 1, False, False)
-    assert [card_code(c) for c in rules.pile_cards(s, 1)] == ["2C", "4C", "2S", "9D", "3D"]
-    assert s[rules.SIZE] == 0 and s[rules.RESULT] == 1
+        flip(s, 1)
+    assert [card_code(c) for c in rules.pile_cards(s[0], 1)] == ["2C", "4C", "2S", "9D", "3D"]
+    assert s[0]["held"][0] == 0 and s[0]["result"] == 1
 
 
 def test_running_out_in_a_war_loses_and_both_out_is_a_draw():
     s = hand_state("5S 9D", "5H")
-    rules.flip(s, 1, False, False)
-    rules.flip(s, 1, False, False)  # 5 v 5: player_1 has nothing left for the war and loses
-    assert s[rules.RESULT] == 0
+    flip(s, 1)
+    flip(s, 1)  # 5 v 5: player_1 has nothing left for the war and loses
+    assert s[0]["result"] == 0
     s2 = hand_state("5S", "5H")
-    rules.flip(s2, 1, False, False)
-    rules.flip(s2, 1, False, False)
-    assert s2[rules.RESULT] == rules.DRAW
+    flip(s2, 1)
+    flip(s2, 1)
+    assert s2[0]["result"] == rules.DRAW
 
 
 def test_single_pass_scores_battles_and_ties_go_to_nobody():
@@ -100,10 +104,10 @@ def test_single_pass_scores_battles_and_ties_go_to_nobody():
         env.step(0)
     # battles: A>K (player_0), 5=5 (nobody), 7<9 (player_1)
     assert env.infos["player_0"]["score"] == 1 and env.infos["player_1"]["score"] == 1
-    assert env.state[rules.IN_WAR] == 0
+    assert env.state.in_war == 0
     while env.agents and not any(env.terminations.values()):
         env.step(0)
-    assert env.state[rules.BATTLES] == 26
+    assert env.state.battles == 26
 
 
 def test_truncation_after_max_turns():
@@ -111,7 +115,7 @@ def test_truncation_after_max_turns():
     env.reset(seed=0)
     while not any(env.truncations.values()) and not any(env.terminations.values()):
         env.step(0)
-    assert env.state[rules.BATTLES] == 3 or any(env.terminations.values())
+    assert env.state.battles == 3 or any(env.terminations.values())
     if any(env.truncations.values()):
         assert all(r == 0 for r in env._cumulative_rewards.values())
 
@@ -155,4 +159,26 @@ def test_simulator_agrees_with_env():
     env.reset(options={"deck": format_cards(deck).split()})
     while env.agents and not (any(env.terminations.values()) or any(env.truncations.values())):
         env.step(0)
-    assert env.state[rules.BATTLES] == sim["lengths"][0]
+    assert env.state.battles == sim["lengths"][0]
+
+
+def test_numba_policy_plays_the_only_action():
+    """War has one action: the numba policy ``flip`` plays it in every position of every variant."""
+    from cardenvs.core.rng import stream
+    from cardenvs.games.war import policies
+    from cardenvs.games.war.env import WarEnv
+    positions = 0
+    for options in WarEnv.VARIANTS.values():
+        env = raw_env(**options)
+        for seed in range(4):
+            env.reset(seed=seed)
+            rng = stream(np.uint64(seed), 0)
+            for _ in range(300):
+                if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
+                    break
+                legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+                action = policies.policy(env.states, 0, env.params, 0, rng)
+                assert legal.tolist() == [action]
+                env.step(action)
+                positions += 1
+    assert positions > 2000

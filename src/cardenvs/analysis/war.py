@@ -80,16 +80,16 @@ def brute_force_p_sweep(ranks: int, suits: int) -> Fraction:
 
 
 @njit(cache=True, parallel=True)
-def _simulate(decks: np.ndarray, seeds: np.ndarray, war_face_down: int, shuffle_won: bool,
-              single_pass: bool, max_turns: int) -> tuple[np.ndarray, np.ndarray]:
+def _simulate(state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Game ``g`` dealt from ``decks[g]`` (shuffle stream ``seeds[g]``) into ``state[g]`` and played out."""
     n = decks.shape[0]
     lengths = np.zeros(n, dtype=np.int64)
     results = np.zeros(n, dtype=np.int64)
     for g in prange(n):
-        s = rules.new_state(decks[g], seeds[g])
-        rules.play_out(s, war_face_down, shuffle_won, single_pass, max_turns)
-        lengths[g] = s[rules.BATTLES]
-        results[g] = s[rules.RESULT]
+        rules.deal(state, g, decks[g], seeds[g])
+        rules.play_out(state, g, params)
+        lengths[g] = state[g].battles
+        results[g] = state[g].result
     return lengths, results
 
 
@@ -99,17 +99,18 @@ def simulate_lengths(games: int, seed: int = 0, war_face_down: int = 1, shuffle_
     (-1 running at truncation, 0 / 1 winner, 2 draw)."""
     rng = np.random.default_rng(seed)
     deck = make_deck()
+    params = rules.make_params(war_face_down, shuffle_won, single_pass, max_turns)
     lengths, results = [], []
     for start in range(0, games, 20_000):
         count = min(20_000, games - start)
-        decks = np.stack([rng.permutation(deck) for _ in range(count)])
+        decks = np.stack([rng.permutation(deck) for _ in range(count)]).astype(np.int16)
         seeds = rng.integers(1, 2**62, size=count)
-        l, r = _simulate(decks, seeds, war_face_down, shuffle_won, single_pass, max_turns)
+        l, r = _simulate(np.zeros(count, dtype=rules.STATE), decks, seeds, params)
         lengths.append(l)
         results.append(r)
     lengths_all = np.concatenate(lengths)
     results_all = np.concatenate(results)
-    return {"lengths": lengths_all, "result": results_all, "truncated": results_all == rules.RUNNING}
+    return {"lengths": lengths_all, "result": results_all, "truncated": results_all == rules.NO_RESULT}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -61,12 +61,13 @@ LAYOUT = Layout([
     Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
     Segment("stock", 1, 50, "cards left in the stock"),
 ])
+OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 
 class TwentyEnv(CardEnv):
     metadata = {"name": "twenty_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS = (
-        Option("rounds", 2, "rounds in a match; leaders alternate, player_0 first", low=1, high=100),
+        Option("rounds", 2, "rounds in a match; leaders alternate, player_0 first", low=1, high=rules.MAX_ROUNDS),
         Option("swap_deals", False, "round 2k deals round 2k-1's deck with the hands exchanged (even rounds only)",
                choices=(False, True)),
         Option("exposed_hands", False, "both hands in both observations", choices=(False, True)),
@@ -78,70 +79,17 @@ class TwentyEnv(CardEnv):
         "four_rounds_swap": {"rounds": 4, "swap_deals": True},
     }
 
+    CORE = rules
+
     def _configure(self) -> None:
-        if self.config["swap_deals"] and self.config["rounds"] % 2:
-            raise ValueError(f"twenty_v0: swap_deals=True needs an even number of rounds; got rounds={self.config['rounds']}")
+        c = self.config
+        if c["swap_deals"] and c["rounds"] % 2:
+            raise ValueError(f"twenty_v0: swap_deals=True needs an even number of rounds; got rounds={c['rounds']}")
         self.num_players = 2
         self.deck = make_deck()
         self.layout = LAYOUT
         self.num_actions = rules.NUM_VALUES
-
-    # ------------------------------------------------------------------ state machine
-    def _new_game(self) -> None:
-        self.state = rules.TwentyState(rounds=self.config["rounds"])
-        self._start_round()
-
-    def _start_round(self) -> None:
-        s = self.state
-        if self.config["swap_deals"] and s.round % 2 == 1:
-            deck = self._round_deck  # same cards, the other player leads: hands exchanged
-        else:
-            deck = self._deal()
-            self._round_deck = deck
-        rules.start_round(s, deck)
-
-    def _to_move(self) -> int:
-        return self.state.to_move
-
-    def _legal_mask(self) -> np.ndarray:
-        mask = np.zeros(rules.NUM_VALUES, dtype=np.int8)
-        if not self.state.over:
-            for c in self.state.hands[self.state.to_move]:
-                mask[rules.VALUE_OF[c] - 1] = 1
-        return mask
-
-    def _apply(self, action: int) -> None:
-        if rules.play(self.state, action + 1) and not self.state.over:
-            self._start_round()
-
-    def _is_over(self) -> bool:
-        return self.state.over
-
-    def _scores(self) -> np.ndarray:
-        return np.array(self.state.scores, dtype=np.float64)
-
-    def _observe(self, p: int) -> np.ndarray:
-        s, q = self.state, 1 - p
-        obs = LAYOUT.zeros()
-        view = LAYOUT.view
-        own = rules.hand_values(s.hands[p])[1:]
-        view(obs, "own_hand")[:] = own
-        if self.config["exposed_hands"]:
-            view(obs, "opponent_hand")[:] = rules.hand_values(s.hands[q])[1:]
-        view(obs, "opponent_hand_size")[0] = len(s.hands[q])
-        view(obs, "tally")[0] = s.tally
-        view(obs, "tally_cards")[0] = len(s.tally_cards)
-        view(obs, "next_award")[0] = rules.n_tally_award(max(5, len(s.tally_cards) + 1))
-        if s.last_scorer >= 0:
-            view(obs, "last_scorer")[0 if s.last_scorer == p else 1] = 1
-        view(obs, "scores")[:] = (s.scores[p], s.scores[q])
-        view(obs, "bonus")[0] = s.bonus
-        view(obs, "round")[0] = min(s.round, s.rounds - 1)
-        view(obs, "hand_index")[0] = max(0, s.hand_index)
-        view(obs, "leading")[0] = 1 if s.leader == p else 0
-        view(obs, "seen")[:] = s.seen_values[1:]
-        view(obs, "stock")[0] = len(s.stock)
-        return obs
+        self.params = rules.make_params(c["rounds"], c["swap_deals"], c["exposed_hands"], OFFSETS)
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:
@@ -167,25 +115,24 @@ class TwentyEnv(CardEnv):
 
     def _render(self) -> str:
         s = self.state
-        r = min(s.round, s.rounds - 1)
-        lines = [f"Twenty: round {r + 1}/{s.rounds}, hand {max(0, s.hand_index) + 1}/5, "
-                 f"bonus {s.bonus} ({' '.join(card_code(c) for c in s.bonus_cards)}), stock {len(s.stock)}"]
+        rounds = self.config["rounds"]
+        r = min(int(s.round_index), rounds - 1)
+        lines = [f"Twenty: round {r + 1}/{rounds}, hand {max(0, s.hand_index) + 1}/5, "
+                 f"bonus {s.bonus} ({' '.join(card_code(int(c)) for c in s.deck[:2])}), "
+                 f"stock {rules.DECK_SIZE - s.stock_pos}"]
         for p in range(2):
             shown = (self.viewer is None or self.viewer == p or self.reveal or self.config["exposed_hands"])
-            hand = " ".join(card_code(c) for c in s.hands[p]) if shown else f"{len(s.hands[p])} hidden cards"
+            cards = rules.hand_cards(s, p)
+            hand = " ".join(card_code(c) for c in cards) if shown else f"{len(cards)} hidden cards"
             marks = (" (leads)" if s.leader == p else "") + (" *last scorer*" if s.last_scorer == p else "")
             lines.append(f"  player_{p}: {s.scores[p]:4d} points{marks}  hand: {hand or '-'}")
-        tally = " ".join(card_code(c) for c in s.tally_cards) or "-"
-        lines.append(f"  tally {s.tally} from {len(s.tally_cards)} cards: {tally}")
-        if s.log:
-            p, value, after, points = s.log[-1]
-            lines.append(f"  last: player_{p} played {VALUE_NAMES[value - 1]} -> {after}"
-                         + (f", {points} points" if points else ""))
+        tally = " ".join(card_code(int(c)) for c in s.tally_cards[:s.tally_n]) or "-"
+        lines.append(f"  tally {s.tally} from {s.tally_n} cards: {tally}")
+        if s.last_player >= 0:
+            lines.append(f"  last: player_{s.last_player} played {VALUE_NAMES[s.last_value - 1]} -> {s.last_after}"
+                         + (f", {s.last_points} points" if s.last_points else ""))
         lines.append("  match over" if s.over else f"  to play: player_{s.to_move}")
         return "\n".join(lines)
-
-    def _card_locations(self) -> np.ndarray:
-        return np.array(rules.all_cards(self.state), dtype=np.int64)
 
 
 env, raw_env = make_env_functions(TwentyEnv)

@@ -1,4 +1,4 @@
-"""Twenty as pure functions over a small state (the document in ``seeds/003`` and RULES.md "Twenty").
+"""Twenty as numba functions over a batched array state (the document in ``seeds/003`` and RULES.md "Twenty").
 
 Rules, in plain words:
 
@@ -24,34 +24,111 @@ Readings this implementation chooses (RULES.md): the n-Tally award for the n-th 
 value (which of several Ten cards goes is immaterial to the rules, the env plays the first one held).
 
 Dealing (``options["deck"]``): per round, two bonus cards, then blocks of five alternately, the round's
-leader first. With ``swap_deals`` round 2k reuses round 2k-1's deck, so the hands are exchanged.
+leader first. With ``swap_deals`` round 2k reuses round 2k-1's deck, so the hands are exchanged. Deal k of
+the episode (round k, or rounds 2k and 2k + 1 with ``swap_deals``) is ``stacked[k]`` if given, else the
+dealing generator's deal k of the deal seed (:func:`cardenvs.core.rng.deal_deck`).
+
+State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states the functions' contract):
+the round's deck (top first: bonus cards, then the stock from ``stock_pos``), each hand in the order
+dealt, the tally and its cards, the cleared cards of the round, values seen this round, match scores, the
+round and hand counters, the last scorer, the last play (for people) and the deal seed for later rounds.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
+from cardenvs.core import kernels
 from cardenvs.core.cards import card_value_order
+from cardenvs.core.rng import deal_deck
 
 VALUE_OF = card_value_order()  # card id -> 1..10
 NUM_VALUES = 10
 HAND_SIZE = 5
 EXACT_POINTS = 10
 FIVE_TALLY_POINTS = 15
+DECK_SIZE = 52
+PLAYERS = 2
+MAX_ROUNDS = 100
+MAX_STACKED = MAX_ROUNDS  # one deck per round at most
+MAX_TALLY = 20  # tally cards below 20 number at most 19, plus the card that clears them
+DECK = np.arange(DECK_SIZE, dtype=np.int16)
+VALUES = VALUE_OF[:DECK_SIZE].astype(np.int8)  # the numba functions' table
+POLICIES = ("greedy",)
+
+STATE = np.dtype([
+    ("deck", np.int8, (DECK_SIZE,)),  # this round's deck, top first: two bonus cards, then the stock
+    ("stock_pos", np.int8),  # the next stock card's index in ``deck``
+    ("hands", np.int8, (PLAYERS, HAND_SIZE)),  # in the order dealt; the first ``hand_n[p]`` slots
+    ("hand_n", np.int8, (PLAYERS,)),
+    ("tally_cards", np.int8, (MAX_TALLY,)),  # the first ``tally_n``
+    ("tally_n", np.int8),
+    ("tally", np.int8),
+    ("set_aside", np.int8, (DECK_SIZE,)),  # cleared tally cards of this round, the first ``set_aside_n``
+    ("set_aside_n", np.int8),
+    ("seen", np.int8, (NUM_VALUES,)),  # cards of each value 1..10 revealed or played this round
+    ("bonus", np.int8),
+    ("round_index", np.int16),  # 0-based; = rounds once the match is over (not "round": records have one)
+    ("hand_index", np.int8),  # 0..4
+    ("leader", np.int8),
+    ("to_move", np.int8),
+    ("last_scorer", np.int8),  # in this round (-1 nobody)
+    ("scores", np.int64, (PLAYERS,)),
+    ("over", np.bool_),
+    ("last_player", np.int8),  # the last card played (for people): who, its value, the tally after, points
+    ("last_value", np.int8),
+    ("last_after", np.int8),
+    ("last_points", np.int64),
+    ("deal_seed", np.uint64),
+])
+
+# observation offsets (segments of the env's layout, in order)
+O_OWN_HAND, O_OPP_HAND, O_OPP_SIZE, O_TALLY, O_TALLY_CARDS, O_NEXT_AWARD, O_LAST_SCORER, O_SCORES, O_BONUS, \
+    O_ROUND, O_HAND_INDEX, O_LEADING, O_SEEN, O_STOCK = range(14)
+
+PARAMS = np.dtype([
+    ("rounds", np.int16),
+    ("swap_deals", np.bool_),
+    ("exposed_hands", np.bool_),
+    ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)), ("n_stacked", np.int32),
+    ("offsets", np.int32, (14,)),
+])
 
 
+def make_params(rounds: int = 2, swap_deals: bool = False, exposed_hands: bool = False,
+                offsets: np.ndarray | None = None) -> np.ndarray:
+    """The constants of one configuration; ``offsets``: where the observation's segments start (default: the
+    env's layout, :data:`cardenvs.games.twenty.env.OFFSETS`)."""
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"twenty: rounds={rounds}; it accepts 1 to {MAX_ROUNDS}")
+    if offsets is None:
+        from .env import OFFSETS as offsets
+    p = np.zeros(1, dtype=PARAMS)
+    p["rounds"] = rounds
+    p["swap_deals"] = swap_deals
+    p["exposed_hands"] = exposed_hands
+    p["offsets"][0] = offsets
+    return p
+
+
+# ---------------------------------------------------------------- scoring (also called from Python)
+@njit(cache=True)
 def bonus_value(first: int, second: int) -> int:
     """End of Round Bonus from the two revealed cards' values."""
-    return abs(first - second) or 10
+    d = abs(first - second)
+    return d if d else 10
 
 
+@njit(cache=True)
 def n_tally_award(n_cards: int) -> int:
     """Points for the ``n_cards``-th tally card with the tally still below 20 (0 below five cards)."""
-    return FIVE_TALLY_POINTS * 2 ** (n_cards - 5) if n_cards >= 5 else 0
+    return FIVE_TALLY_POINTS << (n_cards - 5) if n_cards >= 5 else 0
 
 
-def points_for(tally: int, n_cards: int, value: int) -> tuple[int, bool]:
+@njit(cache=True)
+def card_points(tally: int, n_cards: int, value: int) -> tuple[int, bool]:
     """(points, clears) for adding a card of ``value`` to a tally of ``n_cards`` cards summing ``tally``."""
     new = tally + value
     if new == 20:
@@ -61,102 +138,222 @@ def points_for(tally: int, n_cards: int, value: int) -> tuple[int, bool]:
     return n_tally_award(n_cards + 1), False
 
 
-@dataclass
-class TwentyState:
-    """Everything about a match in progress. Hands, stock and piles are lists of card ids."""
-
-    rounds: int
-    round: int = 0  # 0-based
-    hand_index: int = 0  # 0..4: which five-card hand of the round
-    leader: int = 0
-    to_move: int = 0
-    bonus_cards: list[int] = field(default_factory=list)
-    bonus: int = 0
-    hands: list[list[int]] = field(default_factory=lambda: [[], []])
-    stock: list[int] = field(default_factory=list)
-    tally_cards: list[int] = field(default_factory=list)
-    tally: int = 0
-    set_aside: list[int] = field(default_factory=list)  # cleared tally cards of this round
-    last_scorer: int = -1  # in this round
-    scores: list[int] = field(default_factory=lambda: [0, 0])
-    seen_values: np.ndarray = field(default_factory=lambda: np.zeros(NUM_VALUES + 1, dtype=np.int64))
-    over: bool = False
-    log: list[tuple[int, int, int, int]] = field(default_factory=list)  # (player, value, tally after, points)
+#: :func:`card_points` for Python callers (the solver, the Python agents), memoised: a compiled function
+#: costs more to call from Python than this one-line rule does to compute.
+points_for = lru_cache(maxsize=None)(card_points)
 
 
-def start_round(state: TwentyState, deck: np.ndarray) -> None:
-    """Begin round ``state.round`` from a 52-card deck (top first)."""
-    deck = [int(c) for c in deck]
-    state.leader = state.round % 2
-    state.to_move = state.leader
-    state.bonus_cards = deck[:2]
-    state.bonus = bonus_value(VALUE_OF[deck[0]], VALUE_OF[deck[1]])
-    state.stock = deck[2:]
-    state.tally_cards, state.tally, state.set_aside = [], 0, []
-    state.last_scorer = -1
-    state.hand_index = -1
-    state.seen_values = np.zeros(NUM_VALUES + 1, dtype=np.int64)
-    for c in state.bonus_cards:
-        state.seen_values[VALUE_OF[c]] += 1
-    state.hands = [[], []]
-    deal_hands(state)
+# ---------------------------------------------------------------- the state machine
+@njit(cache=True)
+def _deal_hands(state, b) -> None:
+    """Both players get five cards: the leader the first block, the follower the next. In place."""
+    s = state[b]
+    for k in range(PLAYERS):
+        p = (s.leader + k) % PLAYERS
+        for i in range(HAND_SIZE):
+            s.hands[p, i] = s.deck[s.stock_pos + i]
+        s.hand_n[p] = HAND_SIZE
+        s.stock_pos += HAND_SIZE
+    s.hand_index += 1
 
 
-def deal_hands(state: TwentyState) -> None:
-    """Both players get five cards: the leader the first block, the follower the next."""
-    for p in (state.leader, 1 - state.leader):
-        state.hands[p] = state.stock[:HAND_SIZE]
-        state.stock = state.stock[HAND_SIZE:]
-    state.hand_index += 1
+@njit(cache=True)
+def start_round(state, b) -> None:
+    """Begin round ``round_index`` from the deck in ``deck`` (top first). In place."""
+    s = state[b]
+    s.leader = s.round_index % 2
+    s.to_move = s.leader
+    v0 = VALUES[s.deck[0]]
+    v1 = VALUES[s.deck[1]]
+    s.bonus = bonus_value(v0, v1)
+    s.stock_pos = 2
+    s.tally = 0
+    s.tally_n = 0
+    s.set_aside_n = 0
+    s.last_scorer = -1
+    s.hand_index = -1
+    s.seen[:] = 0
+    s.seen[v0 - 1] += 1
+    s.seen[v1 - 1] += 1
+    s.hand_n[:] = 0
+    _deal_hands(state, b)
 
 
-def hand_values(hand: list[int]) -> np.ndarray:
-    """Counts of each value 1..10 in a hand (index 0 unused)."""
-    out = np.zeros(NUM_VALUES + 1, dtype=np.int64)
-    for c in hand:
-        out[VALUE_OF[c]] += 1
-    return out
+@njit(cache=True)
+def _next_round(state, b, params) -> None:
+    """Round ``round_index``'s deck into ``deck`` (with ``swap_deals`` an odd round keeps the deck), then
+    start it. In place."""
+    s = state[b]
+    pr = params[0]
+    r = s.round_index
+    if not (pr.swap_deals and r % 2 == 1):
+        k = r // 2 if pr.swap_deals else r
+        if k < pr.n_stacked:
+            for i in range(DECK_SIZE):
+                s.deck[i] = pr.stacked[k, i]
+        else:
+            deal_deck(DECK, s.deal_seed, k, s.deck)
+    start_round(state, b)
 
 
-def legal_values(state: TwentyState) -> list[int]:
-    return sorted({int(VALUE_OF[c]) for c in state.hands[state.to_move]})
+@njit(cache=True)
+def init(state, b, params, deal_seed) -> None:
+    """Start a match in game ``b``: round 0 from deal 0 (stacked or of ``deal_seed``). In place."""
+    s = state[b]
+    s.deal_seed = deal_seed
+    s.round_index = 0
+    s.scores[:] = 0
+    s.over = False
+    s.last_player = -1
+    s.last_value = 0
+    s.last_after = 0
+    s.last_points = 0
+    _next_round(state, b, params)
 
 
-def play(state: TwentyState, value: int) -> bool:
-    """The player to move puts a card of ``value`` on the tally. Returns whether a round ended."""
-    p = state.to_move
-    hand = state.hands[p]
-    card = next((c for c in hand if VALUE_OF[c] == value), None)
-    if card is None:
-        raise ValueError(f"player_{p} holds no card of value {value}; holds {sorted(VALUE_OF[c] for c in hand)}")
-    hand.remove(card)
-    state.seen_values[value] += 1
-    points, clears = points_for(state.tally, len(state.tally_cards), value)
-    state.tally_cards.append(card)
-    state.tally += value
-    state.log.append((p, value, state.tally, points))
+@njit(cache=True)
+def to_move(state, b, params) -> int:
+    """The seat to play (reads only)."""
+    return state[b].to_move
+
+
+@njit(cache=True)
+def status(state, b, params) -> int:
+    """OVER after the last round, else RUNNING (reads only)."""
+    return kernels.OVER if state[b].over else kernels.RUNNING
+
+
+@njit(cache=True)
+def legal_ids(state, b, params, ids) -> int:
+    """The values held by the player to move, as actions ``value - 1``, ascending, into ``ids``; returns how
+    many (0 once the match is over)."""
+    s = state[b]
+    if s.over:
+        return 0
+    p = s.to_move
+    held = 0  # bit a: a card of value a + 1 is held
+    for i in range(s.hand_n[p]):
+        held |= 1 << (VALUES[s.hands[p, i]] - 1)
+    n = 0
+    for a in range(NUM_VALUES):
+        if held >> a & 1:
+            ids[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def apply(state, b, params, action) -> None:
+    """The player to move puts their first card of value ``action + 1`` (held) on the tally; at the end of
+    a round the bonus goes to the last scorer and the next round starts. In place."""
+    s = state[b]
+    p = s.to_move
+    value = action + 1
+    n = s.hand_n[p]
+    i = 0
+    while i < n and VALUES[s.hands[p, i]] != value:
+        i += 1
+    if i == n:
+        raise ValueError("twenty: the player to move holds no card of that value")
+    card = s.hands[p, i]
+    for j in range(i, n - 1):
+        s.hands[p, j] = s.hands[p, j + 1]
+    s.hand_n[p] = n - 1
+    s.seen[value - 1] += 1
+    points, clears = card_points(s.tally, s.tally_n, value)
+    s.tally_cards[s.tally_n] = card
+    s.tally_n += 1
+    s.tally += value
+    s.last_player = p
+    s.last_value = value
+    s.last_after = s.tally
+    s.last_points = points
     if points:
-        state.scores[p] += points
-        state.last_scorer = p
+        s.scores[p] += points
+        s.last_scorer = p
     if clears:
-        state.set_aside += state.tally_cards
-        state.tally_cards, state.tally = [], 0
-    state.to_move = 1 - p
-    if state.hands[0] or state.hands[1]:
-        return False
-    if state.stock:
-        deal_hands(state)
-        state.to_move = state.leader
-        return False
+        for j in range(s.tally_n):
+            s.set_aside[s.set_aside_n] = s.tally_cards[j]
+            s.set_aside_n += 1
+        s.tally_n = 0
+        s.tally = 0
+    s.to_move = 1 - p
+    if s.hand_n[0] or s.hand_n[1]:
+        return
+    if s.stock_pos < DECK_SIZE:
+        _deal_hands(state, b)
+        s.to_move = s.leader
+        return
     # round over: the bonus to the last scorer
-    if state.last_scorer >= 0:
-        state.scores[state.last_scorer] += state.bonus
-    state.round += 1
-    if state.round >= state.rounds:
-        state.over = True
-    return True
+    if s.last_scorer >= 0:
+        s.scores[s.last_scorer] += s.bonus
+    s.round_index += 1
+    if s.round_index >= params[0].rounds:
+        s.over = True
+        return
+    _next_round(state, b, params)
 
 
-def all_cards(state: TwentyState) -> list[int]:
+@njit(cache=True)
+def scores(state, b, params, out) -> None:
+    """The running match points into ``out``."""
+    s = state[b]
+    for p in range(PLAYERS):
+        out[p] = s.scores[p]
+
+
+@njit(cache=True)
+def outcome(state, b, params, out) -> None:
+    """Into ``out``: once over, more match points wins (+1 / -1), equal points draw (0 each); zeros before."""
+    out[:] = 0.0
+    if not state[b].over:
+        return
+    sc = np.empty(PLAYERS, dtype=np.float64)
+    scores(state, b, params, sc)
+    kernels.win_share(sc, out)
+
+
+# ---------------------------------------------------------------- the observation
+@njit(cache=True)
+def observe(state, b, params, p, obs) -> None:
+    """Seat ``p``'s observation (the env's layout) into the zeroed row ``obs``."""
+    s = state[b]
+    pr = params[0]
+    off = pr.offsets
+    q = 1 - p
+    for i in range(s.hand_n[p]):
+        obs[off[O_OWN_HAND] + VALUES[s.hands[p, i]] - 1] += 1
+    if pr.exposed_hands:
+        for i in range(s.hand_n[q]):
+            obs[off[O_OPP_HAND] + VALUES[s.hands[q, i]] - 1] += 1
+    obs[off[O_OPP_SIZE]] = s.hand_n[q]
+    obs[off[O_TALLY]] = s.tally
+    obs[off[O_TALLY_CARDS]] = s.tally_n
+    obs[off[O_NEXT_AWARD]] = n_tally_award(max(5, s.tally_n + 1))
+    if s.last_scorer >= 0:
+        obs[off[O_LAST_SCORER] + (0 if s.last_scorer == p else 1)] = 1
+    obs[off[O_SCORES]] = s.scores[p]
+    obs[off[O_SCORES] + 1] = s.scores[q]
+    obs[off[O_BONUS]] = s.bonus
+    obs[off[O_ROUND]] = min(s.round_index, pr.rounds - 1)
+    obs[off[O_HAND_INDEX]] = max(0, s.hand_index)
+    obs[off[O_LEADING]] = 1 if s.leader == p else 0
+    for v in range(NUM_VALUES):
+        obs[off[O_SEEN] + v] = s.seen[v]
+    obs[off[O_STOCK]] = DECK_SIZE - s.stock_pos
+
+
+# ---------------------------------------------------------------- helpers for people and tests (Python)
+def hand_cards(record, p: int) -> list[int]:
+    """Player ``p``'s hand of one game (a record of :data:`STATE`), in the order dealt."""
+    return [int(c) for c in record["hands"][p, :record["hand_n"][p]]]
+
+
+def card_locations(record) -> np.ndarray:
     """Every card of the current round's deck (bonus, hands, stock, tally, set aside)."""
-    return state.bonus_cards + state.hands[0] + state.hands[1] + state.stock + state.tally_cards + state.set_aside
+    deck = np.asarray(record["deck"], dtype=np.int64)
+    parts = [deck[:2], *(np.asarray(hand_cards(record, p), dtype=np.int64) for p in range(PLAYERS)),
+             deck[int(record["stock_pos"]):],
+             np.asarray(record["tally_cards"][:record["tally_n"]], dtype=np.int64),
+             np.asarray(record["set_aside"][:record["set_aside_n"]], dtype=np.int64)]
+    return np.concatenate(parts)

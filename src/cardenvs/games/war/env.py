@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.core.cards import RANKS, card_code, make_deck
+from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 from . import rules
@@ -43,6 +43,7 @@ LAYOUT = Layout([
     Segment("in_war", 1, 1, "1 while a tie is being settled"),
     Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
 ])
+OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 
 class WarEnv(CardEnv):
@@ -62,72 +63,34 @@ class WarEnv(CardEnv):
         "single_pass": {"single_pass": True},
     }
 
+    CORE = rules
+
     def _configure(self) -> None:
         self.num_players = 2
         self.deck = make_deck()
         self.layout = LAYOUT
         self.num_actions = 1
-
-    def _new_game(self) -> None:
-        deck = self._deal()
-        rng_seed = int(self.dealing_rng(1_000_003).integers(1, 2**62))
-        self.state = rules.new_state(deck, rng_seed)
-
-    def _to_move(self) -> int:
-        return int(self.state[rules.TO_MOVE])
-
-    def _legal_mask(self) -> np.ndarray:
-        return np.ones(1, dtype=np.int8)
-
-    def _apply(self, action: int) -> None:
         c = self.config
-        rules.flip(self.state, c["war_face_down"], c["shuffle_won"], c["single_pass"])
-
-    def _is_over(self) -> bool:
-        return self.state[rules.RESULT] != rules.RUNNING
-
-    def _is_truncated(self) -> bool:
-        return self.state[rules.BATTLES] >= self.config["max_turns"] and self.state[rules.TABLE_N:rules.TABLE_N + 2].sum() == 0
-
-    def _scores(self) -> np.ndarray:
-        sp = self.config["single_pass"]
-        return np.array([rules.score(self.state, 0, sp), rules.score(self.state, 1, sp)], dtype=np.float64)
-
-    def _observe(self, p: int) -> np.ndarray:
-        s, q = self.state, 1 - p
-        obs = LAYOUT.zeros()
-        view = LAYOUT.view
-        view(obs, "own_pile")[0] = s[rules.SIZE + p]
-        view(obs, "opponent_pile")[0] = s[rules.SIZE + q]
-        for name, who in (("own_last_flip", p), ("opponent_last_flip", q)):
-            card = s[rules.LAST_FLIP + who]
-            if card >= 0 and s[rules.TABLE_N + who] > 0:
-                view(obs, name)[card // 4] = 1
-        view(obs, "table")[0] = s[rules.TABLE_N] + s[rules.TABLE_N + 1]
-        view(obs, "in_war")[0] = s[rules.IN_WAR]
-        view(obs, "battles_won")[:] = (s[rules.BATTLES_WON + p], s[rules.BATTLES_WON + q])
-        return obs
+        self.params = rules.make_params(c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"],
+                                        OFFSETS)
 
     def action_name(self, action: int) -> str:
         return "flip" if action == 0 else str(action)
 
     def _render(self) -> str:
         s = self.state
-        lines = [f"War: battle {s[rules.BATTLES] + 1}" + (" (war!)" if s[rules.IN_WAR] else "")]
+        lines = [f"War: battle {s.battles + 1}" + (" (war!)" if s.in_war else "")]
         for p in range(2):
-            flipped = card_code(s[rules.LAST_FLIP + p]) if s[rules.LAST_FLIP + p] >= 0 else "--"
-            extra = f", battles won {s[rules.BATTLES_WON + p]}" if self.config["single_pass"] else ""
-            lines.append(f"  player_{p}: {s[rules.SIZE + p]:2d} cards in pile, last flip {flipped}, "
-                         f"{s[rules.TABLE_N + p]} on the table{extra}")
+            flipped = card_code(int(s.last_flip[p])) if s.last_flip[p] >= 0 else "--"
+            extra = f", battles won {s.battles_won[p]}" if self.config["single_pass"] else ""
+            lines.append(f"  player_{p}: {s.held[p]:2d} cards in pile, last flip {flipped}, "
+                         f"{s.table_n[p]} on the table{extra}")
         if self._is_over():
-            result = s[rules.RESULT]
+            result = int(s.result)
             lines.append("  game over: " + ("draw" if result == rules.DRAW else f"player_{result} wins"))
         else:
-            lines.append(f"  to flip: player_{s[rules.TO_MOVE]}")
+            lines.append(f"  to flip: player_{s.to_move}")
         return "\n".join(lines)
-
-    def _card_locations(self) -> np.ndarray:
-        return rules.all_cards(self.state)
 
 
 env, raw_env = make_env_functions(WarEnv)

@@ -1,4 +1,4 @@
-"""War as pure functions over a small state (RULES.md "War").
+"""War as numba functions over a batched array state (RULES.md "War").
 
 Rules, in plain words:
 
@@ -17,185 +17,305 @@ Rules, in plain words:
 
 Readings this implementation chooses: the battle counter counts battles, a war being part of its battle;
 cards of a battle stay on the table until it resolves (they are counted there by the conservation
-invariant); when a player runs out during a war the game ends at once with the cards still on the table.
+invariant); when a player runs out during a war the game ends at once with the cards still on the table;
+the shuffle of won cards draws from stream :data:`SHUFFLE_STREAM` of the deal seed (:mod:`cardenvs.core.rng`),
+kept in the state, so a deal replays exactly whatever came before it.
 
-The state is one ``int64`` array (offsets below) so that the same numba functions drive the env and the
-Monte Carlo simulator in :mod:`cardenvs.analysis.war`.
+State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states the functions' contract):
+each pile is a 52-slot ring buffer (``head`` the next card to flip, ``held`` the cards in it), the cards
+each player put on the table in the battle under way, the last face-up card of each player, the war flag,
+battles played and won, cards set aside (single pass), the result and the shuffle's random stream. The
+same functions drive the AEC env, the vector envs and the Monte Carlo simulator in
+:mod:`cardenvs.analysis.war`.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from cardenvs.core.rng import uniform_index
+from cardenvs.core import kernels
+from cardenvs.core.rng import EXTRA_STREAM, deal_deck, stream, uniform_index
 
 DECK_SIZE = 52
 HALF = 26
-# state layout
-PILE = 0  # 2 x 52 ring buffers
-HEAD = 104  # 2 entries: index of the next card to flip
-SIZE = 106  # 2 entries: cards in the pile
-TABLE = 108  # 2 x 52: cards each player put on the table this battle, in order
-TABLE_N = 212  # 2 entries
-TO_MOVE = 214
-BATTLES = 215
-BATTLES_WON = 216  # 2 entries (single pass score)
-RESULT = 218  # -1 running, 0 / 1 winner, 2 draw
-LAST_FLIP = 219  # 2 entries: last face-up card of each player (-1 none)
-IN_WAR = 221  # 1 while a tie is being settled
-OUT_OF_PLAY = 222  # cards set aside (single-pass ties and battles); stack of 52
-OUT_N = 274
-RNG = 275  # xorshift state for shuffle_won
-STATE_SIZE = 276
+PLAYERS = 2
+MAX_STACKED = 16  # one deal per episode; further stacked decks are not used
+SHUFFLE_STREAM = EXTRA_STREAM + 3  # the shuffle of won cards (``shuffle_won``)
+DECK = np.arange(DECK_SIZE, dtype=np.int16)
+NO_RESULT, DRAW = -1, 2  # ``result``: -1 while playing (and at a truncation), 0 / 1 the winner, 2 a draw
+POLICIES = ("flip",)
 
-RUNNING, DRAW = -1, 2
+STATE = np.dtype([
+    ("pile", np.int8, (PLAYERS, DECK_SIZE)),  # ring buffers
+    ("head", np.int16, (PLAYERS,)),  # slot of the next card to flip
+    ("held", np.int16, (PLAYERS,)),  # cards in the pile (not "size": records have a .size)
+    ("table", np.int8, (PLAYERS, DECK_SIZE)),  # cards each player put on the table this battle, in order
+    ("table_n", np.int16, (PLAYERS,)),
+    ("last_flip", np.int8, (PLAYERS,)),  # last face-up card of each player (-1 none)
+    ("out", np.int8, (DECK_SIZE,)),  # cards set aside (single pass)
+    ("out_n", np.int16),
+    ("to_move", np.int8),
+    ("in_war", np.int8),  # 1 while a tie is being settled
+    ("result", np.int8),
+    ("battles", np.int64),
+    ("battles_won", np.int16, (PLAYERS,)),  # the single pass score
+    ("rng", np.uint64, (1,)),  # xorshift64* stream of the shuffle of won cards
+])
+
+# observation offsets (segments of the env's layout, in order)
+O_OWN_PILE, O_OPP_PILE, O_OWN_FLIP, O_OPP_FLIP, O_TABLE, O_IN_WAR, O_BATTLES_WON = range(7)
+
+PARAMS = np.dtype([
+    ("war_face_down", np.int8),
+    ("shuffle_won", np.bool_),
+    ("single_pass", np.bool_),
+    ("max_turns", np.int64),
+    ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)), ("n_stacked", np.int32),
+    ("offsets", np.int32, (7,)),
+])
 
 
+def make_params(war_face_down: int = 1, shuffle_won: bool = False, single_pass: bool = False,
+                max_turns: int = 5000, offsets: np.ndarray | None = None) -> np.ndarray:
+    """The constants of one configuration; ``offsets``: where the observation's segments start (default: the
+    env's layout, :data:`cardenvs.games.war.env.OFFSETS`)."""
+    if offsets is None:
+        from .env import OFFSETS as offsets
+    p = np.zeros(1, dtype=PARAMS)
+    p["war_face_down"] = war_face_down
+    p["shuffle_won"] = shuffle_won
+    p["single_pass"] = single_pass
+    p["max_turns"] = max_turns
+    p["offsets"][0] = offsets
+    return p
+
+
+# ---------------------------------------------------------------- the state machine
 @njit(cache=True)
 def card_rank(card: int) -> int:
+    """A card's rank, 0 = two .. 12 = ace (reads only)."""
     return card // 4
 
 
 @njit(cache=True)
-def new_state(deck: np.ndarray, rng_seed: int) -> np.ndarray:
-    """Deal ``deck`` (top first): the first 26 cards to player_0, the next 26 to player_1."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
-    for p in range(2):
+def deal(state, b, deck, rng_seed) -> None:
+    """Start game ``b`` from ``deck`` (top first: the first 26 cards to player_0, the next 26 to player_1),
+    the shuffle's stream seeded with ``rng_seed`` (0 is taken as 1). In place."""
+    s = state[b]
+    for p in range(PLAYERS):
         for i in range(HALF):
-            s[PILE + 52 * p + i] = deck[HALF * p + i]
-        s[SIZE + p] = HALF
-    s[RESULT] = RUNNING
-    s[LAST_FLIP] = -1
-    s[LAST_FLIP + 1] = -1
-    s[RNG] = rng_seed | 1
-    return s
+            s.pile[p, i] = deck[HALF * p + i]
+        s.head[p] = 0
+        s.held[p] = HALF
+        s.table_n[p] = 0
+        s.last_flip[p] = -1
+        s.battles_won[p] = 0
+    s.out_n = 0
+    s.to_move = 0
+    s.in_war = 0
+    s.result = NO_RESULT
+    s.battles = 0
+    seed = np.uint64(rng_seed)
+    if seed == np.uint64(0):
+        seed = np.uint64(1)
+    s.rng[0] = seed
 
 
 @njit(cache=True)
-def _take(s: np.ndarray, p: int) -> int:
-    card = s[PILE + 52 * p + s[HEAD + p]]
-    s[HEAD + p] = (s[HEAD + p] + 1) % 52
-    s[SIZE + p] -= 1
+def init(state, b, params, deal_seed) -> None:
+    """Deal game ``b``: the stacked deck if given, else deal 0 of ``deal_seed``. In place."""
+    pr = params[0]
+    deck = np.empty(DECK_SIZE, dtype=np.int16)
+    if pr.n_stacked > 0:
+        deck[:] = pr.stacked[0]
+    else:
+        deal_deck(DECK, deal_seed, 0, deck)
+    deal(state, b, deck, stream(deal_seed, SHUFFLE_STREAM)[0])
+
+
+@njit(cache=True)
+def to_move(state, b, params) -> int:
+    """The seat to flip (reads only)."""
+    return state[b].to_move
+
+
+@njit(cache=True)
+def status(state, b, params) -> int:
+    """OVER once there is a result; TRUNCATED after ``max_turns`` battles with the table empty (reads only)."""
+    s = state[b]
+    if s.result != NO_RESULT:
+        return kernels.OVER
+    if s.battles >= params[0].max_turns and s.table_n[0] + s.table_n[1] == 0:
+        return kernels.TRUNCATED
+    return kernels.RUNNING
+
+
+@njit(cache=True)
+def legal_ids(state, b, params, ids) -> int:
+    """The one action, flip (0), into ``ids`` while the game is on; returns how many (1, or 0 once it ended)."""
+    if status(state, b, params) != kernels.RUNNING:
+        return 0
+    ids[0] = 0
+    return 1
+
+
+@njit(cache=True)
+def _take(state, b, p) -> int:
+    """Take player ``p``'s next card off their pile and return it. In place."""
+    s = state[b]
+    card = s.pile[p, s.head[p]]
+    s.head[p] = (s.head[p] + 1) % DECK_SIZE
+    s.held[p] -= 1
     return card
 
 
 @njit(cache=True)
-def _put_bottom(s: np.ndarray, p: int, card: int) -> None:
-    s[PILE + 52 * p + (s[HEAD + p] + s[SIZE + p]) % 52] = card
-    s[SIZE + p] += 1
+def _put_bottom(state, b, p, card) -> None:
+    """Put ``card`` under player ``p``'s pile. In place."""
+    s = state[b]
+    s.pile[p, (s.head[p] + s.held[p]) % DECK_SIZE] = card
+    s.held[p] += 1
 
 
 @njit(cache=True)
-def _to_table(s: np.ndarray, p: int, card: int) -> None:
-    s[TABLE + 52 * p + s[TABLE_N + p]] = card
-    s[TABLE_N + p] += 1
+def _to_table(state, b, p, card) -> None:
+    """Put ``card`` on the table in front of player ``p``. In place."""
+    s = state[b]
+    s.table[p, s.table_n[p]] = card
+    s.table_n[p] += 1
 
 
 @njit(cache=True)
-def flip(s: np.ndarray, war_face_down: int, shuffle_won: bool, single_pass: bool) -> None:
-    """The player to move flips (in a war: up to ``war_face_down`` face down, then one face up)."""
-    p = s[TO_MOVE]
-    if s[IN_WAR] == 1:
-        down = min(war_face_down, s[SIZE + p] - 1)
+def apply(state, b, params, action) -> None:
+    """The player to move flips (in a war: up to ``war_face_down`` face down, then one face up); after
+    player_1's flip the battle resolves. In place."""
+    s = state[b]
+    p = s.to_move
+    if s.in_war == 1:
+        down = min(params[0].war_face_down, s.held[p] - 1)
         for _ in range(down):
-            _to_table(s, p, _take(s, p))
-    card = _take(s, p)
-    _to_table(s, p, card)
-    s[LAST_FLIP + p] = card
+            _to_table(state, b, p, _take(state, b, p))
+    card = _take(state, b, p)
+    _to_table(state, b, p, card)
+    s.last_flip[p] = card
     if p == 0:
-        s[TO_MOVE] = 1
+        s.to_move = 1
         return
-    s[TO_MOVE] = 0
-    _resolve(s, shuffle_won, single_pass)
+    s.to_move = 0
+    _resolve(state, b, params)
 
 
 @njit(cache=True)
-def _resolve(s: np.ndarray, shuffle_won: bool, single_pass: bool) -> None:
-    r0 = card_rank(s[LAST_FLIP])
-    r1 = card_rank(s[LAST_FLIP + 1])
-    if single_pass:
+def _resolve(state, b, params) -> None:
+    """Both have flipped: settle the battle (or start a war), count it, set the result if it ends. In place."""
+    s = state[b]
+    pr = params[0]
+    r0 = card_rank(s.last_flip[0])
+    r1 = card_rank(s.last_flip[1])
+    if pr.single_pass:
         if r0 != r1:
-            s[BATTLES_WON + (0 if r0 > r1 else 1)] += 1
-        for p in range(2):
-            for i in range(s[TABLE_N + p]):
-                s[OUT_OF_PLAY + s[OUT_N]] = s[TABLE + 52 * p + i]
-                s[OUT_N] += 1
-            s[TABLE_N + p] = 0
-        s[BATTLES] += 1
-        if s[BATTLES] == HALF:
-            s[RESULT] = DRAW if s[BATTLES_WON] == s[BATTLES_WON + 1] else (0 if s[BATTLES_WON] > s[BATTLES_WON + 1] else 1)
+            s.battles_won[0 if r0 > r1 else 1] += 1
+        for p in range(PLAYERS):
+            for i in range(s.table_n[p]):
+                s.out[s.out_n] = s.table[p, i]
+                s.out_n += 1
+            s.table_n[p] = 0
+        s.battles += 1
+        if s.battles == HALF:
+            w0, w1 = s.battles_won[0], s.battles_won[1]
+            s.result = DRAW if w0 == w1 else (0 if w0 > w1 else 1)
         return
     if r0 == r1:
-        s[IN_WAR] = 1
-        empty0 = s[SIZE] == 0
-        empty1 = s[SIZE + 1] == 0
+        s.in_war = 1
+        empty0 = s.held[0] == 0
+        empty1 = s.held[1] == 0
         if empty0 and empty1:
-            s[RESULT] = DRAW
+            s.result = DRAW
         elif empty0:
-            s[RESULT] = 1
+            s.result = 1
         elif empty1:
-            s[RESULT] = 0
-        if s[RESULT] != RUNNING:
-            s[BATTLES] += 1
+            s.result = 0
+        if s.result != NO_RESULT:
+            s.battles += 1
         return
     winner = 0 if r0 > r1 else 1
     loser = 1 - winner
-    n_won = s[TABLE_N] + s[TABLE_N + 1]
-    won = np.empty(n_won, dtype=np.int64)
-    k = 0
+    start = s.held[winner]  # the won cards go to pile positions start.. (next flip = position 0)
     for p in (winner, loser):
-        for i in range(s[TABLE_N + p]):
-            won[k] = s[TABLE + 52 * p + i]
-            k += 1
-        s[TABLE_N + p] = 0
-    if shuffle_won:
+        for i in range(s.table_n[p]):
+            _put_bottom(state, b, winner, s.table[p, i])
+        s.table_n[p] = 0
+    if pr.shuffle_won:  # Fisher-Yates over the won cards where they now lie
+        n_won = s.held[winner] - start
         for i in range(n_won - 1, 0, -1):
-            j = uniform_index(s[RNG:RNG + 1].view(np.uint64), i + 1)
-            won[i], won[j] = won[j], won[i]
-    for i in range(n_won):
-        _put_bottom(s, winner, won[i])
-    s[IN_WAR] = 0
-    s[BATTLES] += 1
-    if s[SIZE + loser] == 0:
-        s[RESULT] = winner
+            j = uniform_index(s.rng, i + 1)
+            si = (s.head[winner] + start + i) % DECK_SIZE
+            sj = (s.head[winner] + start + j) % DECK_SIZE
+            s.pile[winner, si], s.pile[winner, sj] = s.pile[winner, sj], s.pile[winner, si]
+    s.in_war = 0
+    s.battles += 1
+    if s.held[loser] == 0:
+        s.result = winner
 
 
 @njit(cache=True)
-def pile_cards(s: np.ndarray, p: int) -> np.ndarray:
-    """Player ``p``'s pile, next flip first."""
-    out = np.empty(s[SIZE + p], dtype=np.int64)
-    for i in range(s[SIZE + p]):
-        out[i] = s[PILE + 52 * p + (s[HEAD + p] + i) % 52]
-    return out
+def scores(state, b, params, out) -> None:
+    """Cards in each pile (battles won with ``single_pass``) into ``out``."""
+    s = state[b]
+    for p in range(PLAYERS):
+        out[p] = s.battles_won[p] if params[0].single_pass else s.held[p]
 
 
 @njit(cache=True)
-def all_cards(s: np.ndarray) -> np.ndarray:
-    """Every card in piles, on the table and out of play (the conservation invariant)."""
-    total = s[SIZE] + s[SIZE + 1] + s[TABLE_N] + s[TABLE_N + 1] + s[OUT_N]
-    out = np.empty(total, dtype=np.int64)
-    k = 0
-    for p in range(2):
-        for c in pile_cards(s, p):
-            out[k] = c
-            k += 1
-        for i in range(s[TABLE_N + p]):
-            out[k] = s[TABLE + 52 * p + i]
-            k += 1
-    for i in range(s[OUT_N]):
-        out[k] = s[OUT_OF_PLAY + i]
-        k += 1
-    return out
+def outcome(state, b, params, out) -> None:
+    """Into ``out``: once over, the higher score wins (+1 / -1), equal scores draw (0 each); zeros otherwise
+    (running or truncated)."""
+    out[:] = 0.0
+    if state[b].result == NO_RESULT:
+        return
+    sc = np.empty(PLAYERS, dtype=np.float64)
+    scores(state, b, params, sc)
+    kernels.win_share(sc, out)
 
 
 @njit(cache=True)
-def score(s: np.ndarray, p: int, single_pass: bool) -> int:
-    """Cards in own pile (battles won with ``single_pass``)."""
-    return s[BATTLES_WON + p] if single_pass else s[SIZE + p]
+def play_out(state, b, params) -> None:
+    """Flip until the game ends or is truncated (the Monte Carlo inner loop). In place."""
+    while status(state, b, params) == kernels.RUNNING:
+        apply(state, b, params, 0)
 
 
+# ---------------------------------------------------------------- the observation
 @njit(cache=True)
-def play_out(s: np.ndarray, war_face_down: int, shuffle_won: bool, single_pass: bool, max_turns: int) -> None:
-    """Flip until the game ends or ``max_turns`` battles were played (the Monte Carlo inner loop)."""
-    while s[RESULT] == RUNNING and s[BATTLES] < max_turns:
-        flip(s, war_face_down, shuffle_won, single_pass)
+def observe(state, b, params, p, obs) -> None:
+    """Seat ``p``'s observation (the env's layout) into the zeroed row ``obs``."""
+    s = state[b]
+    off = params[0].offsets
+    q = 1 - p
+    obs[off[O_OWN_PILE]] = s.held[p]
+    obs[off[O_OPP_PILE]] = s.held[q]
+    if s.last_flip[p] >= 0 and s.table_n[p] > 0:
+        obs[off[O_OWN_FLIP] + card_rank(s.last_flip[p])] = 1
+    if s.last_flip[q] >= 0 and s.table_n[q] > 0:
+        obs[off[O_OPP_FLIP] + card_rank(s.last_flip[q])] = 1
+    obs[off[O_TABLE]] = s.table_n[0] + s.table_n[1]
+    obs[off[O_IN_WAR]] = s.in_war
+    obs[off[O_BATTLES_WON]] = s.battles_won[p]
+    obs[off[O_BATTLES_WON] + 1] = s.battles_won[q]
+
+
+# ---------------------------------------------------------------- helpers for people and tests (Python)
+def pile_cards(record, p: int) -> np.ndarray:
+    """Player ``p``'s pile of one game (a record of :data:`STATE`), next flip first."""
+    idx = (int(record["head"][p]) + np.arange(int(record["held"][p]))) % DECK_SIZE
+    return np.asarray(record["pile"][p], dtype=np.int64)[idx]
+
+
+def card_locations(record) -> np.ndarray:
+    """Every card of one game: in piles, on the table and set aside (the conservation invariant)."""
+    parts = []
+    for p in range(PLAYERS):
+        parts.append(pile_cards(record, p))
+        parts.append(np.asarray(record["table"][p, :record["table_n"][p]], dtype=np.int64))
+    parts.append(np.asarray(record["out"][:record["out_n"]], dtype=np.int64))
+    return np.concatenate(parts)
