@@ -106,11 +106,11 @@ def test_forcing_once_more_than_half_went_one_way():
     env.reset(options={"deck": stacked(FOUR, make_deck(2))})
     for _ in range(3):  # three players declare high, each discards two
         env.step(HIGH)
-        hand = env.hands[env.current]
+        hand = env.state.hands[env.state.current]
         for card in np.flatnonzero(hand)[:2]:
             env.step(DISCARD0 + int(card))
     # floor(4/2) + 1 = 3 went high: the fourth is forced low and goes straight to its discards
-    assert env.forced == [False, False, False, True] and env.direction[3] == LOW
+    assert env.state.forced[:4].tolist() == [False, False, False, True] and env.state.direction[3] == LOW
     mask = env.observe("player_3")["action_mask"]
     assert not mask[HIGH] and not mask[LOW] and mask[DISCARD0:SUIT0].sum() == 10
 
@@ -118,19 +118,19 @@ def test_forcing_once_more_than_half_went_one_way():
 def test_discard_goes_under_the_stock_and_two_are_drawn():
     env = raw_env(players=4)
     env.reset(options={"deck": stacked(FOUR, make_deck(2))})
-    top_two = env.stock[:2]
+    top_two = rules.stock_cards(env.state)[:2]
     env.step(LOW)
     env.step(DISCARD0 + c("AS"))
     env.step(DISCARD0 + c("KS"))
-    assert env.stock[-2:] == [c("AS"), c("KS")]
-    assert all(env.hands[0][x] == 1 for x in top_two) and env.hands[0].sum() == 10
+    assert rules.stock_cards(env.state)[-2:].tolist() == [c("AS"), c("KS")]
+    assert all(env.state.hands[0][x] == 1 for x in top_two) and env.state.hands[0].sum() == 10
     parts = env.layout.decode(env.observe("player_0")["observation"])
     assert parts["discarded"][c("AS")] == 1 and parts["discarded"][c("KS")] == 1
 
 
 def play_declarations(env, directions, discards):
     for d, cards in zip(directions, discards):
-        if env.phase == 0:
+        if env.state.phase == 0:
             env.step(d)
         for card in parse_cards(cards):
             env.step(DISCARD0 + card)
@@ -142,10 +142,10 @@ def test_joker_lead_and_suit_choice():
     env = raw_env(players=4)
     env.reset(options={"deck": stacked(hands, make_deck(2))})
     play_declarations(env, [HIGH, LOW, LOW, HIGH], ["2H 3H", "3D 4D", "2S 3S", "3C 4C"])
-    assert env.current == 0 and env.hands[0][c("BJ")] == 1
+    assert env.state.current == 0 and env.state.hands[0][c("BJ")] == 1
     env.step(PLAY0 + c("BJ"))  # a black joker led: the suit is spades or clubs
     # player_1 holds a spade and a club: it must name one it holds
-    assert env.phase == SUIT
+    assert env.state.phase == SUIT
     mask = env.observe("player_1")["action_mask"]
     assert mask[SUIT0 + 0] and mask[SUIT0 + 1] and not mask[SUIT0 + 2] and not mask[SUIT0 + 3]
     env.step(SUIT0 + 1)  # clubs
@@ -153,35 +153,36 @@ def test_joker_lead_and_suit_choice():
     playable = np.flatnonzero(mask[PLAY0:PLAY0 + 55])
     assert c("2C") in playable and all(x % 4 == 1 for x in playable)  # must follow clubs
     env.step(PLAY0 + c("2C"))
-    assert env.trick.led_suit == 1
+    assert env.state.led_suit == 1
 
 
 def test_duel_from_bid_to_score():
     env = raw_env(players=2, target=1, reward="points")
     deck = make_deck(2)
     env.reset(seed=0)
-    assert env.phase == 4 and env.current == 0  # the dealer bids first
+    assert env.state.phase == 4 and env.state.current == 0  # the dealer bids first
     env.step(BID0 + 3)  # dealer: 3 high, hidden
     parts = env.layout.decode(env.observe("player_1")["observation"])
     assert parts["opponent_bid"].sum() == 0  # hidden from the responder
     env.step(BID0 + 12)  # responder: 2 low, open; dealer's 3 high is stronger
-    assert env.captured_tricks.tolist() == [0, 3] and len(env.captured[1]) == 6  # the opponent captures 3
+    # the opponent captures 3
+    assert env.state.captured_tricks.tolist() == [0, 3] and len(rules.captured_cards(env.state, 1)) == 6
     parts = env.layout.decode(env.observe("player_1")["observation"])
     assert parts["opponent_bid"][3] == 1 and parts["captured"][1].sum() == 0 and parts["captured"][0].sum() == 6
     # only the stronger bidder (the dealer) discards two and draws two
-    assert env.current == 0 and env.phase == 1
-    for card in np.flatnonzero(env.hands[0])[:2]:
+    assert env.state.current == 0 and env.state.phase == 1
+    for card in np.flatnonzero(env.state.hands[0])[:2]:
         env.step(DISCARD0 + int(card))
-    assert env.phase == 3 and env.current == 0  # the dealer leads trick 1
+    assert env.state.phase == 3 and env.state.current == 0  # the dealer leads trick 1
     leaders = []
     rng = np.random.default_rng(1)
     while not any(env.terminations.values()):
-        if env.trick.cards == []:
-            leaders.append(env.current)
+        if env.state.trick_len == 0:
+            leaders.append(env.state.current)
         legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
         env.step(int(rng.choice(legal)))
     assert leaders == [0, 1] * 5  # dealer odd tricks, responder even ones
-    tricks = [int(t) for t in env.taken]
+    tricks = [int(t) for t in env.state.taken[:2]]
     assert sum(tricks) == 10
     want = duel_score(True, tricks[0], tricks[1] + 3)
     assert [env.infos["player_0"]["score"], env.infos["player_1"]["score"]] == list(want)
@@ -190,11 +191,11 @@ def test_duel_from_bid_to_score():
 def test_duel_redeal_on_equal_strength_opposite_directions():
     env = raw_env(players=2)
     env.reset(seed=2)
-    first_hand = env.hands.copy()
+    first_hand = env.state.hands.copy()
     env.step(BID0 + 4)  # 4 high
     env.step(BID0 + 14)  # 4 low: redeal, same dealer
-    assert env.redeals == 1 and env.first == 0 and env.phase == 4
-    assert not np.array_equal(first_hand, env.hands)
+    assert env.state.redeals == 1 and env.state.first == 0 and env.state.phase == 4
+    assert not np.array_equal(first_hand, env.state.hands)
 
 
 def test_both_no_bid_dealer_chooses():
@@ -202,9 +203,10 @@ def test_both_no_bid_dealer_chooses():
     env.reset(seed=3)
     env.step(BID0)
     env.step(BID0)
-    assert env.phase == 5 and env.current == 0
+    assert env.state.phase == 5 and env.state.current == 0
     env.step(LOW)
-    assert env.direction == [LOW, LOW] and env.discard_queue == [0, 1]  # identical bids: both discard
+    assert env.state.direction[:2].tolist() == [LOW, LOW]
+    assert env.state.queue[:env.state.n_queue].tolist() == [0, 1]  # identical bids: both discard
 
 
 def test_bad_options():
@@ -225,14 +227,16 @@ def test_every_hand_has_ten_tricks_and_one_winner_each(players):
     env.reset(seed=players)
     hands_seen = 0
     while not any(env.terminations.values()) and not any(env.truncations.values()):
-        hand_no = env.hand_no
-        taken_before = env.taken.sum()
+        hand_no = env.state.hand_no
+        taken_before = env.state.taken.sum()
+        totals_before = env.state.totals.copy()
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-        if env.hand_no != hand_no:
+        if env.state.hand_no != hand_no:
             hands_seen += 1
-            assert "hand" in env.log[-1]
+            assert env.state.last_event == rules.EVENT_HAND  # the hand was scored and added
+            np.testing.assert_array_equal(env.state.totals - totals_before, env.state.last_hand)
         else:
-            assert env.taken.sum() - taken_before in (0, 1)
+            assert env.state.taken.sum() - taken_before in (0, 1)
     assert hands_seen >= 1
 
 
@@ -251,9 +255,66 @@ def test_colourless_joker_lead_name_any_held_suit_or_play_a_joker():
     env.reset(options={"deck": stacked(hands, make_deck(1))})
     play_declarations(env, [HIGH, LOW, LOW, HIGH], ["2H 3H", "3D 4D", "2S 3S", "3C 4C"])
     env.step(PLAY0 + c("JK"))
-    assert env.phase == SUIT
+    assert env.state.phase == SUIT
     mask = env.observe("player_1")["action_mask"]
-    held = {x % 4 for x in np.flatnonzero(env.hands[1][:52])}
+    held = {x % 4 for x in np.flatnonzero(env.state.hands[1][:52])}
     assert {s for s in range(4) if mask[SUIT0 + s]} == held  # any suit it holds
     env.step(SUIT0 + 2)  # diamonds
-    assert env.trick.led_suit == 2
+    assert env.state.led_suit == 2
+
+
+# ------------------------------------------------------------------ the numba core
+POLICY_CONFIGS = [pytest.param(options, id=name) for name, options in raw_env.VARIANTS.items()] + [
+    pytest.param({"players": 2, "jokers": 1, "target": 8}, id="duel_one_joker"),
+    pytest.param({"players": 2, "decks": 2, "distinct_jokers": False, "target": 8}, id="duel_two_decks_identical"),
+    pytest.param({"players": 7, "target": 6}, id="seven"),
+    pytest.param({"players": 8, "jokers": 1, "target": 6}, id="eight_one_joker"),
+]
+
+
+@pytest.mark.parametrize("options", POLICY_CONFIGS)
+def test_numba_policy_is_the_python_heuristic(options):
+    """policies.heuristic chooses exactly the Python agent's action in every position of seeded games (half
+    the moves the heuristic's, half random, so positions vary)."""
+    from cardenvs.agent import load_agent
+    from cardenvs.games.two_way_street import policies
+    env = raw_env(**options)
+    agent = load_agent("two_way_street.heuristic", env)
+    rng = np.random.default_rng(7)
+    stream = np.array([12345], dtype=np.uint64)
+    positions = seed = 0
+    phases = set()
+    while positions < 3000:
+        env.reset(seed=seed)
+        seed += 1
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            want = agent.act(obs, rng)
+            got = policies.policy(env.states, 0, env.params, 0, stream)
+            assert got == want, (options, seed - 1, positions, env.action_name(got), env.action_name(want))
+            phases.add(int(env.state.phase))
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(want) if rng.random() < 0.5 else int(rng.choice(legal)))
+            positions += 1
+    assert policies.policy(env.states, 0, env.params, 0, stream) == -1  # the match is over
+    first_phase = rules.BID if env.num_players == 2 else rules.DECLARE
+    assert {first_phase, rules.DISCARD, rules.PLAY} <= phases
+
+
+def test_stacked_decks_deal_every_hand_and_redeal_in_order():
+    """options['deck'] as a list: deal k of the match (hands and duel redeals) is the k-th deck."""
+    decks = [list(np.random.default_rng(k).permutation(make_deck(2))) for k in range(3)]
+    codes = [format_cards(d).split() for d in decks]
+    env = raw_env(players=2)
+    env.reset(options={"deck": codes})
+    first = [np.bincount(decks[0][:10], minlength=55), np.bincount(decks[0][10:20], minlength=55)]
+    assert np.array_equal(env.state.hands[0], first[0]) and np.array_equal(env.state.hands[1], first[1])
+    env.step(BID0 + 4)
+    env.step(BID0 + 14)  # redeal: the second deck, same dealer
+    assert np.array_equal(env.state.hands[0], np.bincount(decks[1][:10], minlength=55))
+    assert rules.stock_cards(env.state).tolist() == [int(x) for x in decks[1][20:]]
+    with pytest.raises(ValueError, match="at most"):
+        env.reset(options={"deck": codes * 20})

@@ -1,2 +1,12 @@
-"""Two Way Street: rules and scoring (:mod:`.rules`), the env (:mod:`.env`)."""
+"""Two Way Street: the numba rules over a batched state and the scoring (:mod:`.rules`), the numba
+heuristic (:mod:`.policies`), the env (:mod:`.env`)."""
+from __future__ import annotations
+
+from cardenvs.core import kernels
+
+from . import policies, rules
 from .rules import duel_score, hand_scores, raw_score  # noqa: F401
+
+kernels.register(rules.STATE, init=rules.init, to_move=rules.to_move, legal_ids=rules.legal_ids, apply=rules.apply,
+                 status=rules.status, scores=rules.scores, outcome=rules.outcome, observe=rules.observe,
+                 policy=policies.policy)
