@@ -12,7 +12,7 @@ from cardenvs import vector
 from cardenvs.core import kernels
 from cardenvs.registry import env_module, make
 
-from .bench_doudizhu import _rlcard_steps
+from .bench_doudizhu import _openspiel_steps, _rlcard_steps
 from .common import aec_random_steps_per_second, row
 
 SIZES = (1, 64, 1024)
@@ -56,31 +56,18 @@ def rules_only_steps_per_second(env_id: str, num_envs: int, seconds: float) -> f
 
 def _openspiel_whole_games(seconds: float) -> float | None:
     """Decision steps per second of OpenSpiel's C++ whole games: ``evaluate_bots`` with uniform random bots
-    (games per second times the mean decisions per game, counted on 200 games played step by step)."""
-    try:
-        import pyspiel
-    except ImportError:
+    (games per second times the mean decisions per game, counted on games played step by step)."""
+    measured = _openspiel_steps(min(seconds, 2.0))
+    if measured is None:
         return None
+    import pyspiel
     game = pyspiel.load_game("dou_dizhu")
-    rng = np.random.default_rng(0)
-    decisions = 0
-    for _ in range(200):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            decisions += 1
-    per_game = decisions / 200
     bots = [pyspiel.make_uniform_random_bot(p, 100 + p) for p in range(3)]
     games, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         pyspiel.evaluate_bots(game.new_initial_state(), bots, games)
         games += 1
-    return games * per_game / (time.perf_counter() - start)
+    return games * measured[1] / (time.perf_counter() - start)
 
 
 def run(quick: bool = False) -> list[dict]:

@@ -1,5 +1,3 @@
-import warnings
-
 import pytest
 
 import cardenvs
@@ -13,11 +11,3 @@ def all_variants():
         for name, options in raw_env_class(env_id).VARIANTS.items():
             out.append(pytest.param(env_id, options, id=f"{env_id}-{name}"))
     return out
-
-
-@pytest.fixture(autouse=True)
-def _quiet_reset_option_warning():
-    # api_test resets with options={"options": 1}; our envs warn about unread reset options by design
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*reset options.*are not used")
-        yield

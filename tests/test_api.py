@@ -1,15 +1,22 @@
-"""PettingZoo api_test / seed_test and random-play invariants for every registered env and variant."""
+"""PettingZoo api_test / seed_test and random-play invariants for every registered env and variant; the
+base class's checks of options, seeds, reset options and stacked decks; docstrings against the spaces."""
+import re
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 import cardenvs
 from cardenvs.agent import legal_actions
+from cardenvs.core.cards import format_cards
+from cardenvs.core.env import deal_seed_of
 from cardenvs.registry import env_module
 
 from conftest import all_variants
 
 VARIANTS = all_variants()
+def codes_of(env):
+    return format_cards(env.deck).split()
 
 
 @pytest.mark.parametrize("env_id,options", VARIANTS)
@@ -25,15 +32,13 @@ def test_seed(env_id, options):
     seed_test(lambda: module.env(**options), num_cycles=200)
 
 
-@pytest.mark.parametrize("env_id,options", VARIANTS)
-def test_random_play_invariants(env_id, options):
-    """Cards conserved every step, masks non-empty for the mover, games end, win-scale results sum to 0."""
+def random_games(env_id, options, games=3):
+    """Seeded random play; yields (env, phase) with phase "before" each step and "after" each step, the final
+    step included."""
     env = env_module(env_id).raw_env(**options)
-    base_deck = np.sort(env.deck)
     rng = np.random.default_rng(123)
-    for game in range(3):
+    for game in range(games):
         env.reset(seed=game)
-        steps = 0
         for agent in env.agent_iter(max_iter=200_000):
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -42,23 +47,91 @@ def test_random_play_invariants(env_id, options):
             assert obs["action_mask"].dtype == np.int8
             legal = legal_actions(obs)
             assert len(legal) > 0, f"empty mask for {agent} while the game is on"
-            assert np.array_equal(np.sort(env.card_locations()), base_deck), "cards not conserved"
+            yield env, "before"
             env.step(int(rng.choice(legal)))
-            steps += 1
+            yield env, "after"
         assert not env.agents, "the game did not end"
         assert abs(env.outcome().sum()) < 1e-9 or env_id == "doudizhu_v0"
+        yield env, "end"
+
+
+@pytest.mark.parametrize("env_id,options", VARIANTS)
+def test_random_play_invariants(env_id, options):
+    """Masks non-empty for the mover, games end, win-scale results sum to 0 (not Dou Dizhu's 2-against-1),
+    cards conserved before every step."""
+    for env, phase in random_games(env_id, options):
+        if phase == "before":
+            assert np.array_equal(np.sort(env.card_locations()), np.sort(env.deck)), "cards not conserved"
+
+
+@pytest.mark.parametrize("env_id,options", VARIANTS)
+def test_invariants_after_every_step(env_id, options):
+    """After every step, the final one included: every card of the game is somewhere, and every agent's
+    observation lies in its observation space (bounds and dtype) with a mask that is empty unless it moves."""
+    for env, phase in random_games(env_id, options):
+        if phase == "before":
+            continue
+        assert np.array_equal(np.sort(env.card_locations()), np.sort(env.deck)), f"cards not conserved ({phase})"
+        for agent in env.possible_agents:
+            obs = env.observe(agent)
+            space = env.observation_space(agent)
+            x = obs["observation"]
+            outside = [seg.name for seg in env.layout.segments
+                       if not (0 <= env.layout.view(x, seg.name)).all() or (env.layout.view(x, seg.name) > seg.high).any()]
+            assert space["observation"].contains(x), f"{agent}'s {outside} leave the observation space ({phase})"
+            assert space["action_mask"].contains(obs["action_mask"])
+            if agent != env.agent_selection or phase == "end":
+                assert not obs["action_mask"].any(), f"{agent} has legal actions but does not move ({phase})"
+
+
+def play_out(env, rng):
+    """Random legal play to the end; the actions taken."""
+    actions = []
+    for _ in env.agent_iter(max_iter=200_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = int(rng.choice(legal_actions(obs)))
+        actions.append(action)
+        env.step(action)
+    return actions
 
 
 @pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
 def test_same_seed_same_deal_regardless_of_play(env_id):
-    """Deal k depends on the reset seed only, not on the agents' actions."""
+    """Deals depend on the reset seed only, not on the agents' actions: after two episodes from seed 5 played
+    differently, an unseeded reset deals the same cards; and the first deal is the same after any play."""
     env = env_module(env_id).raw_env()
-    env.reset(seed=5)
-    first = [env.observe(a)["observation"].copy() for a in env.possible_agents]
-    env.reset(seed=5)
-    again = [env.observe(a)["observation"] for a in env.possible_agents]
-    for x, y in zip(first, again):
+    firsts, nexts, plays = [], [], []
+    for play_seed in (1, 2):
+        env.reset(seed=5)
+        firsts.append([env.observe(a)["observation"].copy() for a in env.possible_agents])
+        plays.append(play_out(env, np.random.default_rng(play_seed)))
+        env.reset()
+        nexts.append([env.observe(a)["observation"].copy() for a in env.possible_agents])
+    if env_id != "war_v0":  # War has no choices: both plays are the same
+        assert plays[0] != plays[1], "the two plays should differ for the test to mean anything"
+    for x, y in zip(firsts[0], firsts[1]):
         np.testing.assert_array_equal(x, y)
+    for x, y in zip(nexts[0], nexts[1]):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_later_deals_of_a_match_do_not_depend_on_play():
+    """Twenty deals round 2 from deal 1 of the seed: the same hands and bonus whatever round 1's play."""
+    env = env_module("twenty_v0").raw_env()
+    starts = []
+    for play_seed in (1, 2, 3):
+        rng = np.random.default_rng(play_seed)
+        env.reset(seed=7)
+        for _ in env.agent_iter():
+            parts = [env.layout.decode(env.observe(a)["observation"]) for a in env.possible_agents]
+            if parts[0]["round"][0] == 1:
+                starts.append([(p["own_hand"].tolist(), p["bonus"].tolist()) for p in parts])
+                break
+            env.step(int(rng.choice(legal_actions(env.observe(env.agent_selection)))))
+    assert len(starts) == 3 and starts[0] == starts[1] == starts[2]
 
 
 @pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
@@ -123,6 +196,39 @@ def test_docstring_matches_layout(env_id):
         assert f"`{opt.name}`" in module.__doc__
 
 
+def spec_row(doc: str, name: str) -> str:
+    rows = [line for line in doc.splitlines() if line.startswith(f"| {name} |")]
+    assert len(rows) == 1, f"the spec table has no single '{name}' row"
+    return rows[0]
+
+
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_docstring_spec_table_matches_the_spaces(env_id):
+    """The hand-written spec rows (agents, actions, observation) agree with the default env's spaces."""
+    module = env_module(env_id)
+    doc = module.__doc__
+    env = module.raw_env()
+    agent = env.possible_agents[0]
+    space = env.observation_space(agent)
+    n = env.action_space(agent).n
+    actions = spec_row(doc, "actions")
+    assert re.findall(r"Discrete\((\d+)\)", actions) == [str(n)], actions
+    observation = spec_row(doc, "observation")
+    obs_dtype = re.search(r"`Box` of the segments below \(`(\w+)`\)", observation)
+    assert obs_dtype and obs_dtype.group(1) == space["observation"].dtype.name, observation
+    assert space["observation"].shape == (env.layout.size,)
+    mask = re.search(r"`(\w+)` mask", observation)
+    assert mask and mask.group(1) == space["action_mask"].dtype.name == "int8", observation
+    length = re.search(r"mask of length (\d+)", observation)
+    if length:
+        assert int(length.group(1)) == n == space["action_mask"].shape[0], observation
+    agents = spec_row(doc, "agents")
+    if "players" in env.config:  # the count is an option: the row names the pattern
+        assert "`player_0` ... `player_{players-1}`" in agents, agents
+    else:
+        assert re.findall(r"`(player_\d+)`", agents) == env.possible_agents, agents
+
+
 @pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
 def test_ansi_render(env_id):
     env = env_module(env_id).env(render_mode="ansi")
@@ -132,7 +238,8 @@ def test_ansi_render(env_id):
 
 
 def test_make_and_ids():
-    assert "war_v0" in cardenvs.ENV_IDS
+    # tests parametrized over ENV_IDS cover exactly these games: a game dropping out of the registry fails here
+    assert cardenvs.ENV_IDS == ("doudizhu_v0", "twenty_v0", "twos_v0", "two_way_street_v0", "war_v0")
     env = cardenvs.make("war", max_turns=10)
     assert env.metadata["name"] == "war_v0"
     from cardenvs import war_v0
@@ -141,3 +248,110 @@ def test_make_and_ids():
         cardenvs.make("chess")
     with pytest.raises(ValueError, match="max_turns"):
         cardenvs.make("war", max_turns=0)
+
+
+# ---------------------------------------------------------------- reset options, decks, seeds, order
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_unknown_reset_options_are_errors(env_id):
+    env = env_module(env_id).raw_env()
+    with pytest.raises(ValueError, match="unknown reset option 'dek'; this env reads 'deck'"):
+        env.reset(options={"dek": codes_of(env)})
+    with pytest.raises(ValueError, match="unknown reset option 'options'"):
+        env.reset(options={"options": 2})
+    env.reset(seed=3, options={"options": 1})  # exactly what PettingZoo's api_test passes: no options
+    first = env.observe(env.agent_selection)["observation"].copy()
+    env.reset(seed=3)
+    np.testing.assert_array_equal(first, env.observe(env.agent_selection)["observation"])
+    with pytest.raises(ValueError, match="reset options must be a dict such as"):
+        env.reset(options="deck")
+
+
+def test_api_test_probe_is_what_pettingzoo_passes():
+    """If PettingZoo changes its signature probe, the special case in CardEnv.reset must follow."""
+    import inspect
+    from pettingzoo.test import api_test as module
+    from cardenvs.core.env import API_TEST_RESET_OPTIONS
+    source = inspect.getsource(module).replace("'", '"')
+    assert f"env.reset(seed=0, options={API_TEST_RESET_OPTIONS!r})".replace("'", '"') in source
+
+
+@pytest.mark.parametrize("env_id,options,dealt", [
+    ("twos_v0", {}, 1), ("war_v0", {}, 1), ("doudizhu_v0", {}, 1), ("twenty_v0", {}, 2),
+    ("twenty_v0", {"rounds": 3}, 3), ("twenty_v0", {"rounds": 4, "swap_deals": True}, 2)])
+def test_more_stacked_decks_than_an_episode_deals(env_id, options, dealt):
+    env = env_module(env_id).raw_env(**options)
+    codes = codes_of(env)
+    env.reset(options={"deck": [codes] * dealt})  # as many as it deals: fine
+    with pytest.raises(ValueError, match=f"holds {dealt + 1} decks but an episode.* deals {dealt} deck"):
+        env.reset(options={"deck": [codes] * (dealt + 1)})
+
+
+def test_two_way_street_takes_decks_up_to_its_stacked_limit():
+    env = env_module("two_way_street_v0").raw_env()
+    assert env.decks_per_episode() is None  # a match deals until the target
+    codes = codes_of(env)
+    limit = env.params["stacked"].shape[1]
+    env.reset(options={"deck": [codes] * limit})
+    with pytest.raises(ValueError, match=f"holds {limit + 1} decks; .* at most {limit} can be stacked"):
+        env.reset(options={"deck": [codes] * (limit + 1)})
+
+
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_deck_forms(env_id):
+    env = env_module(env_id).raw_env()
+    codes = codes_of(env)
+    env.reset(options={"deck": codes})
+    want = env.observe(env.agent_selection)["observation"].copy()
+    for form in (" ".join(codes), ",".join(codes), ", ".join(codes), [",".join(codes)], [codes], tuple(codes),
+                 np.array(codes)):
+        env.reset(options={"deck": form})
+        np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], want)
+    with pytest.raises(ValueError, match=r"options\['deck'\]\[0\] is 0 \(int\); it takes a list of card codes"):
+        env.reset(options={"deck": [int(c) for c in env.deck]})
+    with pytest.raises(ValueError, match=r"options\['deck'\]\[0\] is None \(NoneType\)"):
+        env.reset(options={"deck": [None] * len(codes)})
+    with pytest.raises(ValueError, match=r"options\['deck'\]\[1\] is 5 \(int\); card codes are strings"):
+        env.reset(options={"deck": [[codes[0], 5]]})
+    with pytest.raises(ValueError, match=r"options\['deck'\] is 7 \(int\)"):
+        env.reset(options={"deck": 7})
+    with pytest.raises(ValueError, match=r"options\['deck'\] is empty"):
+        env.reset(options={"deck": []})
+    with pytest.raises(ValueError, match="mixes card codes and whole decks"):
+        env.reset(options={"deck": [codes[0], " ".join(codes)]})
+
+
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_order_errors_name_reset(env_id):
+    env = env_module(env_id).env()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before last\(\)"):
+        env.last()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before agent_iter\(\)"):
+        env.agent_iter()
+    env.reset(seed=0)
+    play_out(env, np.random.default_rng(0))
+    for call, what in ((lambda: env.step(0), "step"), (lambda: env.step(None), "step"), (env.last, "last")):
+        with pytest.raises(RuntimeError, match=rf"the game is over.*call reset\(\) to start another game before {what}"):
+            call()
+    assert env.scores().shape == (env.num_players,)  # still readable after the game
+    env.reset(seed=0)  # and the env goes on
+    env.last()
+
+
+def test_numpy_integers_are_integers():
+    cardenvs.make("two_way_street", jokers=np.int64(1), players=np.int32(3))
+    cardenvs.make("twenty", swap_deals=np.bool_(True), rounds=np.int64(2))
+    cardenvs.make("twos", bomb_order=np.str_("rarity"))
+    with pytest.raises(ValueError, match="jokers=True is not allowed"):
+        cardenvs.make("two_way_street", jokers=True)
+    with pytest.raises(ValueError, match="swap_deals=1 is not allowed"):
+        cardenvs.make("twenty", swap_deals=1)
+    env = cardenvs.make("war")
+    env.reset(seed=np.int64(3))
+    a = env.observe("player_0")["observation"].copy()
+    env.reset(seed=3)
+    np.testing.assert_array_equal(a, env.observe("player_0")["observation"])
+    assert deal_seed_of(np.uint32(3)) == deal_seed_of(3)
+    for bad in (-1, True, 1.5, "3"):
+        with pytest.raises(ValueError, match=r"war_v0: reset seed=.*expected None or a non-negative integer"):
+            env.reset(seed=bad)
+

@@ -1,10 +1,19 @@
-"""The arena: duplicate deals, intervals, ratings, workers, round robin, plots."""
+"""The arena: duplicate deals, intervals, ratings, workers, round robin, plots, Dou Dizhu's roles."""
+import importlib
+import math
+import warnings
+from collections import defaultdict
+
 import numpy as np
 import pytest
 
 import cardenvs
 from cardenvs.agent import RandomAgent, known_agents, load_agent
-from cardenvs.arena import Results, mean_ci, run_tournament, seatings
+from cardenvs.arena import Results, Z95, check_output_path, mean_ci, plan_tournament, run_tournament, seatings
+
+# every heuristic the README names, with its game: all must load (a missing one is a failure, not a skip)
+HEURISTICS = [("twenty_v0", "twenty.greedy"), ("twos_v0", "twos.heuristic"), ("doudizhu_v0", "doudizhu.rule"),
+              ("two_way_street_v0", "two_way_street.heuristic")]
 
 
 def test_seatings():
@@ -32,23 +41,55 @@ def test_duplicate_replays_the_same_deal_in_every_seating():
 
 
 def test_identical_agents_share_wins_equally():
-    env_id = "twos_v0" if "twos_v0" in cardenvs.ENV_IDS else "war_v0"
-    n = cardenvs.make(env_id).unwrapped.num_players
-    results = run_tournament(env_id, ["random"] * n, 40, seed=5)
-    for st in results.stats().values():
+    """Twos has exactly one winner a game, so three identical agents' win rates sum to 1; each interval is
+    the mean over duplicate sets (deals) +- 1.96 standard errors of the per-deal win shares, and holds 1/3."""
+    n = 3
+    results = run_tournament("twos_v0", ["random"] * n, 40, seed=5)
+    stats = results.stats()
+    assert sum(st["win_rate"] for st in stats.values()) == pytest.approx(1.0)
+    for label, st in stats.items():
+        per_deal = defaultdict(list)
+        for r in results.records:
+            per_deal[r.deal].append(1.0 if r.outcome[r.seats.index(label)] > 0 else 0.0)
+        shares = [np.mean(v) for v in per_deal.values()]
+        assert st["units"] == 40 and st["games"] == 40 * 6
+        assert st["win_rate"] == pytest.approx(np.mean(shares))
+        half = Z95 * np.std(shares, ddof=1) / math.sqrt(len(shares))
         lo, hi = st["win_rate_ci"]
-        assert abs(st["win_rate"] - 1 / n) < 0.15, st
-        assert lo < st["win_rate"] < hi or lo == hi
+        assert half > 0 and lo == pytest.approx(st["win_rate"] - half) and hi == pytest.approx(st["win_rate"] + half)
+        assert lo < 1 / n < hi, st
 
 
-HEURISTICS = [(g, a) for g, a in (("twenty_v0", "twenty.greedy"), ("twos_v0", "twos.heuristic"),
-                                  ("doudizhu_v0", "doudizhu.rule"),
-                                  ("two_way_street_v0", "two_way_street.heuristic"))
-              if g in cardenvs.ENV_IDS and a in known_agents()]
+def test_every_heuristic_is_known():
+    names = known_agents()
+    for env_id, heuristic in HEURISTICS + [("twenty_v0", "twenty.solver")]:
+        assert heuristic in names
+        assert heuristic in known_agents(env_id)
+        assert load_agent(heuristic, cardenvs.make(env_id).unwrapped) is not None
 
 
-@pytest.mark.parametrize("env_id,heuristic", HEURISTICS[:2] or [pytest.param("none", "none", marks=pytest.mark.skip(
-    reason="no heuristic registered yet"))])
+def test_a_broken_agents_package_is_an_error_not_an_empty_list(monkeypatch):
+    real = importlib.import_module
+
+    def broken(name, *args, **kwargs):
+        if name == "agents":
+            raise ModuleNotFoundError("No module named 'numpy_extra'", name="numpy_extra")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match="numpy_extra"):
+        known_agents()
+
+    def absent(name, *args, **kwargs):
+        if name == "agents":
+            raise ModuleNotFoundError("No module named 'agents'", name="agents")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", absent)
+    assert known_agents() == ["random"]  # not installed: no heuristics, and nothing hidden
+
+
+@pytest.mark.parametrize("env_id,heuristic", HEURISTICS)
 def test_skewed_tournament_ranks_heuristic_first(env_id, heuristic):
     n = cardenvs.make(env_id).unwrapped.num_players
     results = run_tournament(env_id, [heuristic] + ["random"] * (n - 1), 30, seed=1)
@@ -61,10 +102,8 @@ def test_skewed_tournament_ranks_heuristic_first(env_id, heuristic):
 
 
 def test_workers_reproduce_a_single_worker():
-    env_id = "twenty_v0" if "twenty_v0" in cardenvs.ENV_IDS else "war_v0"
-    n = cardenvs.make(env_id).unwrapped.num_players
-    one = run_tournament(env_id, ["random"] * n, 8, seed=11, workers=1)
-    two = run_tournament(env_id, ["random"] * n, 8, seed=11, workers=2)
+    one = run_tournament("twenty_v0", ["random"] * 2, 8, seed=11, workers=1)
+    two = run_tournament("twenty_v0", ["random"] * 2, 8, seed=11, workers=2)
     assert [r.__dict__ for r in one.records] == [r.__dict__ for r in two.records]
 
 
@@ -79,13 +118,106 @@ def test_round_robin_plays_every_table(tmp_path):
     assert again.stats() == results.stats()
 
 
+class NotAnAgent:
+    def __init__(self, env):
+        self.env = env
+
+
+class NoEnv:
+    def __init__(self):
+        pass
+
+
 def test_agents_by_name_and_errors():
     env = cardenvs.make("war").unwrapped
     assert isinstance(load_agent("random", env), RandomAgent)
     assert isinstance(load_agent("cardenvs.agent:RandomAgent", env), RandomAgent)
-    with pytest.raises(ValueError, match="unknown agent 'nope'; known agents: random"):
+    with pytest.raises(ValueError, match="unknown agent 'nope'; known agents for war: random, or ppo:PATH"):
         load_agent("nope", env)
     with pytest.raises(ValueError, match="cannot load agent"):
         load_agent("no.such.module:Thing", env)
-    with pytest.raises(ValueError, match="games must be at least 1"):
+    with pytest.raises(ValueError, match="os:path is a module, not a class"):
+        load_agent("os:path", env)
+    with pytest.raises(ValueError, match="os:getcwd is a builtin_function_or_method, not a class"):
+        load_agent("os:getcwd", env)
+    with pytest.raises(ValueError, match="NoEnv\\(env\\) does not take the env"):
+        load_agent("test_arena:NoEnv", env)
+    with pytest.raises(ValueError, match="NotAnAgent is not an agent"):
+        load_agent("test_arena:NotAnAgent", env)
+    with pytest.raises(ValueError, match="write module:Class"):
+        load_agent(":RandomAgent", env)
+
+
+def test_an_agent_of_another_game_is_refused_up_front():
+    twos = cardenvs.make("twos").unwrapped
+    with pytest.raises(ValueError, match="agent 'twenty.greedy' plays twenty, not twos; agents for twos: random, "
+                                         "twos.heuristic"):
+        load_agent("twenty.greedy", twos)
+    with pytest.raises(ValueError, match="plays twenty, not twos"):
+        plan_tournament("twos", ["random", "twenty.greedy", "random"], 2)
+
+
+def test_tournament_arguments_are_checked_before_playing():
+    with pytest.raises(ValueError, match="games must be an integer >= 1, got 0"):
         run_tournament("war", ["random", "random"], 0)
+    with pytest.raises(ValueError, match="workers must be an integer >= 1, got 0"):
+        run_tournament("war", ["random", "random"], 1, workers=0)
+    with pytest.raises(ValueError, match="seed=-1; expected None or a non-negative integer"):
+        run_tournament("war", ["random", "random"], 1, seed=-1)
+    plan = plan_tournament("war", ["random", "random"], 3, seed=np.int64(4))
+    assert plan.seed == 4 and plan.games_per_deal == 2
+
+
+def test_output_paths_are_checked(tmp_path):
+    check_output_path(str(tmp_path / "r.json"), "results", json_with_csv=True)
+    with pytest.raises(ValueError, match="the folder .*missing does not exist"):
+        check_output_path(str(tmp_path / "missing" / "r.json"), "results")
+    with pytest.raises(ValueError, match="is a folder"):
+        check_output_path(str(tmp_path), "plot")
+    with pytest.raises(ValueError, match="ends in .csv"):
+        check_output_path(str(tmp_path / "r.csv"), "results", json_with_csv=True)
+
+
+# ---------------------------------------------------------------- Dou Dizhu: fixed landlord or bidding
+def test_doudizhu_duplicate_mode_fixes_the_landlord_and_reports_roles():
+    results = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 4, seed=2)
+    assert {(r.landlord, r.bid) for r in results.records} == {(0, 1)}
+    roles = results.role_stats()
+    assert all(st["landlord"] == 8 and st["landlord_share"] == pytest.approx(1 / 3) for st in roles.values())
+    assert "roles (duplicate mode: player_0 is landlord at bid 1" in results.report()
+
+
+def test_doudizhu_duplicate_mode_with_bidding():
+    """The same deals, agents permuted over the seats, the bidding on: identical deterministic agents reach the
+    same landlord seat, bid and scores in every seating of a deal, and the deals differ in who bids."""
+    results = run_tournament("doudizhu", ["doudizhu.rule"] * 3, 8, seed=3, bidding=True)
+    assert results.bidding and len(results.records) == 8 * 6
+    by_deal = defaultdict(set)
+    for r in results.records:
+        by_deal[r.deal].add((r.landlord, r.bid, tuple(r.scores)))
+    assert all(len(v) == 1 for v in by_deal.values())
+    outcomes = {next(iter(v))[:2] for v in by_deal.values()}
+    assert len(outcomes) > 1 and outcomes != {(0, 1)}
+    mixed = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 10, seed=1, bidding=True)
+    roles = mixed.role_stats()
+    assert sum(st["landlord"] for st in roles.values()) + roles["doudizhu.rule"]["dead"] == 10 * 6
+    assert {r.landlord for r in mixed.records} >= {0, 1, 2} and {r.bid for r in mixed.records} - {None} != {1}
+    report = mixed.report()
+    assert "bidding on" in report and "roles (the agents bid for the landlord)" in report
+    again = Results.from_dict(mixed.to_dict())
+    assert again.bidding and again.role_stats() == roles and "roles" in mixed.to_dict()
+
+
+def test_bidding_errors_and_the_override_warning():
+    for duplicate in (True, False):
+        with pytest.raises(ValueError, match="war_v0 has no bidding"):
+            plan_tournament("war", ["random", "random"], 1, bidding=True, duplicate=duplicate)
+    with pytest.raises(ValueError, match="need the option bidding=True"):
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": False}, bidding=True)
+    with pytest.warns(UserWarning, match="overrides the option bidding=True: nobody bids.*--bidding"):
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plan_tournament("doudizhu", ["random"] * 3, 1)  # the default: no option overridden by the user
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True}, bidding=True)
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True}, duplicate=False)

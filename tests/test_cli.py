@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cardenvs.arena import Results, run_tournament
+from cardenvs.arena import Results
 from cardenvs.cli import build_parser, main
 from cardenvs.play import play_terminal
 
@@ -45,7 +45,7 @@ def test_errors_say_what_to_do(capsys):
     assert main(["arena", "chess", "--agents", "random,random"]) == 2
     assert "unknown game 'chess'; known games" in capsys.readouterr().err
     assert main(["arena", "war", "--agents", "random,nobody", "--no-progress"]) == 2
-    assert "unknown agent 'nobody'; known agents: random" in capsys.readouterr().err
+    assert "unknown agent 'nobody'; known agents for war: random" in capsys.readouterr().err
     assert main(["arena", "war", "--agents", "random", "--no-progress"]) == 2
     assert "seats 2 players" in capsys.readouterr().err
     assert main(["arena", "war", "--agents", "random,random", "-o", "war_face_down=9", "--no-progress"]) == 2
@@ -76,6 +76,24 @@ def test_play_through_stdin_with_bad_input():
     assert "game over" in text
 
 
+def test_play_prints_the_real_scores():
+    """War single pass from seed 3: the scores printed are the battles each player won (not None)."""
+    import cardenvs
+    stdout = io.StringIO()
+    assert play_terminal("war", "random", {"single_pass": True}, 0, 3, False, io.StringIO("flip\n" * 30),
+                         stdout) == 0
+    env = cardenvs.make("war", single_pass=True)
+    env.reset(seed=3)
+    for _ in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else 0)
+    won = [int(x) for x in env.scores()]
+    assert 0 < sum(won) <= 26  # tied battles go to nobody
+    text = stdout.getvalue()
+    assert "None" not in text
+    assert f"game over: scores player_0 {won[0]} (you), player_1 {won[1]};" in text
+
+
 def test_console_script_entry_point():
     out = subprocess.run([sys.executable, "-m", "cardenvs.cli", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and "cardenvs" in out.stdout
@@ -102,3 +120,149 @@ def test_play_every_game_through_stdin(game):
     assert play_terminal(game, "random", options, 1, 7, True, stdin, stdout) == 0
     text = stdout.getvalue()
     assert "not accepted:" in text and "game over" in text
+
+
+# ---------------------------------------------------------------- user mistakes: one line, status 2, nothing run
+@pytest.fixture
+def nothing_runs(monkeypatch):
+    """Fail the test if a tournament or a game starts: the mistakes below must be found before."""
+    from cardenvs import arena, play
+
+    def ran(*args, **kwargs):
+        raise AssertionError("the command ran although its arguments were wrong")
+
+    monkeypatch.setattr(arena, "run_plan", ran)
+    monkeypatch.setattr(play, "run_play", ran)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def error_of(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardenvs: error: ") and "Traceback" not in err and err.count("\n") == 1, err
+    return err
+
+
+ARENA = ["arena", "twos", "--agents", "random,random,random", "--no-progress", "--games", "2"]
+
+
+def test_config_mistakes(tmp_path, capsys, nothing_runs):
+    bad = write(tmp_path, "bad.yaml", "game: twos\noptions: [3\n")
+    assert "is not valid YAML: expected ',' or ']'" in error_of(capsys, ARENA + ["--config", bad])
+    null = write(tmp_path, "null.yaml", "game: twos\noptions:\n")
+    assert "options must be a mapping of twos_v0 options" in error_of(capsys, ARENA + ["--config", null])
+    listed = write(tmp_path, "list.yaml", "game: twos\noptions: [players, 3]\n")
+    assert "got list" in error_of(capsys, ARENA + ["--config", listed])
+    assert "is a folder, not a YAML file" in error_of(capsys, ARENA + ["--config", str(tmp_path)])
+    extra = write(tmp_path, "extra.yaml", "game: twos_v0\nseed: 5\nbogus_key: 1\noptions: {}\n")
+    assert "unknown key 'seed'" in error_of(capsys, ARENA + ["--config", extra])
+    other = write(tmp_path, "war.yaml", "game: war_v0\noptions: {}\n")
+    assert "is for war_v0, but the command plays twos_v0" in error_of(capsys, ARENA + ["--config", other])
+    assert "is for war_v0" in error_of(capsys, ["play", "twos", "--config", other])
+    assert "looks like a training config" in error_of(capsys, ARENA + ["--config", "configs/twos_ppo.yaml"])
+    plain = write(tmp_path, "plain.yaml", "players: 3\nbogus_key: 1\n")
+    assert "unknown option 'bogus_key'" in error_of(capsys, ARENA + ["--config", plain])
+    assert "is not valid YAML" in error_of(capsys, ARENA + ["-o", "players=[3"])
+    assert "given twice" in error_of(capsys, ARENA + ["-o", "players=3", "-o", "players=4"])
+
+
+def test_config_options_are_used(tmp_path, capsys):
+    config = write(tmp_path, "c.yaml", "game: war\noptions: {max_turns: 7}\n")
+    out = tmp_path / "r.json"
+    assert main(["arena", "war", "--agents", "random,random", "--games", "2", "--no-progress", "--config", config,
+                 "-o", "war_face_down=2", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["options"] == {"max_turns": 7, "war_face_down": 2}
+
+
+def test_path_and_agent_mistakes(tmp_path, capsys, nothing_runs):
+    missing = tmp_path / "nowhere"
+    assert "--out: cannot write the results" in error_of(capsys, ARENA + ["--out", str(missing / "r.json")])
+    assert "--plot: cannot write the plot" in error_of(capsys, ARENA + ["--plot", str(missing / "r.png")])
+    assert "is a folder" in error_of(capsys, ARENA + ["--out", str(tmp_path)])
+    assert "os:path is a module, not a class" in error_of(
+        capsys, ["arena", "twos", "--agents", "os:path,random,random", "--no-progress"])
+    assert "agent 'twenty.greedy' plays twenty, not twos" in error_of(
+        capsys, ["arena", "twos", "--agents", "twenty.greedy,random,random", "--no-progress"])
+    assert "empty name" in error_of(capsys, ["arena", "twos", "--agents", "random,,random", "--no-progress"])
+    assert "war_v0 has no bidding" in error_of(capsys, ["arena", "war", "--agents", "random,random", "--bidding"])
+    assert "--seat 5 is not a seat of war_v0" in error_of(capsys, ["play", "war", "--seat", "5"])
+    assert "plays twenty, not war" in error_of(capsys, ["play", "war", "--agents", "twenty.greedy"])
+
+
+@pytest.mark.parametrize("argv,flag", [(ARENA + ["--seed", "-1"], "--seed"), (ARENA + ["--games", "0"], "--games"),
+                                       (ARENA + ["--workers", "0"], "--workers"), (["play", "war", "--seed", "-2"], "--seed"),
+                                       (["play", "war", "--seat", "-1"], "--seat")])
+def test_numbers_name_their_flag(argv, flag, capsys, nothing_runs):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert f"argument {flag}: expected an integer >=" in capsys.readouterr().err
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch):
+    """A ValueError once the checked work runs is a bug: it is not turned into a one-line user error."""
+    from cardenvs import arena, play
+
+    def bug(*args, **kwargs):
+        raise ValueError("a bug deep inside")
+
+    monkeypatch.setattr(arena, "run_plan", bug)
+    monkeypatch.setattr(play, "run_play", bug)
+    with pytest.raises(ValueError, match="a bug deep inside"):
+        main(ARENA)
+    with pytest.raises(ValueError, match="a bug deep inside"):
+        main(["play", "war"])
+
+
+def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    import training.selfplay
+    calls = []
+    monkeypatch.setattr(training.selfplay, "main", lambda argv: calls.append(argv) or 0)
+    assert "trains twenty_v0, but the command names twos_v0" in error_of(
+        capsys, ["train", "twos", "--config", "configs/twenty_ppo.yaml"])
+    assert "--set game=war trains war_v0" in error_of(
+        capsys, ["train", "twos", "--config", "configs/twos_ppo.yaml", "--set", "game=war"])
+    assert "is not valid YAML" in error_of(capsys, ["train", "twos", "--config", write(tmp_path, "b.yaml", "a: [")])
+    assert not calls
+    no_game = write(tmp_path, "no_game.yaml", "exp: mine\n")
+    assert main(["train", "twos", "--config", no_game, "--total-timesteps", "10"]) == 0
+    assert calls == [["--config", no_game, "--set", "game=twos_v0", "--total-timesteps", "10"]]
+
+
+def test_selfplay_config_keys_are_checked(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from training.selfplay import parse_args
+    for sets, message in ((["ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),
+                          (["options=[1]"], "config key options must be a mapping"),
+                          (["game=twos", "options.players=9"], "players=9 is out of range"),
+                          (["game=chess"], "unknown game 'chess'"),
+                          (["options.bogus=1"], "unknown option 'bogus'"),
+                          (["bogus_key=1"], "unknown config keys ['bogus_key']")):
+        with pytest.raises(SystemExit):
+            parse_args([arg for s in sets for arg in ("--set", s)])
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--config", write(tmp_path, "bad.yaml", "seed: [")])
+    assert "is not valid YAML" in capsys.readouterr().err
+    assert parse_args(["--config", "configs/twos_ppo.yaml"]).game == "twos_v0"
+
+
+def test_arena_bidding_reports_roles_and_warns_of_overrides(capsys):
+    assert main(["arena", "doudizhu", "--agents", "doudizhu.rule,random,random", "--games", "3", "--no-progress",
+                 "--bidding"]) == 0
+    captured = capsys.readouterr()
+    assert "bidding on" in captured.out and "roles (the agents bid for the landlord)" in captured.out
+    assert "warning" not in captured.err
+    assert main(["arena", "doudizhu", "--agents", "doudizhu.rule,random,random", "--games", "1", "--no-progress",
+                 "-o", "bidding=true"]) == 0
+    captured = capsys.readouterr()
+    assert "roles (duplicate mode: player_0 is landlord at bid 1" in captured.out
+    assert captured.err.startswith("cardenvs: warning: doudizhu_v0: the duplicate mode plays every deal")
+    assert "overrides the option bidding=True" in captured.err
+

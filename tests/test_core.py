@@ -157,3 +157,18 @@ def test_option_checks():
     flag = Option("exposed", False, choices=(False, True))
     with pytest.raises(ValueError, match="exposed=1 is not allowed"):
         flag.check(1, "x")
+
+
+def test_option_checks_take_numpy_scalars():
+    """numpy scalars are the values they hold, for ranges and choices alike (a config read through numpy)."""
+    assert Option("players", 3, low=2, high=4).check(np.int64(3), "x") == 3
+    jokers = Option("jokers", 2, choices=(0, 1, 2))
+    value = jokers.check(np.int64(1), "x")
+    assert value == 1 and type(value) is int
+    flag = Option("exposed", False, choices=(False, True))
+    assert flag.check(np.bool_(True), "x") is True
+    assert Option("order", "classic", choices=("classic", "rarity")).check(np.str_("rarity"), "x") == "rarity"
+    with pytest.raises(ValueError, match="exposed=np.int64\\(1\\) is not allowed"):
+        flag.check(np.int64(1), "x")  # still no ints for bools
+    with pytest.raises(ValueError, match="jokers=np.True_ is not allowed"):
+        jokers.check(np.bool_(True), "x")  # nor bools for ints

@@ -227,6 +227,65 @@ def test_kitty_hidden_during_bidding():
         assert env.layout.decode(env.observe(p)["observation"])["kitty"].sum() == 0
 
 
+def test_bidding_observation_shows_the_bids_so_far_and_the_place_in_the_order():
+    # one-hot per relative seat (0 self, 1 next, 2 previous) over: not yet, no bid, 1, 2, 3
+    not_yet, no_bid, one, two = [1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 0]
+    env = raw_env()
+
+    def view(agent):
+        parts = env.layout.decode(env.observe(agent)["observation"])
+        return parts["bids"].tolist(), parts["bid_position"].tolist()
+
+    # player_0 bids first: nobody has bid, it is first in the order
+    env.reset(options={"deck": deck_for(*SPRING_DEAL), "first_bidder": 0})
+    assert view("player_0") == ([not_yet, not_yet, not_yet], [1, 0, 0])
+    # player_0 bids last after two passes (its pass would kill the hand): player_1 (next) and player_2
+    # (previous) passed, and it is third in the order
+    env.reset(options={"deck": deck_for(*SPRING_DEAL), "first_bidder": 1})
+    env.step(T.BID_PASS)
+    env.step(T.BID_PASS)
+    assert env.agent_selection == "player_0"
+    assert view("player_0") == ([not_yet, no_bid, no_bid], [0, 0, 1])
+    # player_2 opens with 1, player_0 bids 2: player_1 (third in the order) sees player_2 as next seat
+    # with a 1 and player_0 as previous seat with a 2; player_2 sees itself with its 1, player_0 next
+    env.reset(options={"deck": deck_for(*SPRING_DEAL), "first_bidder": 2})
+    env.step(T.BID_PASS + 1)
+    env.step(T.BID_PASS + 2)
+    assert view("player_1") == ([not_yet, one, two], [0, 0, 1])
+    assert view("player_2") == ([one, two, not_yet], [1, 0, 0])
+    env.step(T.BID_PASS)  # player_1 passes: player_0 is landlord at 2; the bids stay visible
+    assert not env.state.bidding and env.state.landlord == 0
+    assert view("player_1") == ([no_bid, one, two], [0, 0, 1])
+
+
+def test_landlord_plays_its_kitty_copies_first():
+    # landlord player_0 holds 3333 (one 3 from the kitty), a dealt 9 and a kitty 9, a dealt 2 and a kitty 2.
+    # Playing a single 3 (then a 9) plays the kitty copy: the farmers learn nothing new, and the kitty cards
+    # still in the landlord's hand are just the 9 and the 2 (then the 2 alone)
+    hands = ["3456789TJQKA2BR33", "44455566677788899", "TTTJJJQQQKKKAAA22"]
+    env = raw_env()
+    env.reset(options={"deck": deck_for(hands, "392"), "landlord": 0, "bid": 1, "first_bidder": 0})
+    kitty = [int(c) for c in env.state.kitty]
+    kitty_3, kitty_9, kitty_2 = kitty
+    assert kitty_3 == max(c for c in range(54) if T.RANK_OF_CARD[c] == 0)  # the highest id of rank 3
+
+    def kitty_ranks_in_hand():  # as a farmer sees them: the "at least one" plane of 3..2, then the jokers
+        planes = env.layout.decode(env.observe("player_1")["observation"])["kitty_in_landlord_hand"]
+        present = np.concatenate([planes[:13], planes[52:]])
+        return "".join(T.RANK_CHARS[r] for r in np.flatnonzero(present))
+
+    assert kitty_ranks_in_hand() == "392"
+    env.step(T.MOVE_ID["3"])
+    assert env.state.played[0, kitty_3] == 1 and env.state.hands[0, kitty_3] == 0
+    assert env.state.counts[0, 0] == 3  # three dealt 3s left
+    assert kitty_ranks_in_hand() == "92"
+    env.step(T.PASS)
+    env.step(T.PASS)
+    env.step(T.MOVE_ID["9"])
+    assert env.state.played[0, kitty_9] == 1 and kitty_ranks_in_hand() == "2"
+    assert env.state.kitty_in_hand.sum() == 1 and env.state.kitty_in_hand[kitty_2] == 1
+
+
 def test_scoring_bid_three_two_bombs_and_a_spring():
     # the deal of SPRING_DEAL with the first bidder at seat 1 (blocks: seat 1, seat 2, seat 0):
     # landlord player_1 (bid 3) holds 3333 4444 5555 6666 B + 222; it plays two bombs (3333, 4444), then

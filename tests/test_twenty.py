@@ -177,6 +177,58 @@ def test_swap_deals_exchanges_the_hands():
     assert env.state.leader == 1
 
 
+def value_counts(written: str) -> list[int]:
+    """Counts of values A..T of written ranks ('K J 6 4 2': T J Q K count as 10)."""
+    out = [0] * 10
+    for rank in written.split():
+        value = 1 if rank == "A" else 10 if rank in ("T", "J", "Q", "K") else int(rank)
+        out[value - 1] += 1
+    return out
+
+
+@pytest.mark.parametrize("exposed", [False, True])
+def test_swapped_round_shows_the_remembered_hands(exposed):
+    # round 1 of the illustrative game, then round 2 from the same deck (swap_deals): player_1 leads round 2
+    # and gets the leader's block of each hand, i.e. player_0's round-1 hands; player_0 gets player_1's
+    leader_hands = [h[0] for h in ROUND_1[1]]  # "8 5 5 4 2", "K J 6 4 2", ...
+    follower_hands = [h[1] for h in ROUND_1[1]]  # "T 9 8 2 A", "K Q T T 6", ...
+    env = raw_env(swap_deals=True, exposed_hands=exposed)
+    env.reset(options={"deck": [round_deck(*ROUND_1)]})
+
+    def known(agent):
+        return env.layout.decode(env.observe(agent)["observation"])["replayed_hands"].astype(int).tolist()
+
+    assert known("player_0") == [[[0] * 10] * 2] * 5  # round 1: nothing known in advance
+    for values, _, _ in PLAYS[:5]:
+        play_values(env, values)
+    assert env.state.round_index == 1 and env.agent_selection == "player_1"
+    # hand 0 for player_1 (own, opponent): 8 5 5 4 2 -> one 2, one 4, two 5s, one 8; T 9 8 2 A
+    assert known("player_1")[0] == [[0, 1, 0, 1, 2, 0, 0, 1, 0, 0], [1, 1, 0, 0, 0, 0, 0, 1, 1, 1]]
+    assert known("player_1") == [[value_counts(a), value_counts(b)] for a, b in zip(leader_hands, follower_hands)]
+    assert known("player_0") == [[value_counts(b), value_counts(a)] for a, b in zip(leader_hands, follower_hands)]
+    play_values(env, [8])  # player_1 plays its 8
+    assert known("player_0")[0] == [value_counts("T 9 8 2 A"), value_counts("5 5 4 2")]
+    play_values(env, [1, 5, 2, 5, 8, 4, 9, 2, 10])  # the rest of hand 0, alternately from player_0
+    assert env.state.hand_index == 1
+    assert known("player_0")[0] == [[0] * 10, [0] * 10]
+    assert known("player_0")[1] == [value_counts("K Q T T 6"), value_counts("K J 6 4 2")]
+
+
+def test_next_award_is_zero_before_the_fifth_card():
+    # n-Tally awards: cards 1..4 earn 0, the fifth 15, the sixth 30; player_0 holds A 2 2 3 9, player_1 A A 2 3 6
+    env = raw_env(rounds=1)
+    env.reset(options={"deck": make_round_deck_from_values(leader="A 2 2 3 9", follower="A A 2 3 6")})
+
+    def next_award():
+        return int(env.layout.decode(env.observe(env.agent_selection)["observation"])["next_award"][0])
+
+    awards = [next_award()]
+    for v in [1, 1, 2, 2, 2]:  # tally 1, 2, 4, 6, 8 from 1..5 cards (the fifth scores 15)
+        env.step(v - 1)
+        awards.append(next_award())
+    assert awards == [0, 0, 0, 0, 15, 30]
+
+
 def test_exposed_hands_observation():
     for exposed in (False, True):
         env = raw_env(exposed_hands=exposed)
@@ -274,7 +326,8 @@ def test_twenty_variants_study(capsys):
     from cardenvs.cli import main
     assert main(["analyze", "twenty-variants", "--matches", "4"]) == 0
     out = capsys.readouterr().out
-    assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" in out
+    assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" not in out
+    assert "solver's margin over greedy with hands exposed" in out and "plays greedy" in out
     assert "exposed " in out and "hidden " in out
 
 

@@ -220,9 +220,25 @@ def test_bad_options():
         env.parse_action("QS")  # declaring, not playing
 
 
-@pytest.mark.parametrize("players", [3, 4, 6])
+def cards_in_every_place(record) -> np.ndarray:
+    """Every card wherever the state puts it: hands, stock, finished tricks, the trick on the table, captured
+    stock cards (counted here from the state, not with ``rules.card_locations``)."""
+    n = int(record["players"])
+    parts = [np.repeat(np.arange(55), record["hands"][q]) for q in range(n)]
+    parts.append(record["stock"][record["stock_head"]:record["stock_end"]])
+    parts.append(record["taken_cards"][:record["trick_no"] * n])
+    if record["trick_on"]:
+        parts.append(record["trick_cards"][:record["trick_len"]])
+    parts += [record["captured"][q][:2 * record["captured_tricks"][q]] for q in range(2)]
+    return np.sort(np.concatenate([np.asarray(x, dtype=np.int64) for x in parts]))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_every_hand_has_ten_tricks_and_one_winner_each(players):
+    """... and every card is in exactly one place after every step, the final one included (the last
+    trick of the match is taken, not also left on the table)."""
     env = raw_env(players=players, target=10)
+    deck = np.sort(env.deck)
     rng = np.random.default_rng(players)
     env.reset(seed=players)
     hands_seen = 0
@@ -231,13 +247,39 @@ def test_every_hand_has_ten_tricks_and_one_winner_each(players):
         taken_before = env.state.taken.sum()
         totals_before = env.state.totals.copy()
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        np.testing.assert_array_equal(cards_in_every_place(env.state), deck)
+        np.testing.assert_array_equal(np.sort(env.card_locations()), deck)
         if env.state.hand_no != hand_no:
             hands_seen += 1
             assert env.state.last_event == rules.EVENT_HAND  # the hand was scored and added
             np.testing.assert_array_equal(env.state.totals - totals_before, env.state.last_hand)
         else:
             assert env.state.taken.sum() - taken_before in (0, 1)
-    assert hands_seen >= 1
+    assert hands_seen >= 1 and env.state.over and env.state.trick_no == 10
+    for agent in env.possible_agents:  # the final observation shows an empty table
+        parts = env.layout.decode(env.observe(agent)["observation"])
+        assert parts["trick"].sum() == 0 and parts["trick_number"][0] == 10
+
+
+def test_target_is_bounded_so_scores_stay_in_the_observation_space():
+    # the most one hand can score: raw 10 against a penalty of -8 (a low raw score with ten players,
+    # N = 2, ten tricks), forced: (10 + 8) x 3 = 54 <= MAX_HAND_POINTS; a duel: 2 x 20 = 40
+    assert hand_scores([10, -8, -8, -8], [True, False, False, False]) == [54, 0, 0, 0]
+    assert duel_score(True, 20, 0) == (40, 0)
+    assert rules.MAX_TARGET - 1 + rules.MAX_HAND_POINTS < rules.MAX_TOTAL
+    with pytest.raises(ValueError, match="target=12000 is out of range"):
+        raw_env(players=2, target=12000)
+    env = raw_env(players=2, target=rules.MAX_TARGET)
+    assert env.layout.high[env.layout.slices["scores"]].tolist() == [rules.MAX_TOTAL] * 2
+    env.reset(seed=4)
+    env.state.totals[:2] = rules.MAX_TARGET - 1  # one hand from the end
+    space = env.observation_space("player_0")
+    rng = np.random.default_rng(0)
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        for agent in env.possible_agents:
+            assert space.contains(env.observe(agent))
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    assert env.state.over and all(space.contains(env.observe(a)) for a in env.possible_agents)
 
 
 def test_heuristic_beats_random_in_four_player_and_duel_matches():

@@ -264,6 +264,48 @@ def test_bad_input():
         env.parse_action("2H 2S 2C 2D 3S")
 
 
+def test_parse_action_plays_what_is_typed_or_says_what_it_would_play():
+    env = raw_env(hand_size=3)
+    env.reset(options={"deck": stacked(["5S 5C 5D", "6S 6C 6D", "7S 7C 7D"], 3, 3)})
+    # a pair to 5D takes the lowest 5 held below it, 5S: typing 5C 5D names the cards it would play
+    with pytest.raises(ValueError, match="'5C 5D' is played as 5S 5D"):
+        env.parse_action("5C 5D")
+    assert env.parse_action("5S 5D") == moves.ACTION_ID[(moves.SHAPE_INDEX[(2, 1)], values("5D")[0])]
+    assert env.parse_action("5C 5S") == moves.ACTION_ID[(moves.SHAPE_INDEX[(2, 1)], values("5C")[0])]
+
+
+def test_heuristic_keeps_every_bomb():
+    from agents.twos import HeuristicAgent, bomb_ranks
+    from cardenvs.games.twos import policies
+    # 33 44 55 (a 2x3), 7777, 99 TT (two ranks only: no bomb) -> ranks 3 4 5 and 7 are kept
+    counts = np.bincount(np.array(values("3S 3C 4S 4C 5S 5C 7S 7C 7D 7H 9S 9C TS TC")) // 4, minlength=13)
+    kept = [0, 1, 2, 4]  # ranks 3 4 5 7 on the line 3..2
+    assert np.flatnonzero(bomb_ranks(counts)).tolist() == kept
+    assert np.flatnonzero(policies.bomb_ranks(counts)).tolist() == kept
+    # player_1 holds 55 66 77 (a 2x3 bomb) and KS; player_0 leads 4H. Against a single 4H it may play
+    # 5S 5C 6S 6C 7S 7C KS or the 2x3 bomb, or pass: every single but KS breaks the bomb, so KS
+    hands = ["3S 4H 9S 9C JD QD AS", "5S 5C 6S 6C 7S 7C KS", "8S 8C TD TH QS QH 3C"]
+    for deck_hands, lead, want in ((hands, "4H", "KS"),
+                                   # a four of a kind is kept as before: 9999 TS against 4H plays TS
+                                   (["3S 4H 8D JD QD AS AD", "9S 9C 9D 9H TS 3D 3H", "8S 8C TD TH QS QH 3C"],
+                                    "4H", "TS")):
+        env = raw_env(hand_size=7)
+        env.reset(options={"deck": stacked(deck_hands, 3, 7)})
+        play(env, lead)
+        assert env.agent_selection == "player_1"
+        agent = HeuristicAgent(env)
+        choice = agent.act(env.observe("player_1"), np.random.default_rng(0))
+        assert env.action_name(choice) == f"1x1 to {want}"
+        assert policies.heuristic(env.states, 0, env.params, np.ones(1, dtype=np.uint64)) == choice
+    # leading with 33 44 55 and 8D: every non-bomb but 8D takes a card of the 2x3, so it leads 8D
+    env = raw_env(hand_size=7)
+    env.reset(options={"deck": stacked(["3S 3C 4S 4C 5S 5C 8D", "6S 6C 7S 9D TS JS QS", "8S 8C TD TH QH KH 3D"], 3, 7)})
+    assert env.agent_selection == "player_0"
+    choice = HeuristicAgent(env).act(env.observe("player_0"), np.random.default_rng(0))
+    assert env.action_name(choice) == "1x1 to 8D"
+    assert policies.heuristic(env.states, 0, env.params, np.ones(1, dtype=np.uint64)) == choice
+
+
 def test_heuristic_beats_random():
     from cardenvs.arena import run_tournament
     r = run_tournament("twos", ["twos.heuristic", "random", "random"], 60, seed=2, duplicate=False)

@@ -97,6 +97,36 @@ def test_running_out_in_a_war_loses_and_both_out_is_a_draw():
     assert s2[0]["result"] == rules.DRAW
 
 
+def test_running_out_in_a_war_leaves_the_war_on_the_table():
+    # player_0 flips 9..A (24 cards) then 8C 8D; player_1 flips 8S, 2..7 (24 cards), then 8H. player_0 wins
+    # battles 1..25 (each won pair goes under its pile, so its 26th flip is still its own 8D); battle 26 is
+    # 8D v 8H, a tie, and player_1 has no card left: player_0 wins holding 50 cards, 8D 8H stay on the table
+    high = " ".join(r + s for r in "9TJQKA" for s in "SCDH")
+    low = " ".join(r + s for r in "234567" for s in "SCDH")
+    deck = stacked(high + " 8C 8D", "8S " + low + " 8H")
+    for reward, want in (("points", [24.0, -26.0]), ("win", [1.0, -1.0])):
+        env = raw_env(reward=reward)
+        env.reset(options={"deck": deck})
+        total = np.zeros(2)
+        while not any(env.terminations.values()):
+            env.step(0)
+            total += [env.rewards["player_0"], env.rewards["player_1"]]
+        assert env.state.battles == 26 and env.state.result == 0
+        assert format_cards(env.state.table[:, 0]) == "8D 8H" and env.state.table_n.tolist() == [1, 1]
+        assert env.infos["player_0"]["score"] == 50 and env.infos["player_1"]["score"] == 0
+        # points: the change in cards held, 50 - 26 and 0 - 26, summing to minus the two cards on the table
+        assert total.tolist() == want
+
+
+def test_single_pass_rejects_the_options_it_would_ignore():
+    for options in ({"war_face_down": 3}, {"shuffle_won": True}, {"war_face_down": 0, "shuffle_won": True}):
+        with pytest.raises(ValueError, match="single_pass=True.*war_face_down and shuffle_won"):
+            raw_env(single_pass=True, **options)
+    with pytest.raises(ValueError, match="war_face_down and shuffle_won"):
+        simulate_lengths(1, single_pass=True, shuffle_won=True)
+    raw_env(single_pass=True, war_face_down=1, shuffle_won=False)  # the defaults, given explicitly: fine
+
+
 def test_single_pass_scores_battles_and_ties_go_to_nobody():
     env = raw_env(single_pass=True, reward="points")
     env.reset(options={"deck": stacked("AS 5S 7S", "KH 5H 9H")})
@@ -147,6 +177,9 @@ def test_p_sweep_matches_brute_force(ranks, suits):
 def test_p_sweep_bad_deck():
     with pytest.raises(ValueError, match="even"):
         p_sweep(3, 1)
+    for ranks, suits in ((3, 3), (3, 1), (0, 2)):  # odd or empty decks: the same error from the brute force
+        with pytest.raises(ValueError, match="even, non-empty deck"):
+            brute_force_p_sweep(ranks, suits)
 
 
 def test_simulator_agrees_with_env():

@@ -8,7 +8,8 @@ vector; the training wrapper applies it to the learner's observations, the saved
 * ``raw``: the env's vector unchanged (as float32).
 * ``scaled``: every segment divided by its declared upper bound; segments whose bound is above 100
   (scores, awards) go through ``log1p(x) / log1p(bound)`` instead. Works for every game.
-* ``twenty``: for Twenty, ``scaled`` plus the tally and the number of tally cards one-hot, the unseen
+* ``twenty``: for Twenty, ``scaled`` (without the ``replayed_hands`` segment, which came after the shipped
+  model was trained) plus the tally and the number of tally cards one-hot, the unseen
   cards, the score difference, and for each card value the rules' outlook of playing it
   (:func:`agents.twenty.action_outlook`: points now, whether it clears the tally, the opponent's expected
   best reply). The learner still has to find out what the outlook is worth; the greedy heuristic is the
@@ -44,12 +45,19 @@ def _one_hot(index: int, size: int) -> np.ndarray:
 def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     from agents.twenty import FULL_DECK, action_outlook
     parts = env.layout.decode(obs)
+    if "replayed_hands" in env.layout:  # added after the shipped model was trained: left out of these features
+        cut = env.layout.slices["replayed_hands"].start
+        high = np.maximum(env.layout.high[:cut].astype(np.float64), 1.0)
+        x = np.maximum(np.asarray(obs[:cut], dtype=np.float64), 0.0)
+        base = np.where(high > 100, np.log1p(x) / np.log1p(high), x / high)
+    else:
+        base = scaled(env, obs, mask)
     outlook = action_outlook(parts)  # (10, 3): points, clears, reply
     unseen = np.maximum(FULL_DECK - parts["seen"] - parts["own_hand"] - parts["opponent_hand"], 0)
     own, opp = parts["scores"].astype(np.float64)
     squash = lambda points: np.sign(points) * np.log1p(np.abs(points)) / np.log1p(120.0)  # noqa: E731
     return np.concatenate([
-        scaled(env, obs, mask),
+        base,
         _one_hot(int(parts["tally"][0]), 20),
         _one_hot(int(parts["tally_cards"][0]), 10),
         unseen / FULL_DECK,

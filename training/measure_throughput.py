@@ -1,7 +1,8 @@
-"""Training throughput on this machine: SB3 MaskablePPO vs RLlib PPO (0 and 2 env runners) on Twenty,
-and the RLlib learner's update time on Twenty (10 actions) vs Dou Dizhu (28,242 actions).
+"""Training throughput on this machine: SB3 MaskablePPO on the Python self-play wrapper vs the numba vector
+env, RLlib PPO (0 and 2 env runners) on Twenty, and the RLlib learner's update time on Twenty (10 actions)
+vs Dou Dizhu (28,242 actions).
 
-    python -m training.measure_throughput [--iterations 3] [--batch 4000]
+    python -m training.measure_throughput [--iterations 3] [--batch 4000] [--sb3-only]
 
 Prints one JSON line per measurement. Env steps per second count sampled env steps over wall time of
 sampling+learning for SB3 (its loop interleaves them) and over RLlib's sampling time for RLlib.
@@ -13,17 +14,40 @@ import json
 import time
 
 
-def sb3_steps_per_second(game: str, steps: int) -> float:
-    from sb3_contrib import MaskablePPO
+HEURISTIC = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule", "twos_v0": "twos.heuristic"}
+
+
+def sb3_env(game: str, backend: str, n_envs: int):
+    """The self-play VecEnv the learner samples from: ``python`` (DummyVecEnv of SelfPlayEnv) or ``vector``."""
+    if backend == "vector":
+        from training.wrapper import make_vector_selfplay
+        return make_vector_selfplay(game, {}, {HEURISTIC[game]: 1.0}, n_envs, seed=0)
     from stable_baselines3.common.vec_env import DummyVecEnv
     from training.opponents import OpponentPool
     from training.wrapper import SelfPlayEnv
-    heuristic = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule"}[game]
-    vec = DummyVecEnv([lambda i=i: SelfPlayEnv(game, {}, OpponentPool({heuristic: 1.0}), seed=i) for i in range(8)])
-    model = MaskablePPO("MlpPolicy", vec, n_steps=512, batch_size=512, n_epochs=4, device="cpu", seed=0)
+    return DummyVecEnv([lambda i=i: SelfPlayEnv(game, {}, OpponentPool({HEURISTIC[game]: 1.0}), seed=i)
+                        for i in range(n_envs)])
+
+
+def sb3_steps_per_second(game: str, steps: int, backend: str = "python", n_envs: int = 8) -> dict:
+    """MaskablePPO learning (sampling and updates, 4,096 steps a rollout) and sampling alone (the policy's
+    masked actions and env steps), in env steps per second."""
+    from sb3_contrib import MaskablePPO
+    vec = sb3_env(game, backend, n_envs)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=4096 // n_envs, batch_size=512, n_epochs=4, device="cpu", seed=0)
     start = time.perf_counter()
     model.learn(steps)
-    return model.num_timesteps / (time.perf_counter() - start)
+    learn = model.num_timesteps / (time.perf_counter() - start)
+    obs = vec.reset()
+    sampled, start = 0, time.perf_counter()
+    while sampled < steps:
+        masks = vec.env_method("action_masks")
+        actions, _ = model.predict(obs, action_masks=masks)
+        obs, _, _, _ = vec.step(actions)
+        sampled += n_envs
+    sample = sampled / (time.perf_counter() - start)
+    return {"sb3": game, "backend": backend, "n_envs": n_envs, "learn_steps_per_s": learn,
+            "sampling_steps_per_s": sample}
 
 
 def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
@@ -55,8 +79,13 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--batch", type=int, default=4000)
     parser.add_argument("--sb3-steps", type=int, default=20_000)
+    parser.add_argument("--sb3-only", action="store_true", help="only the SB3 measurements")
     args = parser.parse_args(argv)
-    print(json.dumps({"sb3": "twenty_v0", "env_steps_per_s": sb3_steps_per_second("twenty_v0", args.sb3_steps)}), flush=True)
+    for game in ("twos_v0", "doudizhu_v0"):
+        for backend, n_envs in (("python", 8), ("vector", 8), ("vector", 64)):
+            print(json.dumps(sb3_steps_per_second(game, args.sb3_steps, backend, n_envs)), flush=True)
+    if args.sb3_only:
+        return 0
     for runners in (0, 2):
         print(json.dumps(rllib_run("twenty_v0", runners, args.iterations, args.batch)), flush=True)
     print(json.dumps(rllib_run("doudizhu_v0", 0, args.iterations, args.batch)), flush=True)

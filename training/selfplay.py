@@ -6,8 +6,9 @@
 
 1. Read the YAML config (see ``Args``) and the overrides.
 2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
-3. Build ``n_envs`` :class:`~training.wrapper.SelfPlayEnv` copies (learner seat rotating, opponents drawn
-   from the pool of heuristics, random and frozen snapshots of the learner).
+3. Build the self-play env: ``n_envs`` games of the numba vector env (:func:`~training.wrapper.make_vector_selfplay`;
+   learner seat rotating, opponents drawn from the pool of numba heuristics, random and frozen snapshots
+   of the learner), or with ``vec_env: dummy|subproc`` one :class:`~training.wrapper.SelfPlayEnv` per game.
 4. Train MaskablePPO with a progress bar, TensorBoard and CSV logs in ``OUT/RUN/``.
 5. Every ``eval_every`` steps: save a checkpoint, add it to the opponent pool as a snapshot, and play it
    against ``eval_opponent`` through the arena's duplicate deals; the win rate with its 95% interval goes
@@ -39,7 +40,7 @@ class Args:
     total_timesteps: int = 100_000
     time_limit_minutes: float | None = None  # stop training after this wall time
     n_envs: int = 4
-    vec_env: str = "dummy"  # "dummy" (one process) or "subproc"
+    vec_env: str = "vector"  # "vector" (numba vector env), "dummy" (one process) or "subproc"
     seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
     margin_shaping: float = 0.0  # dense reward: this x change of (own score - mean other score)
     features: str | None = None  # observation features of the learner (training/features.py): raw, scaled, twenty
@@ -83,19 +84,31 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     values: dict[str, Any] = {}
     if ns.config:
         path = Path(ns.config)
-        if not path.exists():
-            parser.error(f"config file {ns.config} does not exist")
-        values = yaml.safe_load(path.read_text()) or {}
+        if not path.is_file():
+            parser.error(f"config file {ns.config} " + ("is a folder" if path.is_dir() else "does not exist"))
+        try:
+            values = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            parser.error(f"config file {ns.config} is not valid YAML: {str(exc).splitlines()[0]}")
+        values = {} if values is None else values
+        if not isinstance(values, dict):
+            parser.error(f"config file {ns.config} must hold a mapping of settings, got {type(values).__name__}")
     known = {f.name for f in dataclasses.fields(Args)}
     for text in ns.set:
         key, sep, value = text.partition("=")
-        if not sep:
+        if not sep or not key.strip():
             parser.error(f"--set {text!r} must look like key=value")
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            parser.error(f"--set {text!r}: the value is not valid YAML: {str(exc).splitlines()[0]}")
         target = values
-        *parents, leaf = key.split(".")
-        for parent in parents:
+        *parents, leaf = key.strip().split(".")
+        for depth, parent in enumerate(parents):
             target = target.setdefault(parent, {})
-        target[leaf] = yaml.safe_load(value)
+            if not isinstance(target, dict):
+                parser.error(f"--set {text!r}: {'.'.join(parents[:depth + 1])} is not a mapping")
+        target[leaf] = parsed
     for flag in ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games"):
         if getattr(ns, flag) is not None:
             values[flag] = getattr(ns, flag)
@@ -104,12 +117,39 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     unknown = set(values) - known
     if unknown:
         parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
+    for key in ("options", "opponents", "ppo"):
+        if key in values and not isinstance(values[key], dict):
+            parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none), got "
+                         f"{'null' if values[key] is None else type(values[key]).__name__}")
     if values.get("policy", "mlp") not in POLICIES:
         parser.error(f"unknown policy {values['policy']!r}; known: {', '.join(POLICIES)}")
+    _check_game_and_ppo(parser, values)
     defaults = Args()
     if "ppo" in values:
         values["ppo"] = {**defaults.ppo, **values["ppo"]}
     return Args(**values)
+
+
+def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any]) -> None:
+    """The game, its env options and the ppo keys, checked before a run folder is made."""
+    from cardenvs import make, resolve_id
+    game = values.get("game", Args.game)
+    try:
+        make(resolve_id(str(game)), **values.get("options", {}))
+    except ValueError as exc:
+        parser.error(f"game {game!r} with options {values.get('options', {})}: {exc}")
+    import inspect
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:  # main() says what is missing
+        return
+    # main() passes the policy, env, seed, device, verbosity and policy_kwargs itself; net_arch goes to the latter
+    accepted = set(inspect.signature(MaskablePPO.__init__).parameters) - {
+        "self", "policy", "env", "seed", "device", "verbose", "policy_kwargs", "_init_setup_model"}
+    accepted |= {"net_arch"}
+    unknown = sorted(set(values.get("ppo", {})) - accepted)
+    if unknown:
+        parser.error(f"unknown ppo keys {unknown}; MaskablePPO takes {sorted(accepted)}")
 
 
 def make_env_fn(args: Args, rank: int):
@@ -151,9 +191,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"run {args.run_name} -> {run_dir}", flush=True)
 
     # 3. vectorised self-play envs
-    fns = [make_env_fn(args, i) for i in range(args.n_envs)]
-    vec = SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns)
-    vec.seed(args.seed)
+    if args.vec_env == "vector":  # the numba vector env: all games stepped together, opponents in numba
+        from training.wrapper import make_vector_selfplay
+        vec = make_vector_selfplay(args.game, args.options, args.opponents, args.n_envs, args.seat, args.seed,
+                                   args.margin_shaping, args.features, args.snapshot_weight, args.max_snapshots)
+    else:  # one Python SelfPlayEnv per game (opponents that are not numba policies, e.g. twenty.solver)
+        fns = [make_env_fn(args, i) for i in range(args.n_envs)]
+        vec = SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns)
+        vec.seed(args.seed)
 
     # 4. the learner
     ppo = dict(args.ppo)

@@ -136,3 +136,104 @@ class SelfPlayEnv(gym.Env):
         if self.features_name in (None, "raw"):
             return self._final_obs
         return self.features(self.base, self._final_obs, self._mask)
+
+
+
+def snapshot_opponent(path: str, features: str | None, base: Any):
+    """A saved MaskablePPO model as a batched opponent: ``f({"observation", "action_mask"}) -> actions``
+    (its greedy masked actions on the features it was trained with)."""
+    from sb3_contrib import MaskablePPO
+    model = MaskablePPO.load(path, device="cpu")
+    fn = get_features(features)
+
+    def act(batch: dict) -> np.ndarray:
+        obs = batch["observation"]
+        if features not in (None, "raw"):
+            obs = np.stack([fn(base, o, m) for o, m in zip(obs, batch["action_mask"])])
+        actions, _ = model.predict(obs, action_masks=batch["action_mask"], deterministic=True)
+        return np.asarray(actions, dtype=np.int64)
+
+    act.__name__ = f"ppo:{path}"
+    return act
+
+
+def make_vector_selfplay(env_id: str, options: dict | None, opponents: dict[str, float], n_envs: int,
+                         seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0,
+                         features: str | None = None, snapshot_weight: float = 0.0, max_snapshots: int = 5,
+                         threads: int = 1):
+    """Self-play on the numba vector env: an SB3 ``VecEnv`` of ``n_envs`` games stepped together.
+
+    The learner and its opponents as in :class:`SelfPlayEnv`, but each seat of each deal draws its opponent
+    from the pool inside :class:`cardenvs.vector.LearnerVectorEnv`: heuristics and ``random`` run as numba
+    policies (no Python per game); frozen snapshots of the learner (``add_snapshot``, also through
+    ``env_method``) are MaskablePPO models called once per round on the batch of games where they are to
+    move, the newest ``max_snapshots`` sharing ``snapshot_weight``. Features and margin shaping are applied
+    to the batch; the learner receives its own rewards, terminal ones included.
+    """
+    from cardenvs import vector
+    from cardenvs.sb3 import SB3VecEnv
+
+    if seat == "random":
+        raise ValueError("seat='random' is not supported on the vector env; use 'rotate' or a seat index")
+    base = make(env_id, **(options or {})).unwrapped
+    pool: dict[Any, float] = {}
+    for name, weight in opponents.items():
+        pool[snapshot_opponent(name[4:], features, base) if name.startswith("ppo:") else name] = weight
+    venv = vector.make(env_id, n_envs, learner=seat, opponents=pool, threads=threads, **(options or {}))
+    feature_fn = get_features(features)
+    rows = np.arange(n_envs)
+
+    def margins(scores: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        own = scores[rows, seats]
+        return own - (scores.sum(axis=1) - own) / max(1, scores.shape[1] - 1)
+
+    class VectorSelfPlayEnv(SB3VecEnv):
+        def __init__(self):
+            super().__init__(venv)
+            if features not in (None, "raw"):
+                size = feature_size(features, base)
+                self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
+            self._margin = np.zeros(n_envs)
+            self.snapshots: list[int] = []  # pool indices of the snapshots, oldest first
+            self.seed(seed)
+
+        def _features(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            if features in (None, "raw"):
+                return obs
+            return np.stack([feature_fn(base, o, m) for o, m in zip(obs, masks)])
+
+        def reset(self):
+            obs = self._features(super().reset(), venv.action_masks())
+            self._margin = margins(venv.scores, venv.learner_seat)
+            return obs
+
+        def step_wait(self):
+            seats = venv.learner_seat.copy()
+            obs, rewards, dones, infos = super().step_wait()
+            if margin_shaping:
+                scores = venv.scores.copy()
+                ended = np.flatnonzero(dones)
+                scores[ended] = venv._b.final_scores[ended]
+                margin = margins(scores, seats)
+                rewards = rewards + np.float32(margin_shaping) * (margin - self._margin).astype(np.float32)
+                self._margin = margins(venv.scores, venv.learner_seat)
+            no_mask = np.zeros((1, venv.single_action_space.n), dtype=bool)
+            for i in np.flatnonzero(dones):
+                infos[i]["terminal_observation"] = self._features(infos[i]["terminal_observation"][None], no_mask)[0]
+                infos[i]["learner_seat"] = int(seats[i])
+            return self._features(obs, venv.action_masks()), rewards, dones, infos
+
+        def add_snapshot(self, path: str, weight: float | None = None) -> None:
+            total = snapshot_weight if weight is None else float(weight)
+            self.snapshots.append(venv.add_opponent(snapshot_opponent(path, features, base), 0.0))
+            kept = self.snapshots[-max_snapshots:]
+            for index in self.snapshots:
+                venv.set_opponent_weight(index, total / len(kept) if index in kept else 0.0)
+
+        def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+            if method_name == "add_snapshot":
+                self.add_snapshot(*method_args, **method_kwargs)
+                return [None] * len(self._indices(indices))
+            return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    return VectorSelfPlayEnv()

@@ -8,14 +8,21 @@ env's ``{"observation", "action_mask"}`` dict and ``rng`` a ``np.random.Generato
 Names (:func:`load_agent`):
 
 * ``random``: uniformly random legal action.
-* ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the top-level module ``agents.GAME``.
+* ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the top-level module ``agents.GAME``; it plays
+  only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
 * ``ppo:PATH``: a MaskablePPO model saved by ``training/`` (``training.policies.PPOAgent``).
 * ``rllib:PATH``: an RLlib checkpoint (``training.rllib_policies.RLlibAgent``).
-* ``module:Class``: any importable class taking the env.
+* ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
+
+A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
+is not installed means no heuristics; one that fails to import (a missing dependency, a broken module)
+raises its ``ImportError``.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import inspect
 import pkgutil
 from typing import Any, Protocol, runtime_checkable
 
@@ -50,44 +57,97 @@ class RandomAgent:
 
 
 def _agent_modules() -> list[str]:
+    """The game modules of the ``agents`` package ([] when the package is not installed at all)."""
     try:
         package = importlib.import_module("agents")
-    except ImportError:
+    except ModuleNotFoundError as exc:
+        if exc.name != "agents":  # the package is there but imports something missing: say so
+            raise
         return []
     return [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
 
 
-def known_agents() -> list[str]:
-    """Every agent name that can be loaded without a path."""
+def _game_of(env: Any) -> str | None:
+    """The short game name of an env (``twos`` for ``twos_v0``), or None for an object without metadata."""
+    metadata = getattr(getattr(env, "unwrapped", env), "metadata", None) or {}
+    name = metadata.get("name")
+    return name.rsplit("_v", 1)[0] if isinstance(name, str) else None
+
+
+def known_agents(game: str | None = None) -> list[str]:
+    """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
+    those that play it."""
+    short = game.rsplit("_v", 1)[0] if game else None
     names = ["random"]
     for module_name in _agent_modules():
+        if short is not None and module_name != short:
+            continue
         module = importlib.import_module(f"agents.{module_name}")
         names += [f"{module_name}.{n}" for n in getattr(module, "AGENTS", {})]
     return names
 
 
+def _needs(name: str, module: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ValueError(f"agent {name!r} needs {module}, which is not installed (pip install 'cardenvs[{extra}]')")
+
+
+def _load_class(name: str, env: Any) -> Agent:
+    module_name, _, attr = name.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"cannot load agent {name!r}: write module:Class, e.g. mypackage.bots:MyAgent")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load agent {name!r}: {exc}") from None
+    if not inspect.isclass(obj):
+        raise ValueError(f"cannot load agent {name!r}: {module_name}:{attr} is a {type(obj).__name__}, not a "
+                         "class; module:Class names a class built as Class(env)")
+    try:
+        inspect.signature(obj).bind(env)
+    except TypeError as exc:
+        raise ValueError(f"cannot load agent {name!r}: {obj.__name__}(env) does not take the env ({exc})") from None
+    except ValueError:  # no signature to inspect (a builtin): let the call decide
+        pass
+    agent = obj(env)
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"cannot load agent {name!r}: {obj.__name__} is not an agent (it has no "
+                         "act(observation, rng) method)")
+    if not hasattr(agent, "name"):
+        agent.name = name
+    return agent
+
+
 def load_agent(name: str, env: Any) -> Agent:
     """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
     if name == "random":
         return RandomAgent(env)
     if name.startswith("ppo:"):
+        _needs(name, "sb3_contrib", "train")
         from training.policies import PPOAgent  # the train extra; imported only when asked for
         return PPOAgent(env, name[4:])
     if name.startswith("rllib:"):
+        _needs(name, "ray", "scale")
         from training.rllib_policies import RLlibAgent
         return RLlibAgent(env, name[6:])
     if ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot load agent {name!r}: {exc}") from None
-        return cls(env)
+        return _load_class(name, env)
+    game = _game_of(env)
     if "." in name:
         module_name, _, key = name.partition(".")
         if module_name in _agent_modules():
             table = getattr(importlib.import_module(f"agents.{module_name}"), "AGENTS", {})
             if key in table:
+                if game is not None and module_name != game:
+                    raise ValueError(f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
+                                     f"{', '.join(known_agents(game))}")
                 return table[key](env)
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known_agents())}, "
-                     "or ppo:PATH, rllib:PATH, module:Class")
+    known = known_agents(game)
+    others = [a for a in known_agents() if a not in known]
+    raise ValueError(f"unknown agent {name!r}; known agents{f' for {game}' if game else ''}: {', '.join(known)}, "
+                     "or ppo:PATH, rllib:PATH, module:Class"
+                     + (f" (agents of other games: {', '.join(others)})" if others and game else ""))

@@ -7,6 +7,16 @@
   and, for envs that say so (``CardEnv.duplicate_reset_options``, e.g. Dou Dizhu's landlord seat), once per
   such option too. A deal's games form a *duplicate set*; intervals are computed over sets, the unit whose
   luck cancels. ``round_robin=True`` plays every table of ``n`` agents out of a longer list.
+* :func:`plan_tournament` / :func:`run_plan` -- the same in two steps: every check of the arguments (game,
+  options, agents and their game, counts, seed) happens in the first, before anything is played.
+
+Roles (Dou Dizhu): for a game whose observation has ``landlord`` and ``bid`` segments, every record keeps
+the landlord seat and the final bid, and the results report per agent how often it was landlord, its win
+rate as landlord and as a farmer and its mean bid. Dou Dizhu's duplicate mode fixes player_0 as landlord at
+bid 1, so every agent is landlord of every deal and nobody bids; ``bidding=True`` (``cardenvs arena
+--bidding``) plays the same deals with the agents permuted over the seats and the bidding on, so the
+report measures the agents' bidding. Options the duplicate mode overrides (an explicit ``bidding=True``)
+draw a warning.
 
 Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the cards of deal ``d`` are the
 same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
@@ -21,6 +31,7 @@ import csv
 import itertools
 import json
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,6 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .agent import load_agent
+from .core.env import check_seed
 from .registry import make, resolve_id
 
 Z95 = 1.959963984540054
@@ -54,6 +66,8 @@ class GameRecord:
     illegal: str | None = None
     steps: int = 0
     truncated: bool = False
+    landlord: int | None = None  # games with roles (Dou Dizhu): the landlord's seat (None: a dead hand)
+    bid: int | None = None  # and the final bid
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -68,6 +82,12 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
     return (m, m - half, m + half)
 
 
+def _rate_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """:func:`mean_ci` of values in [0, 1], the interval clipped to [0, 1]."""
+    m, lo, hi = mean_ci(values)
+    return m, max(0.0, lo) if not math.isnan(lo) else lo, min(1.0, hi) if not math.isnan(hi) else hi
+
+
 @dataclass
 class Results:
     env_id: str
@@ -79,6 +99,7 @@ class Results:
     duplicate: bool
     version: str = ""
     records: list[GameRecord] = field(default_factory=list)
+    bidding: bool = False  # duplicate deals played with the bidding on (Dou Dizhu)
 
     # -------------------------------------------------------------- statistics
     def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
@@ -124,6 +145,50 @@ class Results:
                           "win_rate": wr, "win_rate_ci": [wlo, whi],
                           "mean_score": ms, "mean_score_ci": [slo, shi],
                           "mean_reward": mr, "mean_reward_ci": [rlo, rhi]}
+        return out
+
+    def has_roles(self) -> bool:
+        return any(r.landlord is not None for r in self.records)
+
+    def role_stats(self) -> dict[str, dict[str, Any]]:
+        """Games with a landlord (Dou Dizhu), per agent: hands played, how often it was landlord (count and
+        share), its win rate as landlord and as a farmer (95% intervals over duplicate sets), its mean bid as
+        landlord; dead hands (nobody bid) count in ``dead`` and in neither role. Intervals are clipped to [0, 1]."""
+        out = {}
+        units = self._units()
+        for label in self.agents:
+            hands = landlord = dead = farmer = 0
+            bids: list[int] = []
+            lord_units, farmer_units = [], []
+            for games_in_unit in units.values():
+                lord_wins, farmer_wins = [], []
+                for r in games_in_unit:
+                    for seat, who in enumerate(r.seats):
+                        if who != label:
+                            continue
+                        hands += 1
+                        won = 1.0 if r.outcome[seat] > 0 else 0.0
+                        if r.landlord is None:
+                            dead += 1
+                        elif r.landlord == seat:
+                            landlord += 1
+                            lord_wins.append(won)
+                            if r.bid is not None:
+                                bids.append(r.bid)
+                        else:
+                            farmer += 1
+                            farmer_wins.append(won)
+                if lord_wins:
+                    lord_units.append(np.mean(lord_wins))
+                if farmer_wins:
+                    farmer_units.append(np.mean(farmer_wins))
+            lw, llo, lhi = _rate_ci(lord_units)
+            fw, flo, fhi = _rate_ci(farmer_units)
+            out[label] = {"hands": hands, "landlord": landlord, "landlord_share": landlord / hands if hands else math.nan,
+                          "farmer": farmer, "dead": dead,
+                          "landlord_win_rate": lw, "landlord_win_rate_ci": [llo, lhi],
+                          "farmer_win_rate": fw, "farmer_win_rate_ci": [flo, fhi],
+                          "mean_bid": float(np.mean(bids)) if bids else math.nan}
         return out
 
     def head_to_head(self) -> dict[str, dict[str, dict[str, float]]]:
@@ -181,11 +246,28 @@ class Results:
                         f"{st['mean_reward']:12.3f}")
         return "\n".join(rows)
 
+    def role_table(self) -> str:
+        if self.bidding or not self.duplicate:
+            title = "roles (the agents bid for the landlord):"
+        else:
+            title = ("roles (duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; "
+                     "--bidding plays the bidding):")
+        rows = [title, f"  {'agent':26s} {'landlord':>8s} {'share':>6s} {'win as landlord [95% CI]':>26s} "
+                f"{'win as farmer [95% CI]':>24s} {'mean bid':>8s} {'dead':>5s}"]
+        for label, st in self.role_stats().items():
+            llo, lhi = st["landlord_win_rate_ci"]
+            flo, fhi = st["farmer_win_rate_ci"]
+            rows.append(f"  {label:26s} {st['landlord']:8d} {st['landlord_share']:6.3f} "
+                        f"{st['landlord_win_rate']:8.3f} [{llo:6.3f},{lhi:6.3f}] "
+                        f"{st['farmer_win_rate']:8.3f} [{flo:6.3f},{fhi:6.3f}] {st['mean_bid']:8.2f} {st['dead']:5d}")
+        return "\n".join(rows)
+
     def report(self) -> str:
         games = len(self.records)
         unit = "duplicate sets" if self.duplicate else "games"
+        mode = ", bidding on" if self.bidding else ""
         lines = [f"{self.env_id}: {games} games over {self.deals} deals per table, seed {self.seed}, "
-                 f"options {self.options or '{}'}; intervals over {unit}", "", self.table(), "", "head to head "
+                 f"options {self.options or '{}'}{mode}; intervals over {unit}", "", self.table(), "", "head to head "
                  "(share of games the row agent finished ahead of the column agent; ties count half):"]
         h2h = self.head_to_head()
         width = max(len(a) for a in self.agents) + 2
@@ -193,6 +275,9 @@ class Results:
         for a in self.agents:
             cells = "".join(f"{h2h[a][b]['beat_rate']:13.3f}" if b in h2h[a] else f"{'-':>13s}" for b in self.agents)
             lines.append(f"{a:{width}s}{cells}")
+        if self.has_roles():
+            lines.append("")
+            lines.append(self.role_table())
         lines.append("\nOpenSkill ratings (Plackett-Luce; ordinal = mu - 3 sigma):")
         for label, r in sorted(self.ratings().items(), key=lambda kv: -kv[1]["ordinal"]):
             lines.append(f"  {label:26s} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  ordinal {r['ordinal']:7.2f}")
@@ -203,21 +288,25 @@ class Results:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "env_id": self.env_id, "agents": self.agents,
-                "agent_names": self.agent_names, "options": self.options, "seed": self.seed,
-                "deals": self.deals, "duplicate": self.duplicate, "stats": self.stats(),
-                "head_to_head": self.head_to_head(), "ratings": self.ratings(),
-                "records": [asdict(r) for r in self.records]}
+        out = {"version": self.version, "env_id": self.env_id, "agents": self.agents,
+               "agent_names": self.agent_names, "options": self.options, "seed": self.seed,
+               "deals": self.deals, "duplicate": self.duplicate, "bidding": self.bidding, "stats": self.stats(),
+               "head_to_head": self.head_to_head(), "ratings": self.ratings()}
+        if self.has_roles():
+            out["roles"] = self.role_stats()
+        out["records"] = [asdict(r) for r in self.records]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Results":
         res = cls(data["env_id"], data["agents"], data["agent_names"], data["options"], data["seed"],
-                  data["deals"], data["duplicate"], data.get("version", ""))
+                  data["deals"], data["duplicate"], data.get("version", ""), bidding=data.get("bidding", False))
         res.records = [GameRecord(**r) for r in data["records"]]
         return res
 
     def save(self, path: str) -> None:
         """JSON (everything needed to reproduce the run), plus a CSV of per-agent statistics beside it."""
+        check_output_path(path, "results", json_with_csv=True)
         p = Path(path)
         p.write_text(json.dumps(self.to_dict(), indent=1))
         with open(p.with_suffix(".csv"), "w", newline="") as f:
@@ -234,6 +323,7 @@ class Results:
 
     def plot(self, path: str) -> None:
         """Win rates with their 95% intervals as a bar chart (matplotlib)."""
+        check_output_path(path, "plot")
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -251,6 +341,20 @@ class Results:
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
+
+
+def check_output_path(path: str, what: str, json_with_csv: bool = False) -> None:
+    """A ``ValueError`` unless ``path`` can be written: its folder exists and it is not a folder itself.
+    ``json_with_csv``: the results' JSON, with the CSV written beside it (so not a ``.csv`` path)."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"the {what} path {path} is a folder; name a file in it")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"cannot write the {what} to {path}: the folder {parent} does not exist")
+    if json_with_csv and p.suffix.lower() == ".csv":
+        raise ValueError(f"the {what} path {path} ends in .csv, but the CSV goes beside the JSON (same name, "
+                         ".csv): name the JSON, e.g. {p.with_suffix('.json')}")
 
 
 def labels_for(agent_names: Sequence[str]) -> list[str]:
@@ -298,8 +402,23 @@ def play_one(env, agents: Sequence[Any], seats: Sequence[str], seed: int, rng: n
         outcome = base.outcome()
     else:
         outcome = np.array([-1.0 if label == illegal else 0.0 for label in seats])
+    landlord, bid = roles(base)
     return GameRecord(deal, replay, table, list(seats), scores.tolist(), rewards.tolist(),
-                      [float(o) for o in outcome], illegal, steps, truncated)
+                      [float(o) for o in outcome], illegal, steps, truncated, landlord, bid)
+
+
+def roles(base) -> tuple[int | None, int | None]:
+    """The landlord's seat and the bid of a finished game whose observation has ``landlord`` and ``bid``
+    segments (Dou Dizhu; read from player_0's view, where relative seats are seats); (None, None) for other
+    games, and a landlord of None for a hand nobody bid for."""
+    names = {seg.name for seg in base.layout.segments}
+    if not {"landlord", "bid"} <= names:
+        return None, None
+    parts = base.layout.decode(base.observe(base.possible_agents[0])["observation"])
+    landlord = np.flatnonzero(parts["landlord"])
+    if len(landlord) == 0:
+        return None, None
+    return int(landlord[0]), int(np.argmax(parts["bid"]))
 
 
 def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
@@ -312,11 +431,11 @@ def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
 
 
 def _play_deals(env_id: str, agent_names: list[str], labels: list[str], options: dict, seed: int,
-                deals: Sequence[int], duplicate: bool, table: int) -> list[GameRecord]:
+                deals: Sequence[int], duplicate: bool, table: int, bidding: bool = False) -> list[GameRecord]:
     env = make(env_id, **options)
     base = env.unwrapped
     built = [load_agent(name, base) for name in agent_names]
-    extra = base.duplicate_reset_options() if duplicate else [{}]
+    extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
     records = []
     for d in deals:
         replays = [(perm, opt) for opt in extra for perm in seatings(base.num_players, duplicate)]
@@ -333,23 +452,49 @@ def _worker(job: tuple) -> list[GameRecord]:
     return _play_deals(*job)
 
 
-def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
-                   duplicate: bool = True, workers: int = 1, round_robin: bool = False,
-                   progress: bool = False) -> Results:
-    """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc."""
-    from . import __version__
+@dataclass
+class Plan:
+    """A checked tournament (:func:`plan_tournament`), ready for :func:`run_plan`."""
+
+    env_id: str
+    agent_names: list[str]
+    labels: list[str]
+    options: dict
+    seed: int
+    games: int
+    duplicate: bool
+    workers: int
+    tables: list[tuple[int, ...]]
+    games_per_deal: int
+    bidding: bool = False
+
+
+def _count(value: Any, what: str, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{what} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def plan_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
+                    duplicate: bool = True, workers: int = 1, round_robin: bool = False,
+                    bidding: bool = False) -> Plan:
+    """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
+    game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
+    below 1, a negative seed, ``bidding`` for a game without it)."""
     env_id = resolve_id(env_id)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict of {env_id} options, got {type(options).__name__} {options!r}")
     options = dict(options or {})
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    probe = make(env_id, **options)
-    n = probe.unwrapped.num_players
+    games = _count(games, "games", 1)
+    workers = _count(workers, "workers", 1)
+    seed = check_seed(seed, "seed")
+    if seed is None:
+        raise ValueError("seed must be a non-negative integer, got None")
+    probe = make(env_id, **options).unwrapped
+    n = probe.num_players
     agent_names = list(agents)
-    for name in set(agent_names):
-        load_agent(name, probe.unwrapped)  # fail early, with the list of known names
-    labels = labels_for(agent_names)
+    for name in dict.fromkeys(agent_names):
+        load_agent(name, probe)  # fail early: unknown names, agents of another game
     if round_robin:
         if len(agent_names) < n:
             raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")
@@ -359,19 +504,36 @@ def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0
             raise ValueError(f"{env_id} with these options seats {n} players; got {len(agent_names)} agents "
                              f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin")
         tables = [tuple(range(n))]
+    if bidding:
+        probe.duplicate_reset_options(bidding=True)  # ValueError for a game (or options) without bidding
+    extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
+        warnings.warn(f"{env_id}: the duplicate mode plays every deal with reset options {extra} (player_0 "
+                      "landlord at bid 1 in every seating), which overrides the option bidding=True: nobody bids. "
+                      "Play the bidding with --bidding (run_tournament(..., bidding=True)).", stacklevel=2)
+    games_per_deal = len(seatings(n, duplicate)) * len(extra)
+    return Plan(env_id, agent_names, labels_for(agent_names), options, seed, games, duplicate, workers, tables,
+                games_per_deal, bidding)
+
+
+def run_plan(plan: Plan, progress: bool = False) -> Results:
+    """Play a checked tournament (see the module doc)."""
+    from . import __version__
+    games, workers = plan.games, plan.workers
     jobs = []
     chunk = max(1, min(50, games // (4 * workers) or 1))
-    for t, members in enumerate(tables):
-        names = [agent_names[i] for i in members]
-        labs = [labels[i] for i in members]
+    for t, members in enumerate(plan.tables):
+        names = [plan.agent_names[i] for i in members]
+        labs = [plan.labels[i] for i in members]
         for start in range(0, games, chunk):
-            jobs.append((env_id, names, labs, options, seed, list(range(start, min(games, start + chunk))), duplicate, t))
-    results = Results(env_id, labels, agent_names, options, seed, games, duplicate, __version__)
+            jobs.append((plan.env_id, names, labs, plan.options, plan.seed, list(range(start, min(games, start + chunk))),
+                         plan.duplicate, t, plan.bidding))
+    results = Results(plan.env_id, plan.labels, plan.agent_names, plan.options, plan.seed, games, plan.duplicate,
+                      __version__, bidding=plan.bidding)
     bar = None
     if progress:
         from tqdm import tqdm
-        per_deal = len(seatings(n, duplicate)) * (len(probe.unwrapped.duplicate_reset_options()) if duplicate else 1)
-        bar = tqdm(total=games * len(tables) * per_deal, desc=env_id, unit="game")
+        bar = tqdm(total=games * len(plan.tables) * plan.games_per_deal, desc=plan.env_id, unit="game")
     if workers == 1:
         outputs = map(_worker, jobs)
     else:
@@ -388,6 +550,15 @@ def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0
         pool.close()
         pool.join()
     return results
+
+
+def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
+                   duplicate: bool = True, workers: int = 1, round_robin: bool = False,
+                   progress: bool = False, bidding: bool = False) -> Results:
+    """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
+    ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord."""
+    return run_plan(plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding),
+                    progress)
 
 
 def play(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,

@@ -1,56 +1,145 @@
 """The ``cardenvs`` command: list, arena, play, analyze, bench, train.
 
-Every subcommand has ``--help``; errors say what to do and exit with status 2.
+Every subcommand has ``--help``. A mistake in what the user asked for (an unknown game, option, agent or
+config key, a config for another game, bad YAML, a path that cannot be written, a negative seed) is found
+before anything runs and printed as one line, ``cardenvs: error: ...``, with exit status 2. A ``ValueError``
+raised once the checked work is running is a bug and keeps its traceback: only the checking steps run
+inside :func:`user_input`, which turns their ``ValueError`` into a :class:`CLIError`. (``analyze`` runs each
+study inside it, since the studies check their own arguments.)
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
 import sys
+import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-import numpy as np
 import yaml
 
 from . import __version__
 from .registry import env_ids, raw_env_class, resolve_id
+
+#: the keys of a game config (configs/<game>.yaml): ``env`` is an old spelling of ``game``
+GAME_CONFIG_KEYS = ("game", "env", "options")
 
 
 class CLIError(Exception):
     """A user error: printed as 'cardenvs: error: ...' with exit status 2."""
 
 
+@contextlib.contextmanager
+def user_input(prefix: str = "") -> Iterator[None]:
+    """Checking what the user asked for: a ``ValueError`` here is the user's mistake (a :class:`CLIError`)."""
+    try:
+        yield
+    except ValueError as exc:
+        raise CLIError(f"{prefix}{exc}") from None
+
+
+def at_least(low: int):
+    """An argparse type: an integer >= ``low`` (argparse names the flag in its error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+        return value
+    return parse
+
+
 # ------------------------------------------------------------------ options and configs
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else problem
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     """``key=value`` with the value read as YAML (``true``, ``3``, ``rarity``)."""
     if "=" not in text:
         raise CLIError(f"--option {text!r} must look like key=value (e.g. --option players=4)")
     key, _, value = text.partition("=")
-    return key.strip(), yaml.safe_load(value)
+    key = key.strip()
+    if not key:
+        raise CLIError(f"--option {text!r} has no key; it must look like key=value (e.g. --option players=4)")
+    try:
+        return key, yaml.safe_load(value)
+    except yaml.YAMLError as exc:
+        raise CLIError(f"--option {text!r}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
+                       "quote it if it is text") from None
 
 
-def load_config(path: str | None) -> dict[str, Any]:
-    """A YAML config: either ``{game: ..., options: {...}, ...}`` or a plain mapping of env options."""
-    if not path:
-        return {}
+def read_yaml(path: str, what: str = "config file") -> Any:
+    """A YAML file's content; a missing file, a folder, an unreadable file or bad YAML is a :class:`CLIError`."""
     p = Path(path)
     if not p.exists():
-        raise CLIError(f"config file {path} does not exist")
-    data = yaml.safe_load(p.read_text()) or {}
+        raise CLIError(f"{what} {path} does not exist")
+    if p.is_dir():
+        raise CLIError(f"{what} {path} is a folder, not a YAML file")
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {what} {path}: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CLIError(f"{what} {path} is not valid YAML: {_yaml_problem(exc)}") from None
+
+
+def load_config(path: str | None, env_id: str) -> dict[str, Any]:
+    """The env options of a game config for ``env_id``: either ``{game: ..., options: {...}}`` or a plain
+    mapping of env options (with ``game`` allowed). A config for another game, keys other than ``game`` and
+    ``options`` beside ``options``, or ``options`` that is not a mapping are :class:`CLIError`."""
+    if not path:
+        return {}
+    data = read_yaml(path)
+    if data is None:
+        return {}
     if not isinstance(data, dict):
-        raise CLIError(f"config file {path} must hold a mapping, got {type(data).__name__}")
-    return data
+        raise CLIError(f"config file {path} must hold a mapping (game: ..., options: ...), got "
+                       f"{type(data).__name__}")
+    if "game" in data and "env" in data:
+        raise CLIError(f"config file {path} has both game and env (the old spelling); keep game")
+    game = data.get("game", data.get("env"))
+    if game is not None:
+        with user_input(f"config file {path}: "):
+            config_id = resolve_id(str(game))
+        if config_id != env_id:
+            raise CLIError(f"config file {path} is for {config_id}, but the command plays {env_id}; name "
+                           f"{config_id.rsplit('_v', 1)[0]} on the command line or use a config for {env_id}")
+    if "options" not in data:
+        return {k: v for k, v in data.items() if k not in ("game", "env")}
+    unknown = [k for k in data if k not in GAME_CONFIG_KEYS]
+    if unknown:
+        hint = (" (this looks like a training config: use it with cardenvs train)"
+                if {"exp", "total_timesteps", "iterations", "ppo"} & set(data) else "")
+        raise CLIError(f"config file {path}: unknown key {unknown[0]!r}; a game config holds game and options "
+                       f"(the env options); arena settings such as --seed go on the command line{hint}")
+    options = data["options"]
+    if not isinstance(options, dict):
+        raise CLIError(f"config file {path}: options must be a mapping of {env_id} options (key: value lines, or "
+                       f"{{}} for none), got {'null' if options is None else type(options).__name__}")
+    return dict(options)
 
 
-def game_options(args: argparse.Namespace) -> dict[str, Any]:
-    config = load_config(getattr(args, "config", None))
-    options = dict(config.get("options", {k: v for k, v in config.items() if k not in ("game", "env")}))
+def game_options(args: argparse.Namespace, env_id: str) -> dict[str, Any]:
+    """The env options of a command: the config's, then each ``-o key=value`` (which overrides the config)."""
+    options = load_config(getattr(args, "config", None), env_id)
+    given: set[str] = set()
     for text in getattr(args, "option", None) or []:
         key, value = parse_option(text)
+        if key in given:
+            raise CLIError(f"--option {key} is given twice; give each option once")
+        given.add(key)
         options[key] = value
     return options
 
@@ -74,16 +163,29 @@ def cmd_list(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ arena
 def cmd_arena(args: argparse.Namespace) -> int:
     from . import arena
-    env_id = resolve_id(args.game)
-    options = game_options(args)
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    results = arena.run_tournament(
-        env_id, agents, games=args.games, seed=args.seed, options=options, duplicate=args.duplicate,
-        workers=args.workers, round_robin=args.round_robin, progress=not args.no_progress)
+    with user_input():
+        env_id = resolve_id(args.game)
+    options = game_options(args, env_id)
+    agents = [a.strip() for a in args.agents.split(",")]
+    if not all(agents):
+        raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    if args.out:
+        with user_input("--out: "):
+            arena.check_output_path(args.out, "results", json_with_csv=True)
+    if args.plot:
+        with user_input("--plot: "):
+            arena.check_output_path(args.plot, "plot")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise CLIError("--plot needs matplotlib (pip install 'cardenvs[plot]')")
+    with user_input():
+        plan = arena.plan_tournament(env_id, agents, games=args.games, seed=args.seed, options=options,
+                                     duplicate=args.duplicate, workers=args.workers, round_robin=args.round_robin,
+                                     bidding=args.bidding)
+    results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
     if args.out:
         results.save(args.out)
-        print(f"\nwrote {args.out}" + (f" and {Path(args.out).with_suffix('.csv')}" if args.out.endswith(".json") else ""))
+        print(f"\nwrote {args.out} and {Path(args.out).with_suffix('.csv')}")
     if args.plot:
         results.plot(args.plot)
         print(f"wrote {args.plot}")
@@ -92,9 +194,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ play
 def cmd_play(args: argparse.Namespace) -> int:
-    from .play import play_terminal
-    return play_terminal(resolve_id(args.game), args.agents, game_options(args), args.seat, args.seed,
-                         args.reveal, sys.stdin, sys.stdout)
+    from .play import run_play, setup_play
+    with user_input():
+        env_id = resolve_id(args.game)
+    options = game_options(args, env_id)
+    with user_input():
+        session = setup_play(env_id, args.agents, options, args.seat, args.seed, args.reveal)
+    return run_play(session, sys.stdin, sys.stdout)
 
 
 # ------------------------------------------------------------------ analyze
@@ -108,12 +214,23 @@ def _analyses() -> dict[str, str]:
     return out
 
 
+def _run_study(module, args: argparse.Namespace) -> int:
+    # the studies check their own arguments with ValueError (hand sizes, deal counts), so a study's
+    # ValueError is reported as a user error; known limitation: one raised later would be reported alike
+    with user_input(f"analyze {module.COMMAND}: "):
+        return module.run(args)
+
+
 # ------------------------------------------------------------------ bench
 def cmd_bench(args: argparse.Namespace) -> int:
     try:
         import benchmarks
     except ImportError:
         raise CLIError("the benchmarks package is not installed; run from the repository or reinstall cardenvs")
+    if args.out:
+        from .arena import check_output_path
+        with user_input("--out: "):
+            check_output_path(args.out, "benchmark rows")
     rows = []
     names = [m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_")]
     if args.only:
@@ -134,8 +251,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ train
+def _set_games(extra: Sequence[str]) -> list[str]:
+    """The values of ``--set game=...`` (or ``--set=game=...``) among the trainer's flags."""
+    values = []
+    for i, flag in enumerate(extra):
+        text = extra[i + 1] if flag == "--set" and i + 1 < len(extra) else flag[6:] if flag.startswith("--set=") else ""
+        key, sep, value = text.partition("=")
+        if sep and key.strip() == "game":
+            values.append(value.strip())
+    return values
+
+
 def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    env_id = resolve_id(args.game)
+    """Run the trainer on the named game; a config (or ``--set game=``) for another game is an error, and a
+    config without ``game`` trains the named game (the trainer gets ``--set game=<env id>``)."""
+    with user_input():
+        env_id = resolve_id(args.game)
     short = env_id.rsplit("_v", 1)[0]
     if args.backend == "rllib":
         module_name = "training.rllib_selfplay"
@@ -143,11 +274,27 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
     else:
         module_name = "training.selfplay"
         default = f"configs/{short}_ppo.yaml"
+    config = args.config or default
+    if not args.config and not Path(config).is_file():
+        raise CLIError(f"no training config for {env_id}: {default} does not exist; pass --config")
+    data = read_yaml(config, "training config")
+    if data is not None and not isinstance(data, dict):
+        raise CLIError(f"training config {config} must hold a mapping of settings, got {type(data).__name__}")
+    sources = [(f"training config {config}", (data or {}).get("game"))]
+    sources += [(f"--set game={g}", g) for g in _set_games(extra)]
+    for where, game in sources:
+        if game is None:
+            continue
+        with user_input(f"{where}: "):
+            other = resolve_id(str(game))
+        if other != env_id:
+            raise CLIError(f"{where} trains {other}, but the command names {env_id}; name {other.rsplit('_v', 1)[0]} "
+                           f"or use a config for {env_id}")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise CLIError(f"training needs the train extra (pip install 'cardenvs[train]'): {exc}")
-    argv = ["--config", args.config or default, *extra]
+    argv = ["--config", config, "--set", f"game={env_id}", *extra]
     return module.main(argv)
 
 
@@ -163,17 +310,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     def game_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("game", help=f"env id or short name: {', '.join(env_ids())}")
-        p.add_argument("--option", "-o", action="append", metavar="KEY=VALUE", help="env option (repeatable)")
-        p.add_argument("--config", help="YAML file of env options (configs/*.yaml)")
+        p.add_argument("--option", "-o", action="append", metavar="KEY=VALUE",
+                       help="env option, the value read as YAML (repeatable; overrides the config)")
+        p.add_argument("--config", help="game config: YAML with game and options (configs/<game>.yaml)")
 
     p = sub.add_parser("arena", help="a tournament between agents, with confidence intervals and ratings")
     game_args(p)
     p.add_argument("--agents", required=True, help="comma-separated agent names, e.g. twos.heuristic,random,random")
-    p.add_argument("--games", type=int, default=100, help="deals to play (default 100)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
     p.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
                    help="replay each deal with the agents permuted over the seats (default on)")
-    p.add_argument("--workers", type=int, default=1, help="processes to spread games over (same results)")
+    p.add_argument("--bidding", action="store_true",
+                   help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
+                        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one")
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument("--round-robin", action="store_true", help="play every table of agents out of a larger list")
     p.add_argument("--out", help="write results as JSON (and CSV beside it)")
     p.add_argument("--plot", help="draw win rates with 95%% intervals to this PNG")
@@ -183,8 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play against agents in the terminal")
     game_args(p)
     p.add_argument("--agents", default="random", help="opponents, comma-separated (cycled over the other seats)")
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seat", type=at_least(0), default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=at_least(0), default=None, help="deal seed, an integer >= 0 (default: random)")
     p.add_argument("--reveal", action="store_true", help="show every hand (teaching)")
     p.set_defaults(func=cmd_play)
 
@@ -195,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         text = getattr(module, "HELP", "").replace("%", "%%")  # argparse formats help strings
         ap = asub.add_parser(command, help=text, description=text)
         module.add_arguments(ap)
-        ap.set_defaults(func=lambda a, m=module: m.run(a))
+        ap.set_defaults(func=lambda a, m=module: _run_study(m, a))
 
     p = sub.add_parser("bench", help="speed measurements (ratios against references measured in the same run)")
     p.add_argument("--quick", action="store_true", help="shorter runs")
@@ -211,7 +362,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, UserWarning) and not issubclass(category, DeprecationWarning):
+        print(f"cardenvs: warning: {message}", file=file or sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -225,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below, not at interpreter exit
         return code
-    except (CLIError, ValueError) as exc:
+    except CLIError as exc:  # a ValueError outside user_input() is a bug: it keeps its traceback
         print(f"cardenvs: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

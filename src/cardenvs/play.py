@@ -4,27 +4,58 @@ Each turn shows the ANSI render from the person's seat (every hand with ``reveal
 with short codes. The person types a move as the game names it (card codes ``QS``, move strings
 ``33344``, ``pass``, ``high``; whatever the env's ``parse_action`` reads) or its short code ``#n``. Bad
 input is answered with the reason and the prompt again; it never ends the game.
+
+:func:`setup_play` checks everything the person chose (game, options, seat, seed, opponents) before the
+game starts, raising ``ValueError``; :func:`run_play` plays; :func:`play_terminal` does both.
 """
 from __future__ import annotations
 
-from typing import IO
+from dataclasses import dataclass
+from typing import IO, Any
 
 import numpy as np
 
 from .agent import load_agent
-from .registry import make
+from .core.env import check_seed
+from .registry import make, resolve_id
+
+
+@dataclass
+class PlaySession:
+    env_id: str
+    env: Any
+    agents: dict[int, Any]  # seat -> agent, every seat but the person's
+    seat: int
+    seed: int | None
+    reveal: bool
+
+
+def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None,
+               reveal: bool) -> PlaySession:
+    """The env and the opponents, every choice checked (``ValueError`` naming the problem)."""
+    env_id = resolve_id(env_id)
+    env = make(env_id, render_mode="ansi", illegal_action="raise", **options)
+    base = env.unwrapped
+    n = base.num_players
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"--seat {seat!r} is not a seat of {env_id} with these options (0..{n - 1})")
+    seed = check_seed(seed, "--seed")
+    names = [a.strip() for a in agent_names.split(",") if a.strip()] or ["random"]
+    others = [s for s in range(n) if s != seat]
+    agents = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
+    return PlaySession(env_id, env, agents, int(seat), seed, reveal)
 
 
 def play_terminal(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None, reveal: bool,
                   stdin: IO[str], stdout: IO[str]) -> int:
-    env = make(env_id, render_mode="ansi", illegal_action="raise", **options)
+    return run_play(setup_play(env_id, agent_names, options, seat, seed, reveal), stdin, stdout)
+
+
+def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
+    """Play a set-up game: 0 when it ends, 1 when the person quits or the input closes."""
+    env, agents, seat, seed, reveal = session.env, session.agents, session.seat, session.seed, session.reveal
+    env_id = session.env_id
     base = env.unwrapped
-    n = base.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat {seat} is not a seat of {env_id} with these options (0..{n - 1})")
-    names = [a.strip() for a in agent_names.split(",") if a.strip()] or ["random"]
-    others = [s for s in range(n) if s != seat]
-    agents = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
     rng = np.random.default_rng(seed)
     me = base.possible_agents[seat]
     if hasattr(base, "reveal"):
@@ -32,7 +63,7 @@ def play_terminal(env_id: str, agent_names: str, options: dict, seat: int, seed:
     env.reset(seed=seed)
     print(f"You are {me} in {env_id}. Type a move, its #code, 'help' or 'quit'.", file=stdout)
     for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
+        obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
@@ -64,15 +95,22 @@ def play_terminal(env_id: str, agent_names: str, options: dict, seat: int, seed:
                     action = int(legal[index])
                 else:
                     action = base.parse_action(text)
-                env.step(action)
-                break
-            except ValueError as exc:
+            except ValueError as exc:  # what the person typed; a failing step below would be a bug
                 print(f"not accepted: {exc}", file=stdout)
-    final = {a: base.infos.get(a, {}).get("score") for a in base.possible_agents}
+                continue
+            env.step(action)
+            break
+    scores = base.scores()  # the infos are gone once every agent has been stepped out
+    final = ", ".join(f"{a} {_number(scores[i])}" + (" (you)" if i == seat else "")
+                      for i, a in enumerate(base.possible_agents))
     print("\n" + base._render(), file=stdout)
     outcome = base.outcome()
     print(f"game over: scores {final}; your result {outcome[seat]:+.2f}", file=stdout)
     return 0
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def _view(base, seat: int, reveal: bool) -> str:

@@ -29,8 +29,8 @@ class SB3VecEnv(VecEnv):
     def __init__(self, env: LearnerVectorEnv):
         if not isinstance(env, LearnerVectorEnv):
             raise ValueError("SB3VecEnv wraps the learner view: cardenvs.vector.make(env_id, B, learner=...)")
+        self.env = env  # before VecEnv's init, which reads render_mode through get_attr
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
-        self.env = env
         self._seed: int | None = None
         self._actions = np.zeros(env.num_envs, dtype=np.int64)
 

@@ -209,12 +209,15 @@ class LearnerVectorEnv(GymVectorEnv):
     every seat is learnt). ``opponents``: one entry per other seat, in seat order after the learner (one
     entry is used for every seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
     ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
-    ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move.
+    ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move. Or a pool,
+    ``{opponent: weight}``: each seat of each deal draws its opponent by weight (``add_opponent`` grows it,
+    e.g. with snapshots of the learner).
     Observations are the learner's ``[B, D]`` vectors; ``action_masks()`` gives its masks ``[B, A]``.
     A game whose next deal ends before the learner's first turn is dealt again (its rewards are dropped).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    render_mode = None
 
     def __init__(self, env_id: str, num_envs: int, learner: int | str = "rotate",
                  opponents: Sequence[Opponent] = ("random",), threads: int = 1, **options: Any):
@@ -230,16 +233,26 @@ class LearnerVectorEnv(GymVectorEnv):
             self.fixed_seat = int(learner)
         else:
             raise ValueError(f"learner={learner!r}: expected 'rotate' or a seat from 0 to {n - 1}")
-        if isinstance(opponents, (str, bytes)) or callable(opponents):
-            opponents = [opponents]
-        opponents = list(opponents)
-        if len(opponents) == 1:
-            opponents = opponents * (n - 1)
-        if len(opponents) != n - 1:
-            raise ValueError(f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
-                             "(give one per seat, or one for all)")
         self.callables: list[Callable] = []
-        self.opponent_kinds = np.array([self._kind(o) for o in opponents], dtype=np.int64)
+        self.rng = np.random.default_rng(0)
+        if isinstance(opponents, dict):  # a pool: every seat of every episode draws an opponent by weight
+            if not opponents or any((not isinstance(w, (int, float))) or w < 0 for w in opponents.values()):
+                raise ValueError(f"opponents pool {opponents!r}: give opponent -> weight (>= 0), at least one")
+            self.pool_kinds = [self._kind(o) for o in opponents]
+            self.pool_weights = [float(w) for w in opponents.values()]
+            if sum(self.pool_weights) <= 0:
+                raise ValueError(f"opponents pool {opponents!r}: no positive weight")
+            self.opponent_kinds = None
+        else:
+            if isinstance(opponents, (str, bytes)) or callable(opponents):
+                opponents = [opponents]
+            opponents = list(opponents)
+            if len(opponents) == 1:
+                opponents = opponents * (n - 1)
+            if len(opponents) != n - 1:
+                raise ValueError(f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
+                                 "(give one per seat, one for all, or a dict opponent -> weight)")
+            self.opponent_kinds = np.array([self._kind(o) for o in opponents], dtype=np.int64)
         self.learner_seat = np.zeros(b.num_envs, dtype=np.int64)
         self.seat_kinds = np.zeros((b.num_envs, n), dtype=np.int64)
         self.single_observation_space = b.layout.space()
@@ -280,10 +293,40 @@ class LearnerVectorEnv(GymVectorEnv):
             self.learner_seat[which] = (which + self._b.episodes[which]) % n
         else:
             self.learner_seat[which] = self.fixed_seat
+        if self.opponent_kinds is None:
+            weights = np.asarray(self.pool_weights) / np.sum(self.pool_weights)
+            drawn = self.rng.choice(len(weights), size=(len(which), n - 1), p=weights)
+            kinds = np.asarray(self.pool_kinds, dtype=np.int64)[drawn]
+        else:
+            kinds = np.broadcast_to(self.opponent_kinds, (len(which), n - 1))
         for j in range(n - 1):
             seat = (self.learner_seat[which] + 1 + j) % n
-            self.seat_kinds[which, seat] = self.opponent_kinds[j]
+            self.seat_kinds[which, seat] = kinds[:, j]
         self.seat_kinds[which, self.learner_seat[which]] = 0
+
+    def add_opponent(self, opponent: Opponent, weight: float) -> int:
+        """Add an opponent to the pool (e.g. a frozen snapshot of the learner), drawn from the next deals on;
+        returns its index in the pool."""
+        if self.opponent_kinds is None:
+            self.pool_kinds.append(self._kind(opponent))
+            self.pool_weights.append(0.0)
+            index = len(self.pool_kinds) - 1
+            self.set_opponent_weight(index, weight)
+            return index
+        raise ValueError("add_opponent needs a pool: make the env with opponents={name or callable: weight}")
+
+    def set_opponent_weight(self, index: int, weight: float) -> None:
+        """Change the weight of pool entry ``index`` (from the next deals on)."""
+        if not isinstance(weight, (int, float)) or weight < 0:
+            raise ValueError(f"weight {weight!r} must be a number >= 0")
+        self.pool_weights[index] = float(weight)
+        if sum(self.pool_weights) <= 0:
+            raise ValueError("the opponent pool has no positive weight left")
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every seat's score so far in every game ``[B, n]`` (the game's units)."""
+        return self._b.last_scores
 
     # ---------------------------------------------------------------- the loop
     def _settle(self, which: np.ndarray, acc: np.ndarray) -> None:
@@ -328,6 +371,7 @@ class LearnerVectorEnv(GymVectorEnv):
             raise ValueError(f"{self.env_id}: vector reset takes no options (got {sorted(options)})")
         b = self._b
         b.seed_games(seed)
+        self.rng = np.random.default_rng(None if seed is None else [seed, 0x5EA7])  # the pool's draws
         self._seat(b.all)
         self.ended[:] = 0
         self._settle(b.all, np.zeros(b.num_envs))

@@ -1,9 +1,14 @@
-"""Twenty: how much skill does exposing the hands add?
+"""Twenty: the solver's margin over greedy with hands exposed, beside the other pairings.
 
 Plays every pair of ``twenty.solver``, ``twenty.greedy`` and ``random`` over duplicate deals with
 ``swap_deals=True`` (each match plays a deck twice with the hands exchanged, and the arena replays each
 match with the seats swapped), once with hands hidden and once exposed, and prints the mean point margin
 of the first agent over the second with a 95% interval over duplicate sets.
+
+What it measures: with hands exposed, what exact play of the current pair of hands (the solver) gains
+over one-ply greedy play. It does not measure the skill that exposing the hands adds: with hands hidden
+the solver plays greedy, so the hidden solver-vs-greedy row is greedy against itself (0 up to noise),
+not what a better player could gain without seeing the other hand.
 """
 from __future__ import annotations
 
@@ -45,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
               f"{r['win_rate']:9.3f} {r['games']:6d}")
     hidden = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "hidden"}
     exposed = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "exposed"}
-    gain = exposed[PAIRS[0]] - hidden[PAIRS[0]]
-    print(f"\nskill gained by exposing hands (solver's margin over greedy, exposed - hidden): {gain:+.2f} points")
+    print(f"\nsolver's margin over greedy with hands exposed (exact play of the current hands vs one-ply "
+          f"greedy): {exposed[PAIRS[0]]:+.2f} points")
+    print(f"(with hands hidden the solver plays greedy: its hidden margin, {hidden[PAIRS[0]]:+.2f}, is greedy "
+          f"against itself, not what exposing the hands is worth)")
     return 0

@@ -39,10 +39,14 @@ def _remove(deck: tuple[int, ...], i: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _check_deck(name: str, ranks: int, suits: int) -> None:
+    if ranks < 1 or suits < 1 or (ranks * suits) % 2:
+        raise ValueError(f"{name} needs an even, non-empty deck; got ranks={ranks}, suits={suits}")
+
+
 def p_sweep(ranks: int = 13, suits: int = 4, exact: bool = False) -> float | Fraction:
     """Probability that player A wins every one of the ``ranks * suits // 2`` turns."""
-    if ranks < 1 or suits < 1 or (ranks * suits) % 2:
-        raise ValueError(f"p_sweep needs an even, non-empty deck; got ranks={ranks}, suits={suits}")
+    _check_deck("p_sweep", ranks, suits)
     one = Fraction(1) if exact else 1.0
     start = (0,) * suits + (ranks,)
     dist: dict[tuple[int, ...], Fraction | float] = {start: one}
@@ -71,6 +75,7 @@ def p_sweep(ranks: int = 13, suits: int = 4, exact: bool = False) -> float | Fra
 
 def brute_force_p_sweep(ranks: int, suits: int) -> Fraction:
     """Exact sweep probability by enumerating every distinct arrangement of a small deck."""
+    _check_deck("brute_force_p_sweep", ranks, suits)
     deck = tuple(r for r in range(ranks) for _ in range(suits))
     if len(deck) > 10:
         raise ValueError(f"brute force is for decks of at most 10 cards; got {len(deck)}")

@@ -13,13 +13,27 @@ builds) the game ends with reward -1 for the offender and 0 for everyone else, w
 PettingZoo's ``TerminateIllegalWrapper`` does. In both modes an action outside the action space is a
 ``ValueError`` (PettingZoo's ``AssertOutOfBoundsWrapper``) and stepping, observing or rendering before
 ``reset`` is an error that says to call ``reset`` (``OrderEnforcingWrapper``) -- in one layer, because the
-stacked wrappers' ``__getattr__`` chains cost more per step than a whole game step.
+stacked wrappers' ``__getattr__`` chains cost more per step than a whole game step. ``last()`` and
+``agent_iter()`` before ``reset``, and ``step()`` or ``last()`` once every agent is done, say so too.
+
+Reset options: ``reset(seed, options)`` takes ``seed`` None or a non-negative integer (numpy integers too)
+and ``options`` None or a dict whose keys are the game's ``RESET_OPTIONS`` (``deck`` in every game) or
+``deal_seed``; any other key is a ``ValueError`` naming the accepted ones, as for constructor options. The
+one exception is PettingZoo's ``api_test``, which resets with exactly ``options={"options": 1}`` to check
+the signature: that dict is accepted and means no options (:data:`API_TEST_RESET_OPTIONS`).
 
 Dealing: ``reset(seed)`` seeds ``np_random`` and draws a *deal seed* from it (:func:`deal_seed_of`); deal
 ``k`` of the episode is either ``options["deck"]`` (one list, or the ``k``-th of a list of lists) or the
 dealing generator's shuffle :func:`cardenvs.core.rng.deal_deck` of ``(deal_seed, k)``, so deal ``k`` is the
 same whatever the agents do. The vector envs deal with the same function, so game ``i`` of a vector env
 reset with seed ``s`` starts with the deal of this env reset with seed ``s + i``.
+
+A deck is a list of card codes (``"AS"``, ``"10H"``, ``"BJ"``), top card first, or one string of codes
+separated by spaces or commas; ``options["deck"]`` is one deck or a list of decks, one per deal. It may
+stack fewer decks than the episode deals (the dealing generator deals the rest) but not more: an episode of
+Twos, War or Dou Dizhu deals one deck, a Twenty match one per round (one per pair of rounds with
+``swap_deals``), and a Two Way Street match deals until someone reaches the target, so it takes any number
+of decks up to the core's stacked limit (:meth:`CardEnv.decks_per_episode`).
 
 Games with a numba core (``CORE``, see :mod:`cardenvs.core.kernels`) get every hook from it: the env holds
 a batch of one game (``self.states``, with ``self.state`` a record view of game 0 for people and tests) and
@@ -29,18 +43,22 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from . import kernels
 from .cards import check_permutation, format_cards, parse_cards
 from .observation import Layout
 from .rng import deal_deck
 
 _NOT_SET = object()
+
+#: what PettingZoo's ``api_test`` passes to ``reset`` to check that it takes ``options``; read as no options
+API_TEST_RESET_OPTIONS = {"options": 1}
 
 
 @dataclass(frozen=True)
@@ -71,11 +89,13 @@ class Option:
         if value is None and self.default is None:
             return None
         if self.choices is not None:
-            # bools must be real bools: 0/1 or "yes" would hide a typo in a config
-            ok = any(value == c and type(value) is type(c) for c in self.choices)
+            # numpy scalars count as the Python values they hold (np.int64(1) is 1, np.True_ is True) ...
+            plain = value.item() if isinstance(value, (np.integer, np.bool_, np.str_)) else value
+            # ... but bools must be real bools: 0/1 or "yes" would hide a typo in a config
+            ok = any(plain == c and type(plain) is type(c) for c in self.choices)
             if not ok:
                 raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
-            return value
+            return plain
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
@@ -86,9 +106,18 @@ class Option:
         return self.dynamic_default or repr(self.default)
 
 
+def check_seed(seed: Any, what: str = "seed") -> int | None:
+    """``seed`` as a Python int (numpy integers accepted) or None; anything else is a ``ValueError``."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{what}={seed!r}; expected None or a non-negative integer")
+    return int(seed)
+
+
 def deal_seed_of(seed: int | None) -> int:
     """The deal seed an env reset with ``seed`` deals from (what ``reset(seed)`` draws first)."""
-    return int(seeding.np_random(seed)[0].integers(2**63 - 1))
+    return int(seeding.np_random(check_seed(seed))[0].integers(2**63 - 1))
 
 
 REWARD_OPTION = Option("reward", "win", "'win': zero-sum +1/-1 shared by winners/losers at the end; "
@@ -187,26 +216,89 @@ class CardEnv(AECEnv):
         return self._action_spaces[agent]
 
     # ------------------------------------------------------------------ dealing
+    def decks_per_episode(self) -> int | None:
+        """How many decks an episode deals, so how many ``options["deck"]`` may stack; None: as many as the
+        episode needs (a match to a target score), up to the core's stacked limit.
+
+        The default reads the options: a ``rounds`` option deals one deck per round (per pair of rounds with
+        ``swap_deals``, which deals each deck twice), a ``target`` option deals until someone reaches it
+        (None), anything else deals one deck. A game that deals otherwise overrides this."""
+        c = self.config
+        if "rounds" in c:
+            return c["rounds"] // 2 if c.get("swap_deals") else c["rounds"]
+        if "target" in c:
+            return None
+        return 1
+
+    def _stacked_limit(self) -> int | None:
+        """How many decks the numba core's params can hold (None: no core, no limit)."""
+        params = getattr(self, "params", None)
+        if params is None or "stacked" not in (params.dtype.names or ()):
+            return None
+        return int(params["stacked"].shape[1])
+
     def _parse_decks(self, deck_option: Any) -> list[np.ndarray]:
         name = self.metadata["name"]
+        forms = ("a list of card codes ('AS', '10H', 'BJ'), top card first, or one string of codes separated "
+                 "by spaces or commas; or a list of such decks, one per deal")
+        if isinstance(deck_option, np.ndarray):
+            deck_option = deck_option.tolist()
         if isinstance(deck_option, str):
-            deck_option = [deck_option]
-        if not isinstance(deck_option, Sequence) or len(deck_option) == 0:
-            raise ValueError(f"{name}: options['deck'] must be a list of card codes or a list of such lists")
-        if all(isinstance(d, str) for d in deck_option):
-            # one deck, either as codes or as one space-separated string
-            if len(deck_option) == 1 and " " in deck_option[0].strip():
-                decks = [parse_cards(deck_option[0])]
+            raw: list[Any] = [deck_option]
+        elif isinstance(deck_option, (list, tuple)):
+            if len(deck_option) == 0:
+                raise ValueError(f"{name}: options['deck'] is empty; it takes {forms}")
+            items = [d.tolist() if isinstance(d, np.ndarray) else d for d in deck_option]
+            if all(isinstance(d, str) for d in items):
+                whole = [_is_deck_string(d) for d in items]
+                if all(whole):
+                    raw = items  # one string per deck
+                elif not any(whole):
+                    raw = [items]  # one deck as a list of codes
+                else:
+                    k = whole.index(True)
+                    raise ValueError(f"{name}: options['deck'] mixes card codes and whole decks (item {k} is "
+                                     f"{items[k][:40]!r}...); it takes {forms}")
             else:
-                decks = [parse_cards(deck_option)]
+                for k, d in enumerate(items):
+                    if not isinstance(d, (str, list, tuple)):
+                        raise ValueError(f"{name}: options['deck'][{k}] is {d!r} ({type(d).__name__}); it takes "
+                                         f"{forms}")
+                if any(isinstance(d, str) and not _is_deck_string(d) for d in items):
+                    raise ValueError(f"{name}: options['deck'] mixes card codes and lists of them; it takes {forms}")
+                raw = items
         else:
-            decks = [parse_cards(d) for d in deck_option]
+            raise ValueError(f"{name}: options['deck'] is {deck_option!r} ({type(deck_option).__name__}); "
+                             f"it takes {forms}")
         out = []
-        for k, cards in enumerate(decks):
-            what = "options['deck']" if len(decks) == 1 else f"options['deck'][{k}]"
+        for k, deck in enumerate(raw):
+            what = "options['deck']" if len(raw) == 1 else f"options['deck'][{k}]"
+            if not isinstance(deck, str):
+                for i, code in enumerate(deck):
+                    if not isinstance(code, str):
+                        raise ValueError(f"{name}: {what}[{i}] is {code!r} ({type(code).__name__}); card codes "
+                                         "are strings such as 'AS' or '10H'")
+            try:
+                cards = parse_cards(deck)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {what}: {exc}") from None
             check_permutation(cards, self.deck, what)
             out.append(np.asarray(cards, dtype=np.int64))
+        self._check_deck_count(len(out))
         return out
+
+    def _check_deck_count(self, stacked: int) -> None:
+        name = self.metadata["name"]
+        dealt = self.decks_per_episode()
+        limit = self._stacked_limit()
+        if dealt is not None and stacked > dealt:
+            which = ", ".join(f"{k}={self.config[k]!r}" for k in ("rounds", "swap_deals") if k in self.config)
+            raise ValueError(f"{name}: options['deck'] holds {stacked} decks but an episode"
+                             f"{f' with {which}' if which else ''} deals {dealt} deck{'s' if dealt != 1 else ''}; "
+                             f"stack at most {dealt}")
+        if limit is not None and stacked > limit:
+            raise ValueError(f"{name}: options['deck'] holds {stacked} decks; an episode deals as many as it "
+                             f"needs, but at most {limit} can be stacked")
 
     def _deal(self) -> np.ndarray:
         """The next deal's deck, top card first: stacked if given, else shuffled by the dealing generator."""
@@ -224,14 +316,27 @@ class CardEnv(AECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode. ``seed``: None or a non-negative integer; ``options``: None or a dict of the
+        game's ``RESET_OPTIONS`` and ``deal_seed`` (see the module docstring)."""
+        name = self.metadata["name"]
+        seed = check_seed(seed, f"{name}: reset seed")
+        if options is None:
+            options = {}
+        elif not isinstance(options, Mapping):
+            raise ValueError(f"{name}: reset options must be a dict such as {{'deck': [...]}}; got "
+                             f"{type(options).__name__} {options!r}")
+        options = dict(options)
+        if options == API_TEST_RESET_OPTIONS:  # PettingZoo's api_test checking the signature
+            options = {}
+        accepted = (*self.RESET_OPTIONS, "deal_seed")
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            raise ValueError(f"{name}: unknown reset option {unknown[0]!r}; this env reads "
+                             + ", ".join(repr(k) for k in accepted))
+        stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = [k for k in options if k not in self.RESET_OPTIONS and k != "deal_seed"]
-        if unknown:
-            warnings.warn(f"{self.metadata['name']}: reset options {unknown} are not used; "
-                          f"this env reads {list(self.RESET_OPTIONS)}", stacklevel=2)
-        self._stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
+        self._stacked = stacked
         self.reset_options = options
         self._deal_seed = int(self.np_random.integers(2**63 - 1))  # = deal_seed_of(seed) after a seeded reset
         if options.get("deal_seed") is not None:  # replay a vector env's game: its info["deal_seed"][i]
@@ -248,13 +353,32 @@ class CardEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self._new_game()
         self._has_reset = True
-        self._last_scores = np.asarray(self._scores(), dtype=np.float64)
+        self._last_scores = np.array(self._scores(), dtype=np.float64)
+        self._points = self.config["reward"] == "points"
+        self._step_rewards = np.zeros(self.num_players)
         self.infos = {a: {"score": float(self._last_scores[i])} for i, a in enumerate(self.agents)}
         self._after_change()
 
     def _after_change(self) -> None:
         self.agent_selection = self.possible_agents[self._to_move()]
         self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
+
+    def _check_running(self, what: str) -> None:
+        name = self.metadata["name"]
+        if not self._has_reset:
+            raise RuntimeError(f"{name}: call reset() before {what}")
+        if not self.agents:
+            raise RuntimeError(f"{name}: the game is over and every agent has been stepped out; call reset() "
+                               f"to start another game before {what}")
+
+    def last(self, observe: bool = True):
+        self._check_running("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before agent_iter()")
+        return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -269,8 +393,7 @@ class CardEnv(AECEnv):
         return np.flatnonzero(self._mask)
 
     def step(self, action: int | None) -> None:
-        if not self._has_reset:
-            raise RuntimeError(f"{self.metadata['name']}: call reset() before step()")
+        self._check_running("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -285,26 +408,36 @@ class CardEnv(AECEnv):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._apply(action)
-        scores = np.asarray(self._scores(), dtype=np.float64)
-        over = self._is_over()
-        truncated = not over and self._is_truncated()
-        if self.config["reward"] == "points":
-            step_rewards = scores - self._last_scores
-        elif over:
-            step_rewards = np.asarray(self._win_rewards(scores), dtype=np.float64)
+        if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
+            status, seat, _ = kernels.aec_step(self.states, self.params, action, self._points, self._last_scores,
+                                               self._step_rewards, self._mask, self._ids)
+            over, truncated = status == kernels.OVER, status == kernels.TRUNCATED
+            step_rewards, scores = self._step_rewards, self._last_scores
         else:
-            step_rewards = np.zeros(self.num_players)
-        self._last_scores = scores
-        for i, a in enumerate(self.agents):
-            self.rewards[a] = float(step_rewards[self.agent_name_mapping[a]])
-            self.infos[a]["score"] = float(scores[self.agent_name_mapping[a]])
+            self._apply(action)
+            scores = np.asarray(self._scores(), dtype=np.float64)
+            over = self._is_over()
+            truncated = not over and self._is_truncated()
+            if self._points:
+                step_rewards = scores - self._last_scores
+            elif over:
+                step_rewards = np.asarray(self._win_rewards(scores), dtype=np.float64)
+            else:
+                step_rewards = np.zeros(self.num_players)
+            self._last_scores = scores
+        mapping = self.agent_name_mapping
+        rewards, score_list = step_rewards.tolist(), scores.tolist()
+        for a in self.agents:
+            self.rewards[a] = rewards[mapping[a]]
+            self.infos[a]["score"] = score_list[mapping[a]]
         if over or truncated:
             flags = self.terminations if over else self.truncations
             for a in self.agents:
                 flags[a] = True
             self._mask = np.zeros(self.num_actions, dtype=np.int8)
             self.agent_selection = self.possible_agents[(player + 1) % self.num_players]
+        elif self.CORE is not None:
+            self.agent_selection = self.possible_agents[seat]
         else:
             self._after_change()
         self._accumulate_rewards()
@@ -354,11 +487,7 @@ class CardEnv(AECEnv):
         core, params = self.CORE, self.params
         names = params.dtype.names
         if "stacked" in names:
-            limit = params["stacked"].shape[1]
-            if len(self._stacked) > limit:
-                raise ValueError(f"{self.metadata['name']}: options['deck'] holds {len(self._stacked)} decks; "
-                                 f"an episode deals at most {limit}")
-            for k, deck in enumerate(self._stacked):
+            for k, deck in enumerate(self._stacked):  # counted against the limit in _parse_decks
                 params["stacked"][0, k] = deck
             params["n_stacked"] = len(self._stacked)
         self._set_reset_params(params)
@@ -424,6 +553,13 @@ class CardEnv(AECEnv):
         out[~winners] = -1.0 / (~winners).sum()
         return out
 
+    def scores(self) -> np.ndarray:
+        """Each seat's score in the game's own units (what ``infos[agent]["score"]`` shows), also after the
+        agents have been stepped out of a finished game."""
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before scores()")
+        return np.asarray(self._scores(), dtype=np.float64)
+
     def outcome(self) -> np.ndarray:
         """The game's result per seat on the ``"win"`` scale (whatever ``reward`` is): winners share +1,
         losers share -1; zeros while running or after a truncation. The arena counts wins from this."""
@@ -431,9 +567,14 @@ class CardEnv(AECEnv):
             return np.zeros(self.num_players)
         return np.asarray(self._win_rewards(np.asarray(self._scores(), dtype=np.float64)), dtype=np.float64)
 
-    def duplicate_reset_options(self) -> list[dict]:
+    def duplicate_reset_options(self, bidding: bool = False) -> list[dict]:
         """Reset options the arena crosses with seat permutations when replaying a deal (e.g. Dou Dizhu:
-        each seat as landlord). Default: one replay per seating."""
+        player_0 as landlord, so every agent is landlord of every deal). Default: one replay per seating.
+
+        ``bidding=True`` asks for replays in which the agents bid for their roles (``cardenvs arena
+        --bidding``); a game without bidding raises ``ValueError``."""
+        if bidding:
+            raise ValueError(f"{self.metadata['name']} has no bidding: the arena's --bidding is for Dou Dizhu")
         return [{}]
 
     def parse_action(self, text: str) -> int:
@@ -519,3 +660,8 @@ def fill_docstring(doc: str, raw_class: type[CardEnv], layout: Layout) -> str:
 
 def format_hand(cards: Sequence[int]) -> str:
     return format_cards(cards) if len(cards) else "-"
+
+
+def _is_deck_string(text: str) -> bool:
+    """A string of several codes (a whole deck) rather than one card code."""
+    return any(sep in text.strip() for sep in (" ", ",", "\t", "\n"))

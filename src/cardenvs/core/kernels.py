@@ -223,6 +223,39 @@ def _rewards_of_move(state, b, params, points, last_scores_row, rewards_row, scr
 
 
 @njit(cache=True)
+def aec_step(state, params, action, points, last_scores, rewards, mask, ids) -> tuple[int, int, int]:
+    """The AEC env's step of its one game in a single call: play ``action``, the move's rewards of every
+    seat into ``rewards`` (``last_scores`` updated), then the int8 ``mask`` of the seat to move (cleared
+    first). Returns (status, seat to move, number of legal actions)."""
+    scratch = np.empty(last_scores.shape[0], dtype=np.float64)
+    apply(state, 0, params, action)
+    st = _rewards_of_move(state, 0, params, points, last_scores, rewards, scratch)
+    mask[:] = 0
+    n = 0
+    if st == RUNNING:
+        n = legal_ids(state, 0, params, ids)
+        for i in range(n):
+            mask[ids[i]] = 1
+    return st, to_move(state, 0, params), n
+
+
+@njit(cache=True)
+def aec_start(state, params, deal_seed, last_scores, mask, ids) -> tuple[int, int, int]:
+    """The AEC env's reset of its one game: deal from ``deal_seed``, starting scores into ``last_scores``
+    and the mask of the seat to move. Returns (status, seat to move, number of legal actions)."""
+    init(state, 0, params, np.uint64(deal_seed))
+    scores(state, 0, params, last_scores)
+    st = status(state, 0, params)
+    mask[:] = 0
+    n = 0
+    if st == RUNNING:
+        n = legal_ids(state, 0, params, ids)
+        for i in range(n):
+            mask[ids[i]] = 1
+    return st, to_move(state, 0, params), n
+
+
+@njit(cache=True)
 def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
     return c * total // chunks, (c + 1) * total // chunks
 

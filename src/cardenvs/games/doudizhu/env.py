@@ -15,9 +15,11 @@ against the two farmers; the first player out of cards wins for their side. Rule
 ## Actions
 Every distinct move is a rank-count vector over `3..A 2 B R` with its reading; a card set that reads as
 several types is one action per reading (`333444555666` four trios, `333444555+666`, `444555666+333`).
-That gives 28,237 moves. RLCard's table has 27,472: it has no separate readings of one card set and
-allows neither repeated-rank single kickers nor jokers in four-with-two (RULES.md allows both, except
-the two jokers together). OpenSpiel's Dou Dizhu has no four-with-two-singles/pairs types at all.
+That gives 28,237 moves over 27,845 card sets. Measured against RLCard 1.2.0, whose table has 27,472
+actions (27,471 card sets and pass): every RLCard card set is in this table; RLCard gives each card set
+one reading, and it lacks 374 card sets of airplanes with single kickers whose kickers come from a rank
+adjacent to the chain (`333444555666+7778`, which also reads `444555666777+3338`). OpenSpiel's Dou
+Dizhu has no four-with-two-singles/pairs types at all.
 `env.action_name(a)` prints the move string (`333+4`, `BR`, `pass`, `bid 2`).
 
 ## Options
@@ -70,6 +72,9 @@ LAYOUT = Layout([
     Segment("bid", 4, 1, "the current (or final) bid 0..3, one-hot"),
     Segment("bombs", 1, 20, "bombs and rockets played so far"),
     Segment("bidding", 1, 1, "1 during the bidding"),
+    Segment("bids", 3 * 5, 1, "each seat's bid so far (relative seats), one-hot over: not yet (or never: a bid of 3 "
+            "ended the bidding, or it was skipped), no bid, 1, 2, 3", shape=(3, 5)),
+    Segment("bid_position", 3, 1, "the observer's place in the bidding order (0 = first bidder), one-hot"),
 ])
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
@@ -110,7 +115,15 @@ class DouDizhuEnv(CardEnv):
             value = self._reset_option(name, low, high)
             params[name] = -1 if value is None else value
 
-    def duplicate_reset_options(self) -> list[dict]:
+    def duplicate_reset_options(self, bidding: bool = False) -> list[dict]:
+        """The arena's duplicate replays: player_0 landlord at bid 1 in every seating (so every agent is
+        landlord of every deal, and nobody bids); with ``bidding=True`` no reset options: the agents bid, from
+        the deal's first bidder (drawn from the deal seed, so the same seat in every seating)."""
+        if bidding:
+            if not self.config["bidding"]:
+                raise ValueError("doudizhu_v0: duplicate deals with bidding need the option bidding=True "
+                                 "(bidding=False makes the first bidder landlord at bid 1)")
+            return [{}]
         return [{"landlord": 0, "bid": 1}]
 
     # ------------------------------------------------------------------ people

@@ -36,7 +36,7 @@ def random_playouts(games: int, seed: int, params: np.ndarray) -> tuple[int, int
 
 
 def run(games: int, seed: int = 0) -> tuple[int, int]:
-    params = rules.make_params(False, np.zeros(15, dtype=np.int64))
+    params = rules.make_params(False, np.zeros(rules.NUM_SEGMENTS, dtype=np.int64))
     params["landlord"] = 0
     params["bid"] = 1
     return random_playouts(games, seed, params)

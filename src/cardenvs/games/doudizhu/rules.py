@@ -16,7 +16,8 @@ Rules, in plain words:
   opening lead): landlord wins +2 N 2^M, each farmer -N 2^M; farmers win: the reverse.
 
 Readings this implementation chooses: the first bidder is drawn from the deal's own stream (so it is part
-of the deal); the cards a move takes from a hand are the lowest card ids of each rank.
+of the deal); the cards a move takes from a hand are, at each rank, the landlord's kitty cards first (they
+are public, so playing them reveals nothing about the rest of the hand), then the lowest card ids.
 
 State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states the functions' contract):
 per-card hands and played cards of every seat, the kitty and which kitty cards the landlord still holds,
@@ -40,6 +41,7 @@ MAX_STACKED = 16
 HISTORY = 15  # moves of the history the observation shows
 FIRST_BIDDER_STREAM = EXTRA_STREAM + 1
 DECK = np.arange(NUM_CARDS, dtype=np.int16)
+NUM_SEGMENTS = 17  # the observation's segments (the env's layout; offsets O_* below)
 
 STATE = np.dtype([
     ("hands", np.int8, (PLAYERS, NUM_CARDS)),
@@ -85,7 +87,7 @@ PARAMS = np.dtype([
     ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
     ("rank_of", np.int8, (NUM_CARDS,)),
     ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
-    ("offsets", np.int32, (15,)),
+    ("offsets", np.int32, (NUM_SEGMENTS,)),
 ])
 
 POLICIES = ("rule",)
@@ -243,19 +245,22 @@ def _apply_play(state, b, params, move) -> None:
             return
     else:
         left = 0
-        for r in range(15):  # the lowest card ids of each rank first
+        for r in range(15):
             need = pr.move_counts[move, r]
             s.counts[p, r] -= need
             left += s.counts[p, r]
-            for k in range(4):
-                card = pr.cards_of_rank[r, k]
-                if need == 0 or card < 0:
-                    break
-                if s.hands[p, card]:
-                    s.hands[p, card] = 0
-                    s.played[p, card] = 1
-                    s.kitty_in_hand[card] = 0
-                    need -= 1
+            # two passes: the kitty cards still in hand (public; only the landlord has any), then the lowest
+            # card ids, so playing a rank never tells the farmers more about the landlord's hand
+            for kitty_pass in (True, False):
+                for k in range(4):
+                    card = pr.cards_of_rank[r, k]
+                    if need == 0 or card < 0:
+                        break
+                    if s.hands[p, card] and (s.kitty_in_hand[card] == 1) == kitty_pass:
+                        s.hands[p, card] = 0
+                        s.played[p, card] = 1
+                        s.kitty_in_hand[card] = 0
+                        need -= 1
         s.moves_played[p] += 1
         if pr.move_type[move] == moves.BOMB or pr.move_type[move] == moves.ROCKET:
             s.bombs += 1
@@ -315,7 +320,8 @@ def outcome(state, b, params, out) -> None:
 
 # ---------------------------------------------------------------- the observation
 O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAST, O_HISTORY, O_PLAYED, O_LEFT, \
-    O_LANDLORD, O_BID, O_BOMBS, O_BIDDING = range(15)
+    O_LANDLORD, O_BID, O_BOMBS, O_BIDDING, O_BIDS, O_BID_POSITION = range(NUM_SEGMENTS)
+BID_NOT_YET = 0  # ``bids`` one-hot per relative seat: not yet, no bid, 1, 2, 3 (entry 1 + bid)
 
 
 @njit(cache=True)
@@ -391,6 +397,10 @@ def observe(state, b, params, p, obs) -> None:
     obs[off[O_BID] + s.bid] = 1
     obs[off[O_BOMBS]] = min(s.bombs, 20)
     obs[off[O_BIDDING]] = 1 if s.bidding else 0
+    for i in range(PLAYERS):  # bids are stored in bidding order: bidder i sits at first_bidder + i
+        rel = (s.first_bidder + i - p) % 3
+        obs[off[O_BIDS] + 5 * rel + (1 + s.bids[i] if i < s.n_bids else BID_NOT_YET)] = 1
+    obs[off[O_BID_POSITION] + (p - s.first_bidder) % 3] = 1
 
 
 # ---------------------------------------------------------------- helpers for people and tests (Python)

@@ -12,7 +12,9 @@ The rules and the readings this implementation chooses are in :mod:`cardenvs.gam
 | import | `from cardenvs import twenty_v0` |
 
 The document's variation, "a game of practically pure skill", is `exposed_hands=True, swap_deals=True`:
-both hands are in both observations and round 2 deals round 1's cards with the hands exchanged.
+both hands are in both observations and round 2 deals round 1's cards with the hands exchanged. Every
+card of round 1 is played, so in round 2 each player knows (by memory) every hand both players will hold;
+with `swap_deals` the round-2 observation carries that knowledge (`replayed_hands`), hidden hands or not.
 
 ## Options
 {options}
@@ -51,7 +53,8 @@ LAYOUT = Layout([
     Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
     Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
     Segment("tally_cards", 1, 20, "number of tally cards"),
-    Segment("next_award", 1, 1e6, "points the next card would earn as an n-Tally (15 from the fifth card on, doubling)"),
+    Segment("next_award", 1, 1e6, "points the next card would earn as an n-Tally if the tally stays below 20 "
+            "(0 before the fifth card, then 15, doubling)"),
     Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
     Segment("scores", 2, 1e6, "match points: [own, opponent]"),
     Segment("bonus", 1, 10, "this round's End of Round Bonus"),
@@ -60,6 +63,10 @@ LAYOUT = Layout([
     Segment("leading", 1, 1, "1 if the observer leads this round"),
     Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
     Segment("stock", 1, 50, "cards left in the stock"),
+    Segment("replayed_hands", 5 * 2 * 10, 5, "with swap_deals, in round 2k (round 2k-1's deck, hands exchanged): "
+            "the cards still to be played of each five-card hand of the round, [hand 0..4][own, opponent] by "
+            "value A..T, known from round 2k-1 (the current hand's: the cards still held); zeros in other rounds",
+            shape=(5, 2, 10)),
 ])
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 

@@ -24,7 +24,9 @@ Readings this implementation chooses (RULES.md): the n-Tally award for the n-th 
 value (which of several Ten cards goes is immaterial to the rules, the env plays the first one held).
 
 Dealing (``options["deck"]``): per round, two bonus cards, then blocks of five alternately, the round's
-leader first. With ``swap_deals`` round 2k reuses round 2k-1's deck, so the hands are exchanged. Deal k of
+leader first. With ``swap_deals`` round 2k reuses round 2k-1's deck, so the hands are exchanged: every
+card of round 2k-1 is played, so a player who remembers it knows both players' round-2k hands in advance,
+and the observation says so (segment ``replayed_hands``, in hidden and exposed modes alike). Deal k of
 the episode (round k, or rounds 2k and 2k + 1 with ``swap_deals``) is ``stacked[k]`` if given, else the
 dealing generator's deal k of the deal seed (:func:`cardenvs.core.rng.deal_deck`).
 
@@ -85,15 +87,16 @@ STATE = np.dtype([
 ])
 
 # observation offsets (segments of the env's layout, in order)
+NUM_SEGMENTS = 15
 O_OWN_HAND, O_OPP_HAND, O_OPP_SIZE, O_TALLY, O_TALLY_CARDS, O_NEXT_AWARD, O_LAST_SCORER, O_SCORES, O_BONUS, \
-    O_ROUND, O_HAND_INDEX, O_LEADING, O_SEEN, O_STOCK = range(14)
+    O_ROUND, O_HAND_INDEX, O_LEADING, O_SEEN, O_STOCK, O_REPLAYED_HANDS = range(NUM_SEGMENTS)
 
 PARAMS = np.dtype([
     ("rounds", np.int16),
     ("swap_deals", np.bool_),
     ("exposed_hands", np.bool_),
     ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)), ("n_stacked", np.int32),
-    ("offsets", np.int32, (14,)),
+    ("offsets", np.int32, (NUM_SEGMENTS,)),
 ])
 
 
@@ -329,7 +332,7 @@ def observe(state, b, params, p, obs) -> None:
     obs[off[O_OPP_SIZE]] = s.hand_n[q]
     obs[off[O_TALLY]] = s.tally
     obs[off[O_TALLY_CARDS]] = s.tally_n
-    obs[off[O_NEXT_AWARD]] = n_tally_award(max(5, s.tally_n + 1))
+    obs[off[O_NEXT_AWARD]] = n_tally_award(s.tally_n + 1)
     if s.last_scorer >= 0:
         obs[off[O_LAST_SCORER] + (0 if s.last_scorer == p else 1)] = 1
     obs[off[O_SCORES]] = s.scores[p]
@@ -341,6 +344,28 @@ def observe(state, b, params, p, obs) -> None:
     for v in range(NUM_VALUES):
         obs[off[O_SEEN] + v] = s.seen[v]
     obs[off[O_STOCK]] = DECK_SIZE - s.stock_pos
+    if pr.swap_deals and s.round_index % 2 == 1 and not s.over:
+        _replayed_hands_into(state, b, p, obs, off[O_REPLAYED_HANDS])
+
+
+@njit(cache=True)
+def _replayed_hands_into(state, b, p, obs, start) -> None:
+    """With ``swap_deals``, in round 2k (round 2k-1's deck with the hands exchanged): the cards still to be
+    played of each five-card hand of the round, ``[hand][own, opponent][value - 1]`` counts at
+    ``obs[start:]``; a player who remembers round 2k-1 knows them all (its own round-2k hands are the ones
+    the opponent played out in round 2k-1, the opponent's are its own). Writes only ``obs``."""
+    s = state[b]
+    for h in range(s.hand_index, HAND_SIZE):
+        for k in range(PLAYERS):  # 0: the observer, 1: the opponent
+            q = p if k == 0 else 1 - p
+            base = start + (PLAYERS * h + k) * NUM_VALUES
+            if h == s.hand_index:  # the hand in play: what is still held
+                for i in range(s.hand_n[q]):
+                    obs[base + VALUES[s.hands[q, i]] - 1] += 1
+            else:  # dealt later from the deck: the leader's block of five, then the follower's
+                first = 2 + 2 * HAND_SIZE * h + (0 if q == s.leader else HAND_SIZE)
+                for i in range(first, first + HAND_SIZE):
+                    obs[base + VALUES[s.deck[i]] - 1] += 1
 
 
 # ---------------------------------------------------------------- helpers for people and tests (Python)

@@ -63,7 +63,8 @@ def make_layout(n: int) -> Layout:
         Segment("played", 55, 4, "cards already played this hand"),
         Segment("discarded", 55, 4, "the cards this player put under the stock this hand"),
         Segment("captured", n * 55, 4, "cards captured from the stock in duels, face up (relative seats)", shape=(n, 55)),
-        Segment("scores", n, 1e4, "match totals (relative seats)"),
+        Segment("scores", n, rules.MAX_TOTAL, f"match totals (relative seats); below target + "
+                f"{rules.MAX_HAND_POINTS} (target <= {rules.MAX_TARGET})"),
         Segment("phase", 6, 1, "declare, discard, suit, play, bid, choice: one-hot"),
         Segment("first", n, 1, "first declarer / dealer of this hand (relative seats), one-hot"),
         Segment("leader", n, 1, "leader of the current trick (relative seats), one-hot"),
@@ -85,7 +86,8 @@ class TwoWayStreetEnv(CardEnv):
         Option("jokers", 2, "jokers per deck", choices=(0, 1, 2)),
         Option("distinct_jokers", True, "red and black jokers (with 2 per deck); False: identical colourless jokers",
                choices=(True, False)),
-        Option("target", 20, "points that end the match", low=1),
+        Option("target", 20, "points that end the match (bounded so that match totals stay within the `scores` "
+               "segment's range)", low=1, high=rules.MAX_TARGET),
     )
     VARIANTS = {
         "default": {},

@@ -35,7 +35,11 @@ document's table by player count (11+ players would be 1); a joker lead that no 
 keeps no suit led, so only jokers can beat it; captured stock cards are face up to both players; a redeal
 keeps the dealer and deals the next deck of the episode; a duel redealt ``MAX_REDEALS`` (20) times in a
 row truncates the match (its state is kept as it was, bids shown); when the match ends, the last trick
-stays on the table (the observation shows it) with ``trick_no`` 10.
+is taken like every other (it is in the finished tricks, the table is empty, ``trick_no`` is 10), so
+every card is in one place after the final step too. ``target`` is at most :data:`MAX_TARGET`, so match
+totals stay below :data:`MAX_TOTAL`, the bound of the ``scores`` observation segment: a hand scores at
+most :data:`MAX_HAND_POINTS` (raw scores lie in -8..10, so refined <= 18, x 3 forced = 54; a duel at
+most 2 x 20 tricks of difference = 40).
 
 Dealing: deal ``k`` of the episode (every hand and every redeal takes the next ``k``) is
 ``params.stacked[k]`` if ``k < n_stacked``, else :func:`cardenvs.core.rng.deal_deck` of the configuration's
@@ -74,6 +78,9 @@ DECLARE, DISCARD, SUIT, PLAY, BID, CHOICE = range(6)
 PHASE_OVER = -1
 PHASES = ["declare", "discard", "suit", "play", "bid", "choice"]
 MAX_REDEALS = 20
+MAX_TOTAL = 10_000  # bound of the ``scores`` observation segment (match totals stay below it)
+MAX_HAND_POINTS = 60  # no hand scores more (see the module docstring)
+MAX_TARGET = MAX_TOTAL - MAX_HAND_POINTS  # totals stay below target + MAX_HAND_POINTS <= MAX_TOTAL
 
 MAX_PLAYERS = 10
 NUM_IDS = 55
@@ -538,6 +545,7 @@ def _end_hand(state, b, params) -> None:
     if best >= pr.target:
         s.over = True
         s.phase = PHASE_OVER
+        s.trick_on = False  # the last trick is in ``taken_cards`` like the others: nothing on the table
         return
     _start_hand(state, b, params)
 
@@ -555,7 +563,7 @@ def _end_trick(state, b, params) -> None:
     s.trick_no += 1
     s.last_event = EVENT_TRICK
     if s.trick_no == TRICKS:
-        _end_hand(state, b, params)  # the finished trick stays on the table if the match is over
+        _end_hand(state, b, params)
         return
     _start_trick(state, b, (s.trick_leader + 1) % n)
 
@@ -796,7 +804,6 @@ def card_locations(record) -> np.ndarray:
     parts = [_counts_to_ids(record["hands"][q]) for q in range(MAX_PLAYERS)]
     parts.append(stock_cards(record))
     parts.append(np.asarray(record["taken_cards"][:record["trick_no"] * n], dtype=np.int64))
-    if record["trick_on"] and not record["over"]:
-        parts.append(trick_cards(record))
+    parts.append(trick_cards(record))
     parts += [captured_cards(record, q) for q in range(2)]
     return np.concatenate(parts)

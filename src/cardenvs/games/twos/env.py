@@ -102,7 +102,8 @@ class TwosEnv(CardEnv):
         return moves.describe(int(action))
 
     def parse_action(self, text: str) -> int:
-        """``pass``, an action name (``2x3 to 7D``), a number, or the cards to play (``5S 6C 7H``)."""
+        """``pass``, an action name (``2x3 to 7D``), a number, or the cards to play (``5S 6C 7H``): exactly the
+        cards the action plays (below its top card, the lowest suits held), else a ``ValueError`` naming them."""
         t = text.strip()
         if t.lower() == "pass":
             if not self._mask[moves.PASS]:
@@ -123,6 +124,12 @@ class TwosEnv(CardEnv):
         action = moves.ACTION_ID[combo]
         if not self._mask[action]:
             raise ValueError(f"{t!r} ({moves.describe(action)}) does not beat the combination on the table")
+        played = moves.cards_of(hand, action)
+        if sorted(played.tolist()) != sorted(values):
+            # an action is (shape, top card): below its top card it takes the lowest suits held
+            shown = " ".join(moves.value_code(v) for v in played)
+            raise ValueError(f"{t!r} is played as {shown} ({moves.describe(action)}: below the top card an action "
+                             f"takes the lowest suits held); type {shown!r} to play that")
         return action
 
     def _render(self) -> str:

@@ -14,6 +14,25 @@ from .rules import NUM_CARDS, legal_ids
 
 HEURISTIC = 0
 DANGER = 3  # an opponent with this many cards or fewer is close to going out
+MIN_RUN = 3  # a multiple run spans at least three ranks
+
+
+@njit(cache=True)
+def bomb_ranks(rank_counts: np.ndarray) -> np.ndarray:
+    """Ranks whose cards belong to a bomb of the hand: a four of a kind, or a stretch of ``MIN_RUN`` or more
+    consecutive ranks with at least two cards each. Returns a new boolean array."""
+    n = rank_counts.shape[0]
+    out = np.zeros(n, dtype=np.bool_)
+    start = 0
+    for r in range(n + 1):
+        if r < n and rank_counts[r] == 4:
+            out[r] = True
+        if r == n or rank_counts[r] < 2:
+            if r - start >= MIN_RUN:
+                for k in range(start, r):
+                    out[k] = True
+            start = r + 1
+    return out
 
 
 @njit(cache=True)
@@ -44,6 +63,7 @@ def heuristic(state, b, params, rng) -> int:
             left += s.hands[q, v]
         fewest = min(fewest, left)
     danger = fewest <= DANGER
+    kept = bomb_ranks(rank_counts)
     buf = np.empty(NUM_CARDS, dtype=np.int64)
     # best of each pool, keys compared as Python's tuples (first minimal wins: strict < in ascending order)
     lead_cheap, lc_len, lc_top = -1, 0, 0  # cheap plays by (-cards, top)
@@ -59,14 +79,14 @@ def heuristic(state, b, params, rng) -> int:
             return a  # out: the game is won
         bomb = 1 if pr.shape_is_bomb[si] else 0
         uses_two = False
-        breaks_quad = False
+        breaks_bomb = False
         for j in range(count):
             r = buf[j] // 4
             if r == 12:
                 uses_two = True
-            if bomb == 0 and rank_counts[r] == 4:
-                breaks_quad = True
-        cheap = not (bomb or uses_two or breaks_quad)
+            if bomb == 0 and kept[r]:
+                breaks_bomb = True
+        cheap = not (bomb or uses_two or breaks_bomb)
         if cheap:
             if lead_cheap < 0 or (-count, top) < (-lc_len, lc_top):
                 lead_cheap, lc_len, lc_top = a, count, top

@@ -17,10 +17,19 @@ smoke test of the AEC machinery, and for the study in :mod:`cardenvs.analysis.wa
 ## Observation
 {observation}
 
+## End of the game
+The game ends when one player holds every card, or when a player runs out of cards during a war (a tie
+it cannot answer with a flip): then the war's cards stay on the table, taken by nobody, and the winner
+holds only its own pile, fewer than 52 cards (both out at once is a draw). It is truncated after
+`max_turns` battles.
+
 ## Rewards
-`reward="win"` (default): +1 to whoever ends holding every card (or more battles with `single_pass`),
--1 to the other, 0 each for a draw or a truncation at `max_turns`. `reward="points"`: the change in
-cards held (battles won with `single_pass`). `infos[agent]["score"]` is cards held (battles won).
+`reward="win"` (default): +1 to the winner (the player left with cards, or more battles with
+`single_pass`), -1 to the other, 0 each for a draw or a truncation at `max_turns`. `reward="points"`:
+the change in cards held (battles won with `single_pass`); a game that ends in a war leaves the war's
+cards out of both piles, so the winner's points total 26 minus the cards left on the table, the loser's
+-26, and the two sum to minus the cards on the table (not zero). `infos[agent]["score"]` is cards held
+(battles won).
 
 ## Version history
 * v0: first release.
@@ -53,7 +62,8 @@ class WarEnv(CardEnv):
         Option("shuffle_won", False, "shuffle the won cards (dealing generator) before they go under the pile",
                choices=(False, True)),
         Option("max_turns", 5000, "battles before the game is truncated", low=1),
-        Option("single_pass", False, "the Riddler form: 26 battles, no wars, no recycling", choices=(False, True)),
+        Option("single_pass", False, "the Riddler form: 26 battles, no wars, no recycling (war_face_down and "
+               "shuffle_won must stay at their defaults)", choices=(False, True)),
     )
     VARIANTS = {
         "default": {},
@@ -71,6 +81,7 @@ class WarEnv(CardEnv):
         self.layout = LAYOUT
         self.num_actions = 1
         c = self.config
+        rules.check_options(c["war_face_down"], c["shuffle_won"], c["single_pass"], "war_v0")
         self.params = rules.make_params(c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"],
                                         OFFSETS)
 

@@ -11,13 +11,16 @@ Rules, in plain words:
   seeded from the dealing seed).
 * A player who cannot complete a war plays what they have, the last card face up. A player who must flip
   and holds no card at all loses; both out at once is a draw.
-* The game ends when one player holds every card; it is truncated after ``max_turns`` battles.
+* The game ends when one player holds every card, or when a player runs out during a war (below); it is
+  truncated after ``max_turns`` battles.
 * ``single_pass``: the Riddler form. Exactly 26 battles, no wars (a tie is a battle nobody wins), no
   recycling; the score is the number of battles won.
 
 Readings this implementation chooses: the battle counter counts battles, a war being part of its battle;
 cards of a battle stay on the table until it resolves (they are counted there by the conservation
-invariant); when a player runs out during a war the game ends at once with the cards still on the table;
+invariant); when a player runs out during a war (a tie with nothing left to flip) the game ends at once
+with the war's cards still on the table, taken by nobody: the winner holds only its pile, fewer than 52
+cards, and that pile is its score (so ``reward="points"`` sums to less than 0 over the two players);
 the shuffle of won cards draws from stream :data:`SHUFFLE_STREAM` of the deal seed (:mod:`cardenvs.core.rng`),
 kept in the state, so a deal replays exactly whatever came before it.
 
@@ -75,10 +78,21 @@ PARAMS = np.dtype([
 ])
 
 
+def check_options(war_face_down: int, shuffle_won: bool, single_pass: bool, name: str = "war") -> None:
+    """``single_pass`` has no wars and no recycling, so ``war_face_down`` and ``shuffle_won`` would be ignored:
+    a ``ValueError`` naming both when either is not its default (1, False) with ``single_pass=True``."""
+    if single_pass and (war_face_down != 1 or shuffle_won):
+        raise ValueError(f"{name}: single_pass=True has no wars and does not recycle won cards, so the options "
+                         f"war_face_down and shuffle_won do not apply (got war_face_down={war_face_down}, "
+                         f"shuffle_won={shuffle_won}); leave them at their defaults (1, False)")
+
+
 def make_params(war_face_down: int = 1, shuffle_won: bool = False, single_pass: bool = False,
                 max_turns: int = 5000, offsets: np.ndarray | None = None) -> np.ndarray:
-    """The constants of one configuration; ``offsets``: where the observation's segments start (default: the
-    env's layout, :data:`cardenvs.games.war.env.OFFSETS`)."""
+    """The constants of one configuration (:func:`check_options` rejects options ``single_pass`` would
+    ignore); ``offsets``: where the observation's segments start (default: the env's layout,
+    :data:`cardenvs.games.war.env.OFFSETS`)."""
+    check_options(war_face_down, shuffle_won, single_pass)
     if offsets is None:
         from .env import OFFSETS as offsets
     p = np.zeros(1, dtype=PARAMS)

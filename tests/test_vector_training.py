@@ -1,0 +1,62 @@
+"""Self-play training on the numba vector env (training.selfplay with vec_env: vector)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_vector_selfplay_rewards_are_the_learners_own_and_snapshots_join_the_pool(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from training.wrapper import make_vector_selfplay
+
+    venv = make_vector_selfplay("twos", {}, {"twos.heuristic": 1.0}, 8, seed=4)
+    obs = venv.reset()
+    assert obs.shape == (8, venv.observation_space.shape[0])
+    total, finals, ended = np.zeros(8), np.zeros(8), 0
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        masks = venv.action_masks()
+        venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, rewards, dones, infos = venv.step_wait()
+        total += rewards
+        for i in np.flatnonzero(dones):
+            finals[i] += venv.env._b.final_scores[i, infos[i]["learner_seat"]] * 1.5 - 0.5  # win: +1, loss: -1/2
+            ended += 1
+    assert ended > 20
+    np.testing.assert_allclose(total, finals, atol=1e-5)
+    # a snapshot of a (tiny) model joins the pool and plays through the batched callable
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]})
+    path = tmp_path / "snap.zip"
+    model.save(str(path))
+    venv.env_method("add_snapshot", str(path), 1.0)
+    assert venv.env.pool_weights[-1] == 1.0
+    venv.reset()
+    for _ in range(50):
+        masks = venv.action_masks()
+        venv.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        venv.step_wait()
+    assert (venv.env.seat_kinds < 0).any(), "no seat drew the snapshot"
+
+
+@pytest.mark.slow
+def test_selfplay_on_the_vector_env_writes_a_model_the_arena_plays(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    cmd = [sys.executable, "-m", "training.selfplay", "--config", str(ROOT / "configs" / "twos_ppo.yaml"),
+           "--total-timesteps", "512", "--out", str(tmp_path), "--eval-every", "256", "--eval-games", "2",
+           "--no-progress-bar", "--set", "final_eval_games=2", "--set", "ppo.n_steps=32",
+           "--set", "ppo.batch_size=64", "--set", "vec_env=vector", "--set", "snapshot_weight=0.5"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    model = tmp_path / "twos__ppo__1" / "final_model.zip"
+    assert model.exists()
+    arena = subprocess.run([sys.executable, "-m", "cardenvs.cli", "arena", "twos", "--agents",
+                            f"ppo:{model},twos.heuristic,random", "--games", "2", "--no-progress"],
+                           capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert arena.returncode == 0, arena.stderr[-3000:]
+    assert "ppo:" in arena.stdout
