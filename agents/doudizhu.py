@@ -9,6 +9,7 @@
   farmer it lets its partner's move stand unless it can go out. Bombs and the rocket only when they
   empty the hand or an opponent is down to 4 cards or fewer; otherwise it passes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,7 +43,7 @@ def plan_size(counts: np.ndarray) -> int:
                 best_len, best_start = run, r - run + 1
         if best_len < 5:
             break
-        c[best_start:best_start + best_len] -= 1
+        c[best_start : best_start + best_len] -= 1
         n += 1
     trios = int((c == 3).sum())
     small = int((c == 2).sum() + (c == 1).sum())

@@ -12,6 +12,7 @@ Ten cards when that costs nothing.
 Solver: with both hands known it plays :func:`cardenvs.games.twenty.solver.solve` (exact negamax over the
 current pair of hands); with hidden hands it plays greedy.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -102,10 +103,17 @@ class SolverAgent:
             return self.greedy.act(observation, rng)
         last = parts["last_scorer"]
         last_scorer = 0 if last[0] else 1 if last[1] else -1
-        _, value = solve(tuple(parts["own_hand"].astype(int)), tuple(parts["opponent_hand"].astype(int)),
-                         int(parts["tally"][0]), int(parts["tally_cards"][0]), int(parts["stock"][0]) == 0,
-                         int(parts["bonus"][0]), last_scorer, bool(parts["leading"][0]),
-                         tuple(_unseen(parts, True)))
+        _, value = solve(
+            tuple(parts["own_hand"].astype(int)),
+            tuple(parts["opponent_hand"].astype(int)),
+            int(parts["tally"][0]),
+            int(parts["tally_cards"][0]),
+            int(parts["stock"][0]) == 0,
+            int(parts["bonus"][0]),
+            last_scorer,
+            bool(parts["leading"][0]),
+            tuple(_unseen(parts, True)),
+        )
         return value - 1
 
 

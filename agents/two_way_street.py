@@ -11,6 +11,7 @@
 * Suit naming after a joker lead: a high hand names the suit of its highest card, a low hand that of its
   lowest.
 """
+
 from __future__ import annotations
 
 import numpy as np

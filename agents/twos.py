@@ -8,6 +8,7 @@
 * Spend twos and bombs only when an opponent is close to going out (3 cards or fewer) or when that
   wins the hand; otherwise pass.
 """
+
 from __future__ import annotations
 
 import numpy as np

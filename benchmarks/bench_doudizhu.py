@@ -2,6 +2,7 @@
 OpenSpiel's Dou Dizhu when they are installed (the ``bench`` extra), else against the figures measured
 on this machine when the issue was written (RLCard env ~5,000 steps/s; OpenSpiel C++ via Python
 ~330,000 decision steps/s), named as stated figures."""
+
 from __future__ import annotations
 
 import time
@@ -70,10 +71,24 @@ def run(quick: bool = False) -> list[dict]:
     playout_sps = steps / (time.perf_counter() - start)
     measured = _openspiel_steps(seconds)
     osp = measured[0] if measured else None
-    os_ref, os_name = (osp, "OpenSpiel dou_dizhu (same run)") if osp else (OPENSPIEL_STATED, "OpenSpiel C++ (330,000/s, stated)")
+    os_ref, os_name = (
+        (osp, "OpenSpiel dou_dizhu (same run)") if osp else (OPENSPIEL_STATED, "OpenSpiel C++ (330,000/s, stated)")
+    )
     return [
-        row("doudizhu AEC random steps (env())", aec, "steps/s", rl_name, aec / rl_ref,
-            f"{games} hands with bidding; observation and mask every step; " + SAMPLER_NOTE),
-        row("doudizhu numba random playouts (1 core)", playout_sps, "steps/s", os_name, playout_sps / os_ref,
-            f"{n} hands, no Python per decision"),
+        row(
+            "doudizhu AEC random steps (env())",
+            aec,
+            "steps/s",
+            rl_name,
+            aec / rl_ref,
+            f"{games} hands with bidding; observation and mask every step; " + SAMPLER_NOTE,
+        ),
+        row(
+            "doudizhu numba random playouts (1 core)",
+            playout_sps,
+            "steps/s",
+            os_name,
+            playout_sps / os_ref,
+            f"{n} hands, no Python per decision",
+        ),
     ]

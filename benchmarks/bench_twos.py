@@ -4,6 +4,7 @@ References: the document's Rust program takes about 40 s for 10,000,000 hands of
 machine (a stated figure, not re-measured: it cannot be built here); measured in the same run, a plain
 numpy census (argsort shuffles, bincount, run scan) on a smaller sample, scaled per hand.
 """
+
 from __future__ import annotations
 
 import time
@@ -24,7 +25,7 @@ def numpy_census(hands: int, hand_size: int = 13, seed: int = 0) -> np.ndarray:
     deals = -(-hands // per_deal)
     ranks = np.arange(52) // 4
     decks = np.argsort(rng.random((deals, 52)), axis=1)
-    hand_ranks = ranks[decks[:, :per_deal * hand_size]].reshape(deals * per_deal, hand_size)
+    hand_ranks = ranks[decks[:, : per_deal * hand_size]].reshape(deals * per_deal, hand_size)
     counts = np.zeros((len(hand_ranks), 13), dtype=np.int64)
     np.add.at(counts, (np.repeat(np.arange(len(hand_ranks)), hand_size), hand_ranks.ravel()), 1)
     out = np.zeros((4, 13), dtype=np.int64)
@@ -57,9 +58,21 @@ def run(quick: bool = False) -> list[dict]:
         run_probabilities(size)
     exact = (time.perf_counter() - start) / 26
     return [
-        row("twos bomb census, 10M hands of 13", per_10m, "s", "Rust program (40 s, stated)", RUST_SECONDS_10M / per_10m,
-            f"numba prange over both cores; measured on {hands:,} hands"),
-        row("twos bomb census, numpy reference", numpy_per_10m, "s", "numba census", numpy_per_10m / per_10m,
-            f"vectorised numpy, {sample:,} hands scaled to 10M; ratio = how many times slower than ours"),
+        row(
+            "twos bomb census, 10M hands of 13",
+            per_10m,
+            "s",
+            "Rust program (40 s, stated)",
+            RUST_SECONDS_10M / per_10m,
+            f"numba prange over both cores; measured on {hands:,} hands",
+        ),
+        row(
+            "twos bomb census, numpy reference",
+            numpy_per_10m,
+            "s",
+            "numba census",
+            numpy_per_10m / per_10m,
+            f"vectorised numpy, {sample:,} hands scaled to 10M; ratio = how many times slower than ours",
+        ),
         row("twos exact table (one hand size)", exact * 1000, "ms", note="DP over ranks, mean over hand sizes 1..26"),
     ]

@@ -2,6 +2,7 @@
 to the game's own AEC env measured in the same run; Dou Dizhu also against RLCard's env and OpenSpiel's C++
 whole games (``pyspiel.evaluate_bots`` with uniform random bots) when the ``bench`` extra is installed; the
 rules alone without observations; state bytes per game and the memory of 4,096 Dou Dizhu games."""
+
 from __future__ import annotations
 
 import time
@@ -61,6 +62,7 @@ def _openspiel_whole_games(seconds: float) -> float | None:
     if measured is None:
         return None
     import pyspiel
+
     game = pyspiel.load_game("dou_dizhu")
     bots = [pyspiel.make_uniform_random_bot(p, 100 + p) for p in range(3)]
     games, start = 0, time.perf_counter()
@@ -73,40 +75,101 @@ def _openspiel_whole_games(seconds: float) -> float | None:
 def run(quick: bool = False) -> list[dict]:
     seconds = 1.0 if quick else 3.0
     rows = []
-    env_ids = [e for e in ("doudizhu_v0", "twos_v0", "twenty_v0", "war_v0", "two_way_street_v0")
-               if env_module(e).raw_env.CORE is not None]
+    env_ids = [
+        e
+        for e in ("doudizhu_v0", "twos_v0", "twenty_v0", "war_v0", "two_way_street_v0")
+        if env_module(e).raw_env.CORE is not None
+    ]
     for env_id in env_ids:
-        aec, _ = aec_random_steps_per_second(lambda: make(env_id), seconds)
-        rows.append(row(f"vector {env_id} AEC reference", aec, "steps/s", note="env() random play, same loop as bench aec"))
+        aec, _ = aec_random_steps_per_second(lambda env_id=env_id: make(env_id), seconds)
+        rows.append(
+            row(f"vector {env_id} AEC reference", aec, "steps/s", note="env() random play, same loop as bench aec")
+        )
         for threads in (1, 2):
             for size in SIZES:
                 sps = vector_random_steps_per_second(env_id, size, threads, seconds)
-                rows.append(row(f"vector {env_id} B={size} threads={threads}", sps, "steps/s", f"{env_id} AEC env",
-                                sps / aec, "observation and mask of every game every step"))
+                rows.append(
+                    row(
+                        f"vector {env_id} B={size} threads={threads}",
+                        sps,
+                        "steps/s",
+                        f"{env_id} AEC env",
+                        sps / aec,
+                        "observation and mask of every game every step",
+                    )
+                )
         v = vector.make(env_id, 1)
         rows.append(row(f"vector {env_id} state bytes per game", v.state_bytes_per_game, "bytes"))
     if "doudizhu_v0" in env_ids:
         rl = _rlcard_steps(seconds)
         best = max(r["value"] for r in rows if r["benchmark"].startswith("vector doudizhu_v0 B="))
         if rl:
-            rows.append(row("vector doudizhu_v0 best (observations)", best, "steps/s", "RLCard doudizhu env (same run)",
-                            best / rl, f"RLCard env measured at {rl:,.0f} steps/s"))
+            rows.append(
+                row(
+                    "vector doudizhu_v0 best (observations)",
+                    best,
+                    "steps/s",
+                    "RLCard doudizhu env (same run)",
+                    best / rl,
+                    f"RLCard env measured at {rl:,.0f} steps/s",
+                )
+            )
         else:
-            rows.append(row("vector doudizhu_v0 best (observations)", best, "steps/s", note="RLCard not installed "
-                            "(pip install 'cardenvs[bench]'): no ratio"))
+            rows.append(
+                row(
+                    "vector doudizhu_v0 best (observations)",
+                    best,
+                    "steps/s",
+                    note="RLCard not installed (pip install 'cardenvs[bench]'): no ratio",
+                )
+            )
         rules = rules_only_steps_per_second("doudizhu_v0", 1024, seconds)
         osp = _openspiel_whole_games(seconds)
         if osp:
-            rows.append(row("vector doudizhu_v0 rules only, B=1024, 1 thread", rules, "steps/s",
-                            "OpenSpiel C++ whole games (same run)", rules / osp,
-                            f"evaluate_bots with uniform random bots: {osp:,.0f} decisions/s"))
+            rows.append(
+                row(
+                    "vector doudizhu_v0 rules only, B=1024, 1 thread",
+                    rules,
+                    "steps/s",
+                    "OpenSpiel C++ whole games (same run)",
+                    rules / osp,
+                    f"evaluate_bots with uniform random bots: {osp:,.0f} decisions/s",
+                )
+            )
         else:
-            rows.append(row("vector doudizhu_v0 rules only, B=1024, 1 thread", rules, "steps/s",
-                            note="OpenSpiel not installed (pip install 'cardenvs[bench]'): no ratio"))
+            rows.append(
+                row(
+                    "vector doudizhu_v0 rules only, B=1024, 1 thread",
+                    rules,
+                    "steps/s",
+                    note="OpenSpiel not installed (pip install 'cardenvs[bench]'): no ratio",
+                )
+            )
         v = vector.make("doudizhu_v0", 4096)
         b = v._b
-        held = sum(a.nbytes for a in (b.state, b.obs, b.mask, b.legal, b.num_legal, b.seats, b.last_scores,
-                                      b.final_scores, b.deal_seeds, b.episodes, b.rngs, v.rewards))
-        rows.append(row("vector doudizhu_v0 4,096 games held", held / 2**20, "MiB",
-                        note="state, observations, masks, legal ids and rewards"))
+        held = sum(
+            a.nbytes
+            for a in (
+                b.state,
+                b.obs,
+                b.mask,
+                b.legal,
+                b.num_legal,
+                b.seats,
+                b.last_scores,
+                b.final_scores,
+                b.deal_seeds,
+                b.episodes,
+                b.rngs,
+                v.rewards,
+            )
+        )
+        rows.append(
+            row(
+                "vector doudizhu_v0 4,096 games held",
+                held / 2**20,
+                "MiB",
+                note="state, observations, masks, legal ids and rewards",
+            )
+        )
     return rows

@@ -1,4 +1,5 @@
 """War: the exact sweep probability and the numba game simulator against the AEC env."""
+
 from __future__ import annotations
 
 import time
@@ -24,6 +25,12 @@ def run(quick: bool = False) -> list[dict]:
     aec_battles_per_s = aec_sps / 2  # two flips per battle (wars aside)
     return [
         row("war p_sweep exact (52 cards)", sweep_time * 1000, "ms", note="abstract incremental enumeration"),
-        row("war simulator battles", battles_per_s, "battles/s", "war_v0 AEC env", battles_per_s / aec_battles_per_s,
-            f"{games} full games in numba (prange), vs the AEC env stepped from Python"),
+        row(
+            "war simulator battles",
+            battles_per_s,
+            "battles/s",
+            "war_v0 AEC env",
+            battles_per_s / aec_battles_per_s,
+            f"{games} full games in numba (prange), vs the AEC env stepped from Python",
+        ),
     ]

@@ -1,7 +1,18 @@
-import pytest
+import os
 
-import cardenvs
-from cardenvs.registry import raw_env_class
+# numba's on-disk cache is not safe for two processes compiling into it at once (they can claim the same
+# file for different specialisations). pytest-xdist runs two: give each worker a cache folder of its own,
+# before anything imports cardenvs (which otherwise points numba at the user's cache folder).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "cardenvs", "numba"
+    )
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(_base, "pytest", os.environ["PYTEST_XDIST_WORKER"])
+
+import pytest  # noqa: E402
+
+import cardenvs  # noqa: E402
+from cardenvs.registry import raw_env_class  # noqa: E402
 
 
 def all_variants():

@@ -1,5 +1,6 @@
 """PettingZoo api_test / seed_test and random-play invariants for every registered env and variant; the
 base class's checks of options, seeds, reset options and stacked decks; docstrings against the spaces."""
+
 import re
 
 import numpy as np
@@ -9,12 +10,14 @@ from pettingzoo.test import api_test, seed_test
 import cardenvs
 from cardenvs.agent import legal_actions
 from cardenvs.core.cards import format_cards
-from cardenvs.core.env import deal_seed_of
+from cardenvs.core.env import deal_seed_of, play_episode
 from cardenvs.registry import env_module
 
 from conftest import all_variants
 
 VARIANTS = all_variants()
+
+
 def codes_of(env):
     return format_cards(env.deck).split()
 
@@ -32,69 +35,72 @@ def test_seed(env_id, options):
     seed_test(lambda: module.env(**options), num_cycles=200)
 
 
-def random_games(env_id, options, games=3):
-    """Seeded random play; yields (env, phase) with phase "before" each step and "after" each step, the final
-    step included."""
+def random_games(env_id, options, check, games=3):
+    """Seeded random play; ``check(env, phase)`` is called with phase "before" each step (so also after every
+    step but the last) and "end" after the last step."""
     env = env_module(env_id).raw_env(**options)
     rng = np.random.default_rng(123)
+
+    def choose(seat, obs):
+        assert obs["action_mask"].dtype == np.int8
+        legal = legal_actions(obs)
+        assert len(legal) > 0, f"empty mask for player_{seat} while the game is on"
+        check(env, "before")
+        return int(rng.choice(legal))
+
     for game in range(games):
-        env.reset(seed=game)
-        for agent in env.agent_iter(max_iter=200_000):
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            assert obs["action_mask"].dtype == np.int8
-            legal = legal_actions(obs)
-            assert len(legal) > 0, f"empty mask for {agent} while the game is on"
-            yield env, "before"
-            env.step(int(rng.choice(legal)))
-            yield env, "after"
+        play_episode(env, choose, seed=game)
         assert not env.agents, "the game did not end"
         assert abs(env.outcome().sum()) < 1e-9 or env_id == "doudizhu_v0"
-        yield env, "end"
+        check(env, "end")
 
 
 @pytest.mark.parametrize("env_id,options", VARIANTS)
 def test_random_play_invariants(env_id, options):
     """Masks non-empty for the mover, games end, win-scale results sum to 0 (not Dou Dizhu's 2-against-1),
     cards conserved before every step."""
-    for env, phase in random_games(env_id, options):
+
+    def check(env, phase):
         if phase == "before":
             assert np.array_equal(np.sort(env.card_locations()), np.sort(env.deck)), "cards not conserved"
+
+    random_games(env_id, options, check)
 
 
 @pytest.mark.parametrize("env_id,options", VARIANTS)
 def test_invariants_after_every_step(env_id, options):
-    """After every step, the final one included: every card of the game is somewhere, and every agent's
-    observation lies in its observation space (bounds and dtype) with a mask that is empty unless it moves."""
-    for env, phase in random_games(env_id, options):
-        if phase == "before":
-            continue
+    """After every step, the final one included (the state before a step is the state after the one
+    before): every card of the game is somewhere, and every agent's observation lies in its observation
+    space (bounds and dtype) with a mask that is empty unless it moves."""
+
+    def check(env, phase):
         assert np.array_equal(np.sort(env.card_locations()), np.sort(env.deck)), f"cards not conserved ({phase})"
         for agent in env.possible_agents:
             obs = env.observe(agent)
             space = env.observation_space(agent)
             x = obs["observation"]
-            outside = [seg.name for seg in env.layout.segments
-                       if not (0 <= env.layout.view(x, seg.name)).all() or (env.layout.view(x, seg.name) > seg.high).any()]
+            outside = [
+                seg.name
+                for seg in env.layout.segments
+                if not (0 <= env.layout.view(x, seg.name)).all() or (env.layout.view(x, seg.name) > seg.high).any()
+            ]
             assert space["observation"].contains(x), f"{agent}'s {outside} leave the observation space ({phase})"
             assert space["action_mask"].contains(obs["action_mask"])
             if agent != env.agent_selection or phase == "end":
                 assert not obs["action_mask"].any(), f"{agent} has legal actions but does not move ({phase})"
 
+    random_games(env_id, options, check)
 
-def play_out(env, rng):
-    """Random legal play to the end; the actions taken."""
+
+def play_out(env, rng, seed):
+    """Reset with ``seed`` and play random legal moves to the end; the actions taken."""
     actions = []
-    for _ in env.agent_iter(max_iter=200_000):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = int(rng.choice(legal_actions(obs)))
-        actions.append(action)
-        env.step(action)
+
+    def choose(seat, obs):
+        actions.append(int(rng.choice(legal_actions(obs))))
+        return actions[-1]
+
+    play_episode(env, choose, seed=seed)
     return actions
 
 
@@ -107,14 +113,14 @@ def test_same_seed_same_deal_regardless_of_play(env_id):
     for play_seed in (1, 2):
         env.reset(seed=5)
         firsts.append([env.observe(a)["observation"].copy() for a in env.possible_agents])
-        plays.append(play_out(env, np.random.default_rng(play_seed)))
+        plays.append(play_out(env, np.random.default_rng(play_seed), seed=5))
         env.reset()
         nexts.append([env.observe(a)["observation"].copy() for a in env.possible_agents])
     if env_id != "war_v0":  # War has no choices: both plays are the same
         assert plays[0] != plays[1], "the two plays should differ for the test to mean anything"
-    for x, y in zip(firsts[0], firsts[1]):
+    for x, y in zip(firsts[0], firsts[1], strict=True):
         np.testing.assert_array_equal(x, y)
-    for x, y in zip(nexts[0], nexts[1]):
+    for x, y in zip(nexts[0], nexts[1], strict=True):
         np.testing.assert_array_equal(x, y)
 
 
@@ -144,6 +150,7 @@ def test_bad_options_and_decks(env_id):
     env = module.raw_env()
     deck = [int(c) for c in env.deck]
     from cardenvs.core.cards import format_cards
+
     codes = format_cards(deck).split()
     with pytest.raises(ValueError, match="bad card code 'ZZ'"):
         env.reset(options={"deck": ["ZZ"] + codes[1:]})
@@ -243,6 +250,7 @@ def test_make_and_ids():
     env = cardenvs.make("war", max_turns=10)
     assert env.metadata["name"] == "war_v0"
     from cardenvs import war_v0
+
     assert war_v0.env().metadata["name"] == "war_v0"
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         cardenvs.make("chess")
@@ -269,15 +277,26 @@ def test_unknown_reset_options_are_errors(env_id):
 def test_api_test_probe_is_what_pettingzoo_passes():
     """If PettingZoo changes its signature probe, the special case in CardEnv.reset must follow."""
     import inspect
+
     from pettingzoo.test import api_test as module
+
     from cardenvs.core.env import API_TEST_RESET_OPTIONS
+
     source = inspect.getsource(module).replace("'", '"')
     assert f"env.reset(seed=0, options={API_TEST_RESET_OPTIONS!r})".replace("'", '"') in source
 
 
-@pytest.mark.parametrize("env_id,options,dealt", [
-    ("twos_v0", {}, 1), ("war_v0", {}, 1), ("doudizhu_v0", {}, 1), ("twenty_v0", {}, 2),
-    ("twenty_v0", {"rounds": 3}, 3), ("twenty_v0", {"rounds": 4, "swap_deals": True}, 2)])
+@pytest.mark.parametrize(
+    "env_id,options,dealt",
+    [
+        ("twos_v0", {}, 1),
+        ("war_v0", {}, 1),
+        ("doudizhu_v0", {}, 1),
+        ("twenty_v0", {}, 2),
+        ("twenty_v0", {"rounds": 3}, 3),
+        ("twenty_v0", {"rounds": 4, "swap_deals": True}, 2),
+    ],
+)
 def test_more_stacked_decks_than_an_episode_deals(env_id, options, dealt):
     env = env_module(env_id).raw_env(**options)
     codes = codes_of(env)
@@ -302,8 +321,15 @@ def test_deck_forms(env_id):
     codes = codes_of(env)
     env.reset(options={"deck": codes})
     want = env.observe(env.agent_selection)["observation"].copy()
-    for form in (" ".join(codes), ",".join(codes), ", ".join(codes), [",".join(codes)], [codes], tuple(codes),
-                 np.array(codes)):
+    for form in (
+        " ".join(codes),
+        ",".join(codes),
+        ", ".join(codes),
+        [",".join(codes)],
+        [codes],
+        tuple(codes),
+        np.array(codes),
+    ):
         env.reset(options={"deck": form})
         np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], want)
     with pytest.raises(ValueError, match=r"options\['deck'\]\[0\] is 0 \(int\); it takes a list of card codes"):
@@ -327,10 +353,11 @@ def test_order_errors_name_reset(env_id):
         env.last()
     with pytest.raises(RuntimeError, match=r"call reset\(\) before agent_iter\(\)"):
         env.agent_iter()
-    env.reset(seed=0)
-    play_out(env, np.random.default_rng(0))
+    play_out(env, np.random.default_rng(0), seed=0)
     for call, what in ((lambda: env.step(0), "step"), (lambda: env.step(None), "step"), (env.last, "last")):
-        with pytest.raises(RuntimeError, match=rf"the game is over.*call reset\(\) to start another game before {what}"):
+        with pytest.raises(
+            RuntimeError, match=rf"the game is over.*call reset\(\) to start another game before {what}"
+        ):
             call()
     assert env.scores().shape == (env.num_players,)  # still readable after the game
     env.reset(seed=0)  # and the env goes on
@@ -354,4 +381,3 @@ def test_numpy_integers_are_integers():
     for bad in (-1, True, 1.5, "3"):
         with pytest.raises(ValueError, match=r"war_v0: reset seed=.*expected None or a non-negative integer"):
             env.reset(seed=bad)
-

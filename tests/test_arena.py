@@ -1,4 +1,5 @@
 """The arena: duplicate deals, intervals, ratings, workers, round robin, plots, Dou Dizhu's roles."""
+
 import importlib
 import math
 import warnings
@@ -9,11 +10,15 @@ import pytest
 
 import cardenvs
 from cardenvs.agent import RandomAgent, known_agents, load_agent
-from cardenvs.arena import Results, Z95, check_output_path, mean_ci, plan_tournament, run_tournament, seatings
+from cardenvs.arena import Z95, Results, check_output_path, mean_ci, plan_tournament, run_tournament, seatings
 
 # every heuristic the README names, with its game: all must load (a missing one is a failure, not a skip)
-HEURISTICS = [("twenty_v0", "twenty.greedy"), ("twos_v0", "twos.heuristic"), ("doudizhu_v0", "doudizhu.rule"),
-              ("two_way_street_v0", "two_way_street.heuristic")]
+HEURISTICS = [
+    ("twenty_v0", "twenty.greedy"),
+    ("twos_v0", "twos.heuristic"),
+    ("doudizhu_v0", "doudizhu.rule"),
+    ("two_way_street_v0", "two_way_street.heuristic"),
+]
 
 
 def test_seatings():
@@ -108,8 +113,9 @@ def test_workers_reproduce_a_single_worker():
 
 
 def test_round_robin_plays_every_table(tmp_path):
-    results = run_tournament("war", ["random", "random", "random"], 3, seed=0, round_robin=True,
-                             options={"single_pass": True})
+    results = run_tournament(
+        "war", ["random", "random", "random"], 3, seed=0, round_robin=True, options={"single_pass": True}
+    )
     assert {r.table for r in results.records} == {0, 1, 2}
     assert all(st["games"] == 12 for st in results.stats().values())  # 2 tables x 3 deals x 2 seatings
     results.plot(str(tmp_path / "p.png"))
@@ -150,8 +156,9 @@ def test_agents_by_name_and_errors():
 
 def test_an_agent_of_another_game_is_refused_up_front():
     twos = cardenvs.make("twos").unwrapped
-    with pytest.raises(ValueError, match="agent 'twenty.greedy' plays twenty, not twos; agents for twos: random, "
-                                         "twos.heuristic"):
+    with pytest.raises(
+        ValueError, match="agent 'twenty.greedy' plays twenty, not twos; agents for twos: random, twos.heuristic"
+    ):
         load_agent("twenty.greedy", twos)
     with pytest.raises(ValueError, match="plays twenty, not twos"):
         plan_tournament("twos", ["random", "twenty.greedy", "random"], 2)

@@ -1,4 +1,5 @@
 """The bomb study: exact probabilities, the census against them, the rarity order, the command."""
+
 from fractions import Fraction
 from math import comb
 
@@ -10,6 +11,7 @@ from cardenvs.analysis.bombs import census_hands, rarity_order, run_census, run_
 
 def brute_force_probability(hand_size, n, length, ranks=13):
     """Enumerate rank-count vectors directly (small hands only) with weights prod C(4, c)."""
+
     def vectors(prefix, left):
         if len(prefix) == ranks:
             if left == 0:
@@ -46,7 +48,7 @@ def test_exact_values_against_the_document():
     assert p20[(4, 5)][1] == Fraction(1 * 9, comb(52, 20))  # 4x5: all 20 cards of one of 9 stretches
     p13 = run_probabilities(13)
     assert p13[(2, 3)][0] * 1e7 == pytest.approx(917_211, rel=1e-2)
-    assert p13[(1, 13)][1] == Fraction(4 ** 13, comb(52, 13))  # one card of every rank
+    assert p13[(1, 13)][1] == Fraction(4**13, comb(52, 13))  # one card of every rank
 
 
 def test_census_agrees_with_exact_within_sampling_error():
@@ -81,6 +83,7 @@ def test_bad_input():
 
 def test_analyze_bombs_command(capsys):
     from cardenvs.cli import main
+
     assert main(["analyze", "bombs", "--hand-size", "20", "--hands", "20000"]) == 0
     out = capsys.readouterr().out
     assert "valid bombs:" in out and "2x3" in out and "rarity order" in out

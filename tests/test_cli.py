@@ -1,4 +1,5 @@
 """The command line: every subcommand's --help, arena output, errors that say what to do, terminal play."""
+
 import io
 import json
 import subprocess
@@ -56,8 +57,24 @@ def test_errors_say_what_to_do(capsys):
 
 def test_arena_json_round_trip(tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["arena", "war", "--agents", "random,random", "--games", "6", "--out", str(out),
-                 "--no-progress", "-o", "max_turns=50"]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "war",
+                "--agents",
+                "random,random",
+                "--games",
+                "6",
+                "--out",
+                str(out),
+                "--no-progress",
+                "-o",
+                "max_turns=50",
+            ]
+        )
+        == 0
+    )
     data = json.loads(out.read_text())
     assert data["options"] == {"max_turns": 50} and data["seed"] == 0 and data["version"]
     loaded = Results.load(str(out))
@@ -79,14 +96,12 @@ def test_play_through_stdin_with_bad_input():
 def test_play_prints_the_real_scores():
     """War single pass from seed 3: the scores printed are the battles each player won (not None)."""
     import cardenvs
+    from cardenvs.core.env import play_episode
+
     stdout = io.StringIO()
-    assert play_terminal("war", "random", {"single_pass": True}, 0, 3, False, io.StringIO("flip\n" * 30),
-                         stdout) == 0
+    assert play_terminal("war", "random", {"single_pass": True}, 0, 3, False, io.StringIO("flip\n" * 30), stdout) == 0
     env = cardenvs.make("war", single_pass=True)
-    env.reset(seed=3)
-    for _ in env.agent_iter():
-        _, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else 0)
+    play_episode(env, lambda seat, obs: 0, seed=3)
     won = [int(x) for x in env.scores()]
     assert 0 < sum(won) <= 26  # tied battles go to nobody
     text = stdout.getvalue()
@@ -100,8 +115,9 @@ def test_console_script_entry_point():
 
 
 def test_list_piped_into_head_exits_quietly():
-    out = subprocess.run(f"'{sys.executable}' -m cardenvs.cli list | head -2", shell=True, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        f"'{sys.executable}' -m cardenvs.cli list | head -2", shell=True, capture_output=True, text=True
+    )
     assert out.stdout.startswith("cardenvs ") and len(out.stdout.splitlines()) == 2
     assert "Traceback" not in out.stderr and "BrokenPipe" not in out.stderr, out.stderr
 
@@ -174,8 +190,26 @@ def test_config_mistakes(tmp_path, capsys, nothing_runs):
 def test_config_options_are_used(tmp_path, capsys):
     config = write(tmp_path, "c.yaml", "game: war\noptions: {max_turns: 7}\n")
     out = tmp_path / "r.json"
-    assert main(["arena", "war", "--agents", "random,random", "--games", "2", "--no-progress", "--config", config,
-                 "-o", "war_face_down=2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "war",
+                "--agents",
+                "random,random",
+                "--games",
+                "2",
+                "--no-progress",
+                "--config",
+                config,
+                "-o",
+                "war_face_down=2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["options"] == {"max_turns": 7, "war_face_down": 2}
 
 
@@ -185,18 +219,27 @@ def test_path_and_agent_mistakes(tmp_path, capsys, nothing_runs):
     assert "--plot: cannot write the plot" in error_of(capsys, ARENA + ["--plot", str(missing / "r.png")])
     assert "is a folder" in error_of(capsys, ARENA + ["--out", str(tmp_path)])
     assert "os:path is a module, not a class" in error_of(
-        capsys, ["arena", "twos", "--agents", "os:path,random,random", "--no-progress"])
+        capsys, ["arena", "twos", "--agents", "os:path,random,random", "--no-progress"]
+    )
     assert "agent 'twenty.greedy' plays twenty, not twos" in error_of(
-        capsys, ["arena", "twos", "--agents", "twenty.greedy,random,random", "--no-progress"])
+        capsys, ["arena", "twos", "--agents", "twenty.greedy,random,random", "--no-progress"]
+    )
     assert "empty name" in error_of(capsys, ["arena", "twos", "--agents", "random,,random", "--no-progress"])
     assert "war_v0 has no bidding" in error_of(capsys, ["arena", "war", "--agents", "random,random", "--bidding"])
     assert "--seat 5 is not a seat of war_v0" in error_of(capsys, ["play", "war", "--seat", "5"])
     assert "plays twenty, not war" in error_of(capsys, ["play", "war", "--agents", "twenty.greedy"])
 
 
-@pytest.mark.parametrize("argv,flag", [(ARENA + ["--seed", "-1"], "--seed"), (ARENA + ["--games", "0"], "--games"),
-                                       (ARENA + ["--workers", "0"], "--workers"), (["play", "war", "--seed", "-2"], "--seed"),
-                                       (["play", "war", "--seat", "-1"], "--seat")])
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (ARENA + ["--seed", "-1"], "--seed"),
+        (ARENA + ["--games", "0"], "--games"),
+        (ARENA + ["--workers", "0"], "--workers"),
+        (["play", "war", "--seed", "-2"], "--seed"),
+        (["play", "war", "--seat", "-1"], "--seat"),
+    ],
+)
 def test_numbers_name_their_flag(argv, flag, capsys, nothing_runs):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -222,12 +265,15 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
 def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
     import training.selfplay
+
     calls = []
     monkeypatch.setattr(training.selfplay, "main", lambda argv: calls.append(argv) or 0)
     assert "trains twenty_v0, but the command names twos_v0" in error_of(
-        capsys, ["train", "twos", "--config", "configs/twenty_ppo.yaml"])
+        capsys, ["train", "twos", "--config", "configs/twenty_ppo.yaml"]
+    )
     assert "--set game=war trains war_v0" in error_of(
-        capsys, ["train", "twos", "--config", "configs/twos_ppo.yaml", "--set", "game=war"])
+        capsys, ["train", "twos", "--config", "configs/twos_ppo.yaml", "--set", "game=war"]
+    )
     assert "is not valid YAML" in error_of(capsys, ["train", "twos", "--config", write(tmp_path, "b.yaml", "a: [")])
     assert not calls
     no_game = write(tmp_path, "no_game.yaml", "exp: mine\n")
@@ -238,12 +284,15 @@ def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
 def test_selfplay_config_keys_are_checked(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     from training.selfplay import parse_args
-    for sets, message in ((["ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),
-                          (["options=[1]"], "config key options must be a mapping"),
-                          (["game=twos", "options.players=9"], "players=9 is out of range"),
-                          (["game=chess"], "unknown game 'chess'"),
-                          (["options.bogus=1"], "unknown option 'bogus'"),
-                          (["bogus_key=1"], "unknown config keys ['bogus_key']")):
+
+    for sets, message in (
+        (["ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),
+        (["options=[1]"], "config key options must be a mapping"),
+        (["game=twos", "options.players=9"], "players=9 is out of range"),
+        (["game=chess"], "unknown game 'chess'"),
+        (["options.bogus=1"], "unknown option 'bogus'"),
+        (["bogus_key=1"], "unknown config keys ['bogus_key']"),
+    ):
         with pytest.raises(SystemExit):
             parse_args([arg for s in sets for arg in ("--set", s)])
         assert message in capsys.readouterr().err
@@ -254,15 +303,41 @@ def test_selfplay_config_keys_are_checked(tmp_path, capsys):
 
 
 def test_arena_bidding_reports_roles_and_warns_of_overrides(capsys):
-    assert main(["arena", "doudizhu", "--agents", "doudizhu.rule,random,random", "--games", "3", "--no-progress",
-                 "--bidding"]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "doudizhu",
+                "--agents",
+                "doudizhu.rule,random,random",
+                "--games",
+                "3",
+                "--no-progress",
+                "--bidding",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "bidding on" in captured.out and "roles (the agents bid for the landlord)" in captured.out
     assert "warning" not in captured.err
-    assert main(["arena", "doudizhu", "--agents", "doudizhu.rule,random,random", "--games", "1", "--no-progress",
-                 "-o", "bidding=true"]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "doudizhu",
+                "--agents",
+                "doudizhu.rule,random,random",
+                "--games",
+                "1",
+                "--no-progress",
+                "-o",
+                "bidding=true",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "roles (duplicate mode: player_0 is landlord at bid 1" in captured.out
     assert captured.err.startswith("cardenvs: warning: doudizhu_v0: the duplicate mode plays every deal")
     assert "overrides the option bidding=True" in captured.err
-

@@ -1,11 +1,22 @@
 """Card codes, decks, the shared hand encoder (against a pure-Python twin) and observation layouts."""
+
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cardenvs.core import cards, encoding
-from cardenvs.core.cards import (BLACK_JOKER, JOKER, RED_JOKER, card_code, check_permutation, make_deck,
-                                 parse_card, parse_cards, rank_order)
+from cardenvs.core.cards import (
+    BLACK_JOKER,
+    JOKER,
+    RED_JOKER,
+    card_code,
+    check_permutation,
+    make_deck,
+    parse_card,
+    parse_cards,
+    rank_order,
+)
 from cardenvs.core.env import Option
 from cardenvs.core.observation import Layout, Segment
 
@@ -72,8 +83,12 @@ def twin_rank_counts(ids, order, n_ranks):
 
 def twin_runs(counts, n, min_length, run_ranks):
     """Every (start, L) with counts[start..start+L-1] >= n, by brute force."""
-    return [(s, L) for s in range(run_ranks) for L in range(min_length, run_ranks - s + 1)
-            if all(counts[r] >= n for r in range(s, s + L))]
+    return [
+        (s, L)
+        for s in range(run_ranks)
+        for L in range(min_length, run_ranks - s + 1)
+        if all(counts[r] >= n for r in range(s, s + L))
+    ]
 
 
 hands = st.lists(st.integers(0, 53), min_size=0, max_size=30)  # jokers too; duplicates = double deck
@@ -85,8 +100,11 @@ def test_encoder_matches_twin(hand):
     ids = np.array(hand, dtype=np.int64)
     counts = encoding.ids_to_counts(ids)
     assert list(encoding.counts_to_ids(counts)) == sorted(hand)
-    for order_string, jokers, run_ranks in ((cards.TWO_HIGH, (), 13), (cards.TWO_HIGH, (52, 53), 12),
-                                            (cards.ACE_HIGH, (), 13)):
+    for order_string, jokers, run_ranks in (
+        (cards.TWO_HIGH, (), 13),
+        (cards.TWO_HIGH, (52, 53), 12),
+        (cards.ACE_HIGH, (), 13),
+    ):
         order = rank_order(order_string, jokers)
         n_ranks = 13 + len(jokers)
         want = twin_rank_counts(hand, order, n_ranks)
@@ -129,8 +147,13 @@ def test_runs_no_wraparound():
 
 # ---------------------------------------------------------------- layouts and options
 def test_layout_round_trip_and_bounds():
-    layout = Layout([Segment("hand", 52, 1, "own hand"), Segment("scores", 2, 200, "scores"),
-                     Segment("planes", 8, 1, "planes", shape=(2, 4))])
+    layout = Layout(
+        [
+            Segment("hand", 52, 1, "own hand"),
+            Segment("scores", 2, 200, "scores"),
+            Segment("planes", 8, 1, "planes", shape=(2, 4)),
+        ]
+    )
     assert layout.size == 62 and layout.dtype == np.float32
     vec = layout.zeros()
     layout.view(vec, "scores")[:] = (3, 150)

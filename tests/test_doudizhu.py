@@ -1,12 +1,14 @@
 """Dou Dizhu: the action table, hand-counted move generation, generator vs classifier vs brute force,
 bidding, scoring and the rule agent."""
+
 from itertools import product
 
 import numpy as np
 import pytest
 
-from cardenvs.core.cards import format_cards, make_deck
-from cardenvs.games.doudizhu import classify, legal_moves, moves, rules
+from cardenvs.core.cards import format_cards
+from cardenvs.core.env import play_episode
+from cardenvs.games.doudizhu import classify, legal_moves, moves
 from cardenvs.games.doudizhu.env import raw_env
 from cardenvs.games.doudizhu.playout import run as playouts
 
@@ -25,8 +27,10 @@ def test_action_table_size_and_bijection():
     names = [T.move_string(m) for m in range(T.NUM_MOVES)]
     assert len(set(names)) == T.NUM_MOVES  # id <-> move string is a bijection
     assert all(T.MOVE_ID[n] == m for m, n in enumerate(names))
-    keys = {(int(t), int(mm), int(ln), T.MOVE_COUNTS[m].tobytes()) for m, (t, mm, ln) in
-            enumerate(zip(T.MOVE_TYPE, T.MOVE_MAIN, T.MOVE_LENGTH))}
+    keys = {
+        (int(t), int(mm), int(ln), T.MOVE_COUNTS[m].tobytes())
+        for m, (t, mm, ln) in enumerate(zip(T.MOVE_TYPE, T.MOVE_MAIN, T.MOVE_LENGTH, strict=True))
+    }
     assert len(keys) == T.NUM_MOVES
 
 
@@ -123,10 +127,14 @@ def bf_readings(c):
             rest[chain] -= 3
             if rest[chain].any():
                 continue
-            if (rest.sum() == length and rest.max() <= 3 and not (rest[13] and rest[14]) and 4 * length <= 20):
+            if rest.sum() == length and rest.max() <= 3 and not (rest[13] and rest[14]) and 4 * length <= 20:
                 out.add((T.AIRPLANE_SINGLES, s, length))
-            if (rest.sum() == 2 * length and set(rest[rest > 0].tolist()) == {2} and not rest[13:].any()
-                    and 5 * length <= 20):
+            if (
+                rest.sum() == 2 * length
+                and set(rest[rest > 0].tolist()) == {2}
+                and not rest[13:].any()
+                and 5 * length <= 20
+            ):
                 out.add((T.AIRPLANE_PAIRS, s, length))
     return out
 
@@ -354,6 +362,7 @@ def test_numba_playouts_end_and_conserve():
 
 def test_rule_agent_beats_random_as_landlord_and_farmer():
     from cardenvs.arena import run_tournament
+
     r = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 20, seed=2)
     as_landlord = [rec.outcome[0] for rec in r.records if rec.seats[0] == "doudizhu.rule"]
     as_farmer = [rec.outcome[rec.seats.index("doudizhu.rule")] for rec in r.records if rec.seats[0] != "doudizhu.rule"]
@@ -373,17 +382,16 @@ def test_numba_rule_policy_equals_the_python_agent(options):
     rng = np.random.default_rng(5)
     stream = np.ones(1, dtype=np.uint64)
     positions = 0
+
+    def choose(seat, obs):
+        nonlocal positions
+        expected = agent.act(obs, rng)
+        got = policies.policy(env.states, 0, env.params, 0, stream)
+        assert got == expected, (game, positions, env.render_text())
+        positions += 1
+        legal = np.flatnonzero(obs["action_mask"])
+        return int(expected if rng.random() < 0.7 else rng.choice(legal))
+
     for game in range(150):
-        env.reset(seed=game)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            expected = agent.act(obs, rng)
-            got = policies.policy(env.states, 0, env.params, 0, stream)
-            assert got == expected, (game, positions, env.render() if env.render_mode else env.state)
-            positions += 1
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(expected if rng.random() < 0.7 else rng.choice(legal)))
+        play_episode(env, choose, seed=game)
     assert positions > 3000

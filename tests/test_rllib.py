@@ -1,4 +1,5 @@
 """Ray RLlib scale-out: the adapter's keys, dtypes and end-of-game observations; a local smoke run."""
+
 import json
 
 import numpy as np
@@ -59,11 +60,29 @@ def test_illegal_actions_are_counted():
 @pytest.mark.slow
 def test_smoke_run_two_env_runners_then_arena(tmp_path):
     from training.rllib_selfplay import main
+
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        code = main(["--config", "configs/twenty_rllib.yaml", "--iterations", "2", "--out", str(tmp_path),
-                     "--num-env-runners", "2", "--set", "train_batch_size_per_learner=256",
-                     "--set", "minibatch_size=64", "--set", "num_epochs=1", "--set", "num_envs_per_env_runner=1"])
+        code = main(
+            [
+                "--config",
+                "configs/twenty_rllib.yaml",
+                "--iterations",
+                "2",
+                "--out",
+                str(tmp_path),
+                "--num-env-runners",
+                "2",
+                "--set",
+                "train_batch_size_per_learner=256",
+                "--set",
+                "minibatch_size=64",
+                "--set",
+                "num_epochs=1",
+                "--set",
+                "num_envs_per_env_runner=1",
+            ]
+        )
         assert code == 0
     finally:
         ray.shutdown()
@@ -71,6 +90,7 @@ def test_smoke_run_two_env_runners_then_arena(tmp_path):
     assert len(log) == 2 and log[-1]["env_steps"] > 0
     assert all(row["illegal_actions"] == 0 for row in log)
     from cardenvs.arena import run_tournament
+
     checkpoint = tmp_path / "twenty__rllib__1" / "checkpoint"
     results = run_tournament("twenty", [f"rllib:{checkpoint}", "random"], 2, seed=0)
     assert results.stats()[results.agents[0]]["games"] == 4

@@ -1,4 +1,5 @@
 """The self-play wrapper and a smoke run of training.selfplay (needs the train extra)."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -108,15 +109,36 @@ def test_pool_weights_and_snapshots():
 def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
     game = "twenty_v0"
     config = ROOT / "configs" / "twenty_ppo.yaml"
-    cmd = [sys.executable, "-m", "training.selfplay", "--total-timesteps", "256", "--out", str(tmp_path),
-           "--eval-every", "128", "--eval-games", "2", "--n-envs", "2", "--no-progress-bar",
-           "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=32", "--set", "vec_env=dummy",
-           "--config", str(config)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "training.selfplay",
+        "--total-timesteps",
+        "256",
+        "--out",
+        str(tmp_path),
+        "--eval-every",
+        "128",
+        "--eval-games",
+        "2",
+        "--n-envs",
+        "2",
+        "--no-progress-bar",
+        "--set",
+        "ppo.n_steps=64",
+        "--set",
+        "ppo.batch_size=32",
+        "--set",
+        "vec_env=dummy",
+        "--config",
+        str(config),
+    ]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     model = next(tmp_path.glob("*/final_model.zip"))
     assert (model.parent / "eval.csv").read_text().count("\n") >= 2
     from cardenvs.arena import run_tournament
+
     n = cardenvs.make(game).unwrapped.num_players
     results = run_tournament(game, [f"ppo:{model}"] + ["random"] * (n - 1), 2, seed=0)
     assert results.stats()[results.agents[0]]["games"] >= 2
@@ -137,11 +159,20 @@ def test_margin_shaping_adds_score_margin_changes():
 def test_twenty_features_hold_the_hand_counted_outlook():
     from agents.twenty import action_outlook
     from training.features import feature_size, get_features
+
     base = cardenvs.make("twenty_v0").unwrapped
     seen = np.zeros(10)
     seen[9] = 16  # every Ten card is seen: the opponent cannot reply with one
-    obs = base.layout.encode({"own_hand": [1, 0, 0, 0, 1, 0, 0, 0, 0, 0], "opponent_hand_size": [5],
-                              "tally": [15], "tally_cards": [3], "seen": seen, "scores": [40, 10]})
+    obs = base.layout.encode(
+        {
+            "own_hand": [1, 0, 0, 0, 1, 0, 0, 0, 0, 0],
+            "opponent_hand_size": [5],
+            "tally": [15],
+            "tally_cards": [3],
+            "seen": seen,
+            "scores": [40, 10],
+        }
+    )
     outlook = action_outlook(base.layout.decode(obs))
     # an Ace: tally 16 from 4 cards, no points, does not clear
     assert outlook[0, 0] == 0 and outlook[0, 1] == 0
@@ -154,9 +185,12 @@ def test_twenty_features_hold_the_hand_counted_outlook():
     x = get_features("twenty")(base, obs, mask)
     assert x.shape == (feature_size("twenty", base),) and x.dtype == np.float32
     # the features start with the scaled observation, less the replayed_hands segment (training/features.py)
-    start = base.layout.size - (base.layout.slices["replayed_hands"].stop - base.layout.slices["replayed_hands"].start
-                                if "replayed_hands" in base.layout else 0)
-    tally_one_hot = x[start: start + 20]
+    start = base.layout.size - (
+        base.layout.slices["replayed_hands"].stop - base.layout.slices["replayed_hands"].start
+        if "replayed_hands" in base.layout
+        else 0
+    )
+    tally_one_hot = x[start : start + 20]
     assert tally_one_hot.argmax() == 15 and tally_one_hot.sum() == 1
     assert np.array_equal(x[-10:], mask)  # the mask is the last segment
     scaled = get_features("scaled")(base, obs, mask)
@@ -165,12 +199,14 @@ def test_twenty_features_hold_the_hand_counted_outlook():
 
 def test_unknown_features_name_the_known_ones():
     from training.features import get_features
+
     with pytest.raises(ValueError, match="unknown observation features 'nope'.*twenty"):
         get_features("nope")
 
 
 def test_unknown_policy_is_refused_before_the_run_starts(tmp_path, capsys):
     from training.selfplay import main
+
     with pytest.raises(SystemExit):
         main(["--set", "game=twenty_v0", "--set", "policy=transformer", "--out", str(tmp_path)])
     assert "unknown policy 'transformer'; known: mlp, action_features" in capsys.readouterr().err
@@ -180,16 +216,26 @@ def test_unknown_policy_is_refused_before_the_run_starts(tmp_path, capsys):
 def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(tmp_path):
     import torch as th
     from sb3_contrib import MaskablePPO
+
     from cardenvs.games.doudizhu import moves
     from training.heads import ActionFeaturePolicy, doudizhu_action_features
+
     table = doudizhu_action_features()
     assert table.shape[0] == moves.NUM_ACTIONS
     single_3, single_4 = moves.MOVE_ID["3"], moves.MOVE_ID["4"]
     assert table[single_3, :54].sum() == 1 and table[moves.PASS, :54].sum() == 0
     assert np.abs(table[single_3] - table[single_4]).sum() == 4  # one plane and one main rank differ
     env = SelfPlayEnv("doudizhu_v0", {}, OpponentPool({"random": 1.0}), seed=0)
-    model = MaskablePPO(ActionFeaturePolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [32], "action_game": "doudizhu_v0"})
+    model = MaskablePPO(
+        ActionFeaturePolicy,
+        env,
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [32], "action_game": "doudizhu_v0"},
+    )
     head = model.policy.action_net
     obs, _ = env.reset(seed=1)
     x = th.as_tensor(obs[None], dtype=th.float32)
@@ -213,5 +259,7 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
     with th.no_grad():
         assert th.allclose(loaded.policy.action_net.embeddings(), head.embeddings())
     masks = env.action_masks()
-    assert loaded.predict(obs, action_masks=masks, deterministic=True)[0] == model.predict(
-        obs, action_masks=masks, deterministic=True)[0]
+    assert (
+        loaded.predict(obs, action_masks=masks, deterministic=True)[0]
+        == model.predict(obs, action_masks=masks, deterministic=True)[0]
+    )

@@ -1,14 +1,15 @@
 """Twenty: hand-counted scoring scenarios, the document's illustrative game replayed, the solver."""
+
 from collections import defaultdict
 
 import numpy as np
 import pytest
 
-from cardenvs.core.cards import RANKS, SUITS, format_cards, make_deck
+from agents.twenty import GreedyAgent, SolverAgent
+from cardenvs.core.cards import RANKS, SUITS, make_deck
 from cardenvs.games.twenty import rules
 from cardenvs.games.twenty.env import raw_env
 from cardenvs.games.twenty.solver import expected_best_gain, solve
-from agents.twenty import GreedyAgent, SolverAgent
 
 
 class DeckBuilder:
@@ -118,10 +119,26 @@ def test_tally_carries_over_and_new_hands_come_together():
 
 
 # ------------------------------------------------------------------ the document's illustrative game
-ROUND_1 = ("3 9", [("8 5 5 4 2", "T 9 8 2 A"), ("K J 6 4 2", "K Q T T 6"), ("J 7 7 2 A", "J T 9 3 3"),
-                   ("K J 8 3 A", "9 8 6 5 4"), ("K Q 7 5 A", "Q Q 7 6 4")])
-ROUND_2 = ("4 2", [("Q T 8 5 A", "K T 8 6 5"), ("J 8 7 7 6", "K T 9 6 2"), ("9 8 7 6 2", "Q J 7 5 A"),
-                   ("K Q 4 3 2", "Q J 5 4 3"), ("9 4 3 A A", "K J T 9 3")])
+ROUND_1 = (
+    "3 9",
+    [
+        ("8 5 5 4 2", "T 9 8 2 A"),
+        ("K J 6 4 2", "K Q T T 6"),
+        ("J 7 7 2 A", "J T 9 3 3"),
+        ("K J 8 3 A", "9 8 6 5 4"),
+        ("K Q 7 5 A", "Q Q 7 6 4"),
+    ],
+)
+ROUND_2 = (
+    "4 2",
+    [
+        ("Q T 8 5 A", "K T 8 6 5"),
+        ("J 8 7 7 6", "K T 9 6 2"),
+        ("9 8 7 6 2", "Q J 7 5 A"),
+        ("K Q 4 3 2", "Q J 5 4 3"),
+        ("9 4 3 A A", "K J T 9 3"),
+    ],
+)
 # (values played in order, tally after each card, points of each card); the leader plays first
 PLAYS = [
     ([8, 1, 2, 9, 5, 2, 4, 10, 5, 8], [8, 9, 11, 20, 5, 7, 11, 21, 5, 13], [0, 0, 0, 10, 0, 0, 0, 1, 0, 0]),
@@ -143,8 +160,8 @@ def test_illustrative_game_replays_exactly():
     deck = [round_deck(*ROUND_1), round_deck(*ROUND_2)]
     env = raw_env(reward="points")
     env.reset(options={"deck": deck})
-    for hand, ((values, tallies, points), want) in enumerate(zip(PLAYS, SCORES)):
-        for v, tally, pts in zip(values, tallies, points):
+    for hand, ((values, tallies, points), want) in enumerate(zip(PLAYS, SCORES, strict=True)):
+        for v, tally, pts in zip(values, tallies, points, strict=True):
             env.step(v - 1)
             s = env.state
             value, after, got = int(s.last_value), int(s.last_after), int(s.last_points)
@@ -204,8 +221,12 @@ def test_swapped_round_shows_the_remembered_hands(exposed):
     assert env.state.round_index == 1 and env.agent_selection == "player_1"
     # hand 0 for player_1 (own, opponent): 8 5 5 4 2 -> one 2, one 4, two 5s, one 8; T 9 8 2 A
     assert known("player_1")[0] == [[0, 1, 0, 1, 2, 0, 0, 1, 0, 0], [1, 1, 0, 0, 0, 0, 0, 1, 1, 1]]
-    assert known("player_1") == [[value_counts(a), value_counts(b)] for a, b in zip(leader_hands, follower_hands)]
-    assert known("player_0") == [[value_counts(b), value_counts(a)] for a, b in zip(leader_hands, follower_hands)]
+    assert known("player_1") == [
+        [value_counts(a), value_counts(b)] for a, b in zip(leader_hands, follower_hands, strict=True)
+    ]
+    assert known("player_0") == [
+        [value_counts(b), value_counts(a)] for a, b in zip(leader_hands, follower_hands, strict=True)
+    ]
     play_values(env, [8])  # player_1 plays its 8
     assert known("player_0")[0] == [value_counts("T 9 8 2 A"), value_counts("5 5 4 2")]
     play_values(env, [1, 5, 2, 5, 8, 4, 9, 2, 10])  # the rest of hand 0, alternately from player_0
@@ -301,10 +322,12 @@ def test_expected_best_gain():
 
 def test_heuristics_beat_their_baselines():
     from cardenvs.arena import run_tournament
+
     r = run_tournament("twenty", ["twenty.greedy", "random"], 30, seed=3)
     assert r.stats()["twenty.greedy"]["win_rate"] > 0.8
-    r = run_tournament("twenty", ["twenty.solver", "twenty.greedy"], 15, seed=3,
-                       options={"exposed_hands": True, "swap_deals": True})
+    r = run_tournament(
+        "twenty", ["twenty.solver", "twenty.greedy"], 15, seed=3, options={"exposed_hands": True, "swap_deals": True}
+    )
     assert r.stats()["twenty.solver"]["win_rate"] > 0.6
 
 
@@ -324,6 +347,7 @@ def test_greedy_scores_from_observation():
 
 def test_twenty_variants_study(capsys):
     from cardenvs.cli import main
+
     assert main(["analyze", "twenty-variants", "--matches", "4"]) == 0
     out = capsys.readouterr().out
     assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" not in out
@@ -337,6 +361,7 @@ def test_numba_greedy_matches_the_python_agent():
     from cardenvs.core.rng import stream
     from cardenvs.games.twenty import policies
     from cardenvs.games.twenty.env import TwentyEnv
+
     positions = ties = 0
     values = np.empty(10)
     for options in TwentyEnv.VARIANTS.values():

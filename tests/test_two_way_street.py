@@ -1,22 +1,28 @@
 """Two Way Street: scoring by hand-worked numbers, trick winners and joker rules, forcing, a duel, invariants."""
+
 import numpy as np
 import pytest
 
 from cardenvs.core.cards import format_cards, make_deck, parse_card, parse_cards
+from cardenvs.core.env import play_episode
 from cardenvs.games.two_way_street import duel_score, hand_scores, raw_score, rules
-from cardenvs.games.two_way_street.env import (BID0, DISCARD0, HIGH, LOW, PLAY0, SUIT, SUIT0, raw_env)
+from cardenvs.games.two_way_street.env import BID0, DISCARD0, HIGH, LOW, PLAY0, SUIT, SUIT0, raw_env
 
 
 # ------------------------------------------------------------------ scoring
 def test_document_score_sheet():
     # Zak, Katie, Jen, Derek over the document's four hands (none forced): totals 16, 20, 4, 12
-    sheet = [([6, 4, 6, 6], [4, 0, 4, 4]), ([6, 8, 5, 5], [2, 6, 0, 0]), ([6, 6, 5, 5], [2, 2, 0, 0]),
-             ([6, 8, 2, 6], [8, 12, 0, 8])]
+    sheet = [
+        ([6, 4, 6, 6], [4, 0, 4, 4]),
+        ([6, 8, 5, 5], [2, 6, 0, 0]),
+        ([6, 6, 5, 5], [2, 2, 0, 0]),
+        ([6, 8, 2, 6], [8, 12, 0, 8]),
+    ]
     totals = [0, 0, 0, 0]
     for raw, want in sheet:
         got = hand_scores(raw, [False] * 4)
         assert got == want
-        totals = [t + g for t, g in zip(totals, got)]
+        totals = [t + g for t, g in zip(totals, got, strict=True)]
     assert totals == [16, 20, 4, 12]
 
 
@@ -97,8 +103,12 @@ def stacked(hands, deck_cards):
     return format_cards([x for h in chosen for x in h] + rest).split()
 
 
-FOUR = ["AS KS QS JS TS 9S 8S 7S 6S 5S", "AH KH QH JH TH 9H 8H 7H 6H 5H",
-        "AD KD QD JD TD 9D 8D 7D 6D 5D", "AC KC QC JC TC 9C 8C 7C 6C 5C"]
+FOUR = [
+    "AS KS QS JS TS 9S 8S 7S 6S 5S",
+    "AH KH QH JH TH 9H 8H 7H 6H 5H",
+    "AD KD QD JD TD 9D 8D 7D 6D 5D",
+    "AC KC QC JC TC 9C 8C 7C 6C 5C",
+]
 
 
 def test_forcing_once_more_than_half_went_one_way():
@@ -129,7 +139,7 @@ def test_discard_goes_under_the_stock_and_two_are_drawn():
 
 
 def play_declarations(env, directions, discards):
-    for d, cards in zip(directions, discards):
+    for d, cards in zip(directions, discards, strict=True):
         if env.state.phase == 0:
             env.step(d)
         for card in parse_cards(cards):
@@ -137,8 +147,12 @@ def play_declarations(env, directions, discards):
 
 
 def test_joker_lead_and_suit_choice():
-    hands = ["BJ 2H 3H 4H 5H 6H 7H 8H 9H TH", "AS 2C 3D 4D 5D 6D 7D 8D 9D TD",
-             "2S 3S 4S 5S 6S 7S 8S 9S JH QH", "KS QS JS 2D 3C 4C 5C 6C 7C 8C"]
+    hands = [
+        "BJ 2H 3H 4H 5H 6H 7H 8H 9H TH",
+        "AS 2C 3D 4D 5D 6D 7D 8D 9D TD",
+        "2S 3S 4S 5S 6S 7S 8S 9S JH QH",
+        "KS QS JS 2D 3C 4C 5C 6C 7C 8C",
+    ]
     env = raw_env(players=4)
     env.reset(options={"deck": stacked(hands, make_deck(2))})
     play_declarations(env, [HIGH, LOW, LOW, HIGH], ["2H 3H", "3D 4D", "2S 3S", "3C 4C"])
@@ -150,7 +164,7 @@ def test_joker_lead_and_suit_choice():
     assert mask[SUIT0 + 0] and mask[SUIT0 + 1] and not mask[SUIT0 + 2] and not mask[SUIT0 + 3]
     env.step(SUIT0 + 1)  # clubs
     mask = env.observe("player_1")["action_mask"]
-    playable = np.flatnonzero(mask[PLAY0:PLAY0 + 55])
+    playable = np.flatnonzero(mask[PLAY0 : PLAY0 + 55])
     assert c("2C") in playable and all(x % 4 == 1 for x in playable)  # must follow clubs
     env.step(PLAY0 + c("2C"))
     assert env.state.led_suit == 1
@@ -158,7 +172,6 @@ def test_joker_lead_and_suit_choice():
 
 def test_duel_from_bid_to_score():
     env = raw_env(players=2, target=1, reward="points")
-    deck = make_deck(2)
     env.reset(seed=0)
     assert env.state.phase == 4 and env.state.current == 0  # the dealer bids first
     env.step(BID0 + 3)  # dealer: 3 high, hidden
@@ -206,7 +219,7 @@ def test_both_no_bid_dealer_chooses():
     assert env.state.phase == 5 and env.state.current == 0
     env.step(LOW)
     assert env.state.direction[:2].tolist() == [LOW, LOW]
-    assert env.state.queue[:env.state.n_queue].tolist() == [0, 1]  # identical bids: both discard
+    assert env.state.queue[: env.state.n_queue].tolist() == [0, 1]  # identical bids: both discard
 
 
 def test_bad_options():
@@ -225,11 +238,11 @@ def cards_in_every_place(record) -> np.ndarray:
     stock cards (counted here from the state, not with ``rules.card_locations``)."""
     n = int(record["players"])
     parts = [np.repeat(np.arange(55), record["hands"][q]) for q in range(n)]
-    parts.append(record["stock"][record["stock_head"]:record["stock_end"]])
-    parts.append(record["taken_cards"][:record["trick_no"] * n])
+    parts.append(record["stock"][record["stock_head"] : record["stock_end"]])
+    parts.append(record["taken_cards"][: record["trick_no"] * n])
     if record["trick_on"]:
-        parts.append(record["trick_cards"][:record["trick_len"]])
-    parts += [record["captured"][q][:2 * record["captured_tricks"][q]] for q in range(2)]
+        parts.append(record["trick_cards"][: record["trick_len"]])
+    parts += [record["captured"][q][: 2 * record["captured_tricks"][q]] for q in range(2)]
     return np.sort(np.concatenate([np.asarray(x, dtype=np.int64) for x in parts]))
 
 
@@ -284,6 +297,7 @@ def test_target_is_bounded_so_scores_stay_in_the_observation_space():
 
 def test_heuristic_beats_random_in_four_player_and_duel_matches():
     from cardenvs.arena import run_tournament
+
     r = run_tournament("two_way_street", ["two_way_street.heuristic", "random", "random", "random"], 6, seed=1)
     assert r.stats()["two_way_street.heuristic"]["win_rate"] > 0.6
     r = run_tournament("two_way_street", ["two_way_street.heuristic", "random"], 10, seed=1, options={"players": 2})
@@ -292,8 +306,12 @@ def test_heuristic_beats_random_in_four_player_and_duel_matches():
 
 def test_colourless_joker_lead_name_any_held_suit_or_play_a_joker():
     env = raw_env(players=4, jokers=1)  # one colourless JK per deck
-    hands = ["JK 2H 3H 4H 5H 6H 7H 8H 9H TH", "AS 2C 3D 4D 5D 6D 7D 8D 9D TD",
-             "2S 3S 4S 5S 6S 7S 8S 9S JH QH", "KS QS JS 2D 3C 4C 5C 6C 7C 8C"]
+    hands = [
+        "JK 2H 3H 4H 5H 6H 7H 8H 9H TH",
+        "AS 2C 3D 4D 5D 6D 7D 8D 9D TD",
+        "2S 3S 4S 5S 6S 7S 8S 9S JH QH",
+        "KS QS JS 2D 3C 4C 5C 6C 7C 8C",
+    ]
     env.reset(options={"deck": stacked(hands, make_deck(1))})
     play_declarations(env, [HIGH, LOW, LOW, HIGH], ["2H 3H", "3D 4D", "2S 3S", "3C 4C"])
     env.step(PLAY0 + c("JK"))
@@ -320,27 +338,27 @@ def test_numba_policy_is_the_python_heuristic(options):
     the moves the heuristic's, half random, so positions vary)."""
     from cardenvs.agent import load_agent
     from cardenvs.games.two_way_street import policies
+
     env = raw_env(**options)
     agent = load_agent("two_way_street.heuristic", env)
     rng = np.random.default_rng(7)
     stream = np.array([12345], dtype=np.uint64)
     positions = seed = 0
     phases = set()
+
+    def choose(seat, obs):
+        nonlocal positions
+        want = agent.act(obs, rng)
+        got = policies.policy(env.states, 0, env.params, 0, stream)
+        assert got == want, (options, seed, positions, env.action_name(got), env.action_name(want))
+        phases.add(int(env.state.phase))
+        legal = np.flatnonzero(obs["action_mask"])
+        positions += 1
+        return int(want) if rng.random() < 0.5 else int(rng.choice(legal))
+
     while positions < 3000:
-        env.reset(seed=seed)
+        play_episode(env, choose, seed=seed)
         seed += 1
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            want = agent.act(obs, rng)
-            got = policies.policy(env.states, 0, env.params, 0, stream)
-            assert got == want, (options, seed - 1, positions, env.action_name(got), env.action_name(want))
-            phases.add(int(env.state.phase))
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(want) if rng.random() < 0.5 else int(rng.choice(legal)))
-            positions += 1
     assert policies.policy(env.states, 0, env.params, 0, stream) == -1  # the match is over
     first_phase = rules.BID if env.num_players == 2 else rules.DECLARE
     assert {first_phase, rules.DISCARD, rules.PLAY} <= phases

@@ -1,10 +1,12 @@
 """Twos: move generation on hand-counted hands and against a brute-force twin, rules scenarios, variants."""
+
 from itertools import combinations
 
 import numpy as np
 import pytest
 
 from cardenvs.core.cards import format_cards, make_deck, parse_cards
+from cardenvs.core.env import play_episode
 from cardenvs.games.twos import legal_moves, moves, rules
 from cardenvs.games.twos.env import raw_env
 
@@ -95,6 +97,7 @@ def test_bomb_orders():
     assert len(classic) == 22 and set(classic) == set(moves.BOMB_SHAPES)
     # every unlisted shape sits just above the strongest listed shape that is more common than it
     from cardenvs.analysis.bombs import run_probabilities
+
     probs = run_probabilities(20)
     c20 = list(rules.bomb_order("classic", 20))
     for s in set(c20) - set(rules.CLASSIC_ORDER):
@@ -277,6 +280,7 @@ def test_parse_action_plays_what_is_typed_or_says_what_it_would_play():
 def test_heuristic_keeps_every_bomb():
     from agents.twos import HeuristicAgent, bomb_ranks
     from cardenvs.games.twos import policies
+
     # 33 44 55 (a 2x3), 7777, 99 TT (two ranks only: no bomb) -> ranks 3 4 5 and 7 are kept
     counts = np.bincount(np.array(values("3S 3C 4S 4C 5S 5C 7S 7C 7D 7H 9S 9C TS TC")) // 4, minlength=13)
     kept = [0, 1, 2, 4]  # ranks 3 4 5 7 on the line 3..2
@@ -285,10 +289,11 @@ def test_heuristic_keeps_every_bomb():
     # player_1 holds 55 66 77 (a 2x3 bomb) and KS; player_0 leads 4H. Against a single 4H it may play
     # 5S 5C 6S 6C 7S 7C KS or the 2x3 bomb, or pass: every single but KS breaks the bomb, so KS
     hands = ["3S 4H 9S 9C JD QD AS", "5S 5C 6S 6C 7S 7C KS", "8S 8C TD TH QS QH 3C"]
-    for deck_hands, lead, want in ((hands, "4H", "KS"),
-                                   # a four of a kind is kept as before: 9999 TS against 4H plays TS
-                                   (["3S 4H 8D JD QD AS AD", "9S 9C 9D 9H TS 3D 3H", "8S 8C TD TH QS QH 3C"],
-                                    "4H", "TS")):
+    for deck_hands, lead, want in (
+        (hands, "4H", "KS"),
+        # a four of a kind is kept as before: 9999 TS against 4H plays TS
+        (["3S 4H 8D JD QD AS AD", "9S 9C 9D 9H TS 3D 3H", "8S 8C TD TH QS QH 3C"], "4H", "TS"),
+    ):
         env = raw_env(hand_size=7)
         env.reset(options={"deck": stacked(deck_hands, 3, 7)})
         play(env, lead)
@@ -308,6 +313,7 @@ def test_heuristic_keeps_every_bomb():
 
 def test_heuristic_beats_random():
     from cardenvs.arena import run_tournament
+
     r = run_tournament("twos", ["twos.heuristic", "random", "random"], 60, seed=2, duplicate=False)
     assert r.stats()["twos.heuristic"]["win_rate"] > 0.5  # a third would be chance
 
@@ -318,6 +324,7 @@ def test_core_functions_on_a_batch():
     scores and outcome zero while running, the heuristic policy, -1 from policy once over."""
     from cardenvs.core.env import deal_seed_of
     from cardenvs.games.twos import policies
+
     env = raw_env(players=4, hand_size=13)
     states = np.zeros(5, dtype=rules.STATE)
     for b in range(5):
@@ -366,21 +373,21 @@ def test_numba_heuristic_is_the_python_agent(variant):
     games (heuristic or random moves, so positions are varied), in every variant."""
     from agents.twos import HeuristicAgent
     from cardenvs.games.twos import policies
+
     env = raw_env(**raw_env.VARIANTS[variant])
     agent = HeuristicAgent(env)
     rng = np.random.default_rng(11)
     stream = np.ones(1, dtype=np.uint64)
     positions = 0
+
+    def choose(seat, obs):
+        nonlocal positions
+        expected = agent.act(obs, rng)
+        assert policies.heuristic(env.states, 0, env.params, stream) == expected, (variant, game, env.render_text())
+        positions += 1
+        legal = np.flatnonzero(obs["action_mask"])
+        return expected if game % 2 else int(legal[rng.integers(len(legal))])
+
     for game in range(300):
-        env.reset(seed=game)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            expected = agent.act(obs, rng)
-            assert policies.heuristic(env.states, 0, env.params, stream) == expected, (variant, game, env._render())
-            positions += 1
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(expected if game % 2 else int(legal[rng.integers(len(legal))]))
+        play_episode(env, choose, seed=game)
     assert positions > 4000  # small_hands: 4,491; the others 8,000 to 16,000

@@ -1,4 +1,5 @@
 """Self-play training on the numba vector env (training.selfplay with vec_env: vector)."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -47,16 +48,53 @@ def test_vector_selfplay_rewards_are_the_learners_own_and_snapshots_join_the_poo
 @pytest.mark.slow
 def test_selfplay_on_the_vector_env_writes_a_model_the_arena_plays(tmp_path):
     pytest.importorskip("sb3_contrib")
-    cmd = [sys.executable, "-m", "training.selfplay", "--config", str(ROOT / "configs" / "twos_ppo.yaml"),
-           "--total-timesteps", "512", "--out", str(tmp_path), "--eval-every", "256", "--eval-games", "2",
-           "--no-progress-bar", "--set", "final_eval_games=2", "--set", "ppo.n_steps=32",
-           "--set", "ppo.batch_size=64", "--set", "vec_env=vector", "--set", "snapshot_weight=0.5"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "training.selfplay",
+        "--config",
+        str(ROOT / "configs" / "twos_ppo.yaml"),
+        "--total-timesteps",
+        "512",
+        "--out",
+        str(tmp_path),
+        "--eval-every",
+        "256",
+        "--eval-games",
+        "2",
+        "--no-progress-bar",
+        "--set",
+        "final_eval_games=2",
+        "--set",
+        "ppo.n_steps=32",
+        "--set",
+        "ppo.batch_size=64",
+        "--set",
+        "vec_env=vector",
+        "--set",
+        "snapshot_weight=0.5",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     model = tmp_path / "twos__ppo__1" / "final_model.zip"
     assert model.exists()
-    arena = subprocess.run([sys.executable, "-m", "cardenvs.cli", "arena", "twos", "--agents",
-                            f"ppo:{model},twos.heuristic,random", "--games", "2", "--no-progress"],
-                           capture_output=True, text=True, timeout=600, cwd=ROOT)
+    arena = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardenvs.cli",
+            "arena",
+            "twos",
+            "--agents",
+            f"ppo:{model},twos.heuristic,random",
+            "--games",
+            "2",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert arena.returncode == 0, arena.stderr[-3000:]
     assert "ppo:" in arena.stdout

@@ -1,4 +1,5 @@
 """War: rules scenarios through stacked decks, the exact sweep probability and the simulator."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -15,7 +16,7 @@ def stacked(p0_cards: str, p1_cards: str) -> list[str]:
     first0, first1 = parse_cards(p0_cards), parse_cards(p1_cards)
     rest = [c for c in make_deck() if c not in first0 + first1]
     p0 = first0 + rest[: 26 - len(first0)]
-    p1 = first1 + rest[26 - len(first0):]
+    p1 = first1 + rest[26 - len(first0) :]
     return format_cards(p0 + p1).split()
 
 
@@ -157,6 +158,7 @@ def test_shuffle_won_is_reproducible_and_uses_the_dealing_seed():
         for _ in range(40):
             env.step(0)
         return list(rules.pile_cards(env.state, 0))
+
     assert pile_after(4) == pile_after(4)
 
 
@@ -165,7 +167,7 @@ def test_p_sweep_values():
     assert p_sweep(8, 1) == pytest.approx(0.0625)
     assert p_sweep(4, 2) == pytest.approx(0.03571428571428571)
     for n in range(1, 30):  # all ranks distinct: (1/2) ** turns
-        assert p_sweep(2 * n, 1, exact=True) == Fraction(1, 2 ** n)
+        assert p_sweep(2 * n, 1, exact=True) == Fraction(1, 2**n)
     assert p_sweep(4, 2, exact=True) == Fraction(1, 28)
 
 
@@ -200,6 +202,7 @@ def test_numba_policy_plays_the_only_action():
     from cardenvs.core.rng import stream
     from cardenvs.games.war import policies
     from cardenvs.games.war.env import WarEnv
+
     positions = 0
     for options in WarEnv.VARIANTS.values():
         env = raw_env(**options)

@@ -15,9 +15,11 @@ vector; the training wrapper applies it to the learner's observations, the saved
   best reply). The learner still has to find out what the outlook is worth; the greedy heuristic is the
   fixed rule ``points - reply - (1 for a Ten)``.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +46,7 @@ def _one_hot(index: int, size: int) -> np.ndarray:
 
 def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     from agents.twenty import FULL_DECK, action_outlook
+
     parts = env.layout.decode(obs)
     if "replayed_hands" in env.layout:  # added after the shipped model was trained: left out of these features
         cut = env.layout.slices["replayed_hands"].start
@@ -56,16 +59,20 @@ def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     unseen = np.maximum(FULL_DECK - parts["seen"] - parts["own_hand"] - parts["opponent_hand"], 0)
     own, opp = parts["scores"].astype(np.float64)
     squash = lambda points: np.sign(points) * np.log1p(np.abs(points)) / np.log1p(120.0)  # noqa: E731
-    return np.concatenate([
-        base,
-        _one_hot(int(parts["tally"][0]), 20),
-        _one_hot(int(parts["tally_cards"][0]), 10),
-        unseen / FULL_DECK,
-        [np.tanh((own - opp) / 30.0)],
-        squash(outlook[:, 0]), outlook[:, 1], squash(outlook[:, 2]),
-        squash(outlook[:, 0] - outlook[:, 2]),
-        np.asarray(mask, dtype=np.float64),
-    ]).astype(np.float32)
+    return np.concatenate(
+        [
+            base,
+            _one_hot(int(parts["tally"][0]), 20),
+            _one_hot(int(parts["tally_cards"][0]), 10),
+            unseen / FULL_DECK,
+            [np.tanh((own - opp) / 30.0)],
+            squash(outlook[:, 0]),
+            outlook[:, 1],
+            squash(outlook[:, 2]),
+            squash(outlook[:, 0] - outlook[:, 2]),
+            np.asarray(mask, dtype=np.float64),
+        ]
+    ).astype(np.float32)
 
 
 FEATURES: dict[str, FeatureFn] = {"raw": raw, "scaled": scaled, "twenty": twenty}

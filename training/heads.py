@@ -10,9 +10,10 @@ is a fixed description of the move (its cards, type, main rank), ``e`` a small M
 Use it with ``policy: action_features`` in a training config; the game must have an entry in
 :data:`ACTION_FEATURES`.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch as th
@@ -25,6 +26,7 @@ def doudizhu_action_features() -> np.ndarray:
     ``moves.TYPES``), its main rank (one-hot, 15), its size / 20, and one-hots for pass, no bid and bids 1-3."""
     from cardenvs.games.doudizhu import moves
     from cardenvs.games.doudizhu.env import MOVE_PLANES
+
     n, m, types = moves.NUM_ACTIONS, moves.NUM_MOVES, len(moves.TYPES)
     special = n - m
     out = np.zeros((n, 54 + types + 15 + 1 + special), dtype=np.float32)
@@ -41,6 +43,7 @@ ACTION_FEATURES: dict[str, Callable[[], np.ndarray]] = {"doudizhu_v0": doudizhu_
 
 def action_features(game: str) -> np.ndarray:
     from cardenvs import resolve_id
+
     key = resolve_id(game)
     if key not in ACTION_FEATURES:
         raise ValueError(f"no action features for {key}; the action-feature policy knows {sorted(ACTION_FEATURES)}")
@@ -87,7 +90,9 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         table = action_features(self.action_game)
         if table.shape[0] != self.action_space.n:
-            raise ValueError(f"{self.action_game} has {table.shape[0]} action features for {self.action_space.n} actions")
+            raise ValueError(
+                f"{self.action_game} has {table.shape[0]} action features for {self.action_space.n} actions"
+            )
         self.action_net = ActionFeatureHead(self.mlp_extractor.latent_dim_pi, table, self.action_dim)
         if self.ortho_init:
             self.action_net.embed.apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))

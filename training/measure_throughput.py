@@ -7,12 +7,12 @@ vs Dou Dizhu (28,242 actions).
 Prints one JSON line per measurement. Env steps per second count sampled env steps over wall time of
 sampling+learning for SB3 (its loop interleaves them) and over RLlib's sampling time for RLlib.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
-
 
 HEURISTIC = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule", "twos_v0": "twos.heuristic"}
 
@@ -21,18 +21,23 @@ def sb3_env(game: str, backend: str, n_envs: int):
     """The self-play VecEnv the learner samples from: ``python`` (DummyVecEnv of SelfPlayEnv) or ``vector``."""
     if backend == "vector":
         from training.wrapper import make_vector_selfplay
+
         return make_vector_selfplay(game, {}, {HEURISTIC[game]: 1.0}, n_envs, seed=0)
     from stable_baselines3.common.vec_env import DummyVecEnv
+
     from training.opponents import OpponentPool
     from training.wrapper import SelfPlayEnv
-    return DummyVecEnv([lambda i=i: SelfPlayEnv(game, {}, OpponentPool({HEURISTIC[game]: 1.0}), seed=i)
-                        for i in range(n_envs)])
+
+    return DummyVecEnv(
+        [lambda i=i: SelfPlayEnv(game, {}, OpponentPool({HEURISTIC[game]: 1.0}), seed=i) for i in range(n_envs)]
+    )
 
 
 def sb3_steps_per_second(game: str, steps: int, backend: str = "python", n_envs: int = 8) -> dict:
     """MaskablePPO learning (sampling and updates, 4,096 steps a rollout) and sampling alone (the policy's
     masked actions and env steps), in env steps per second."""
     from sb3_contrib import MaskablePPO
+
     vec = sb3_env(game, backend, n_envs)
     model = MaskablePPO("MlpPolicy", vec, n_steps=4096 // n_envs, batch_size=512, n_epochs=4, device="cpu", seed=0)
     start = time.perf_counter()
@@ -46,16 +51,30 @@ def sb3_steps_per_second(game: str, steps: int, backend: str = "python", n_envs:
         obs, _, _, _ = vec.step(actions)
         sampled += n_envs
     sample = sampled / (time.perf_counter() - start)
-    return {"sb3": game, "backend": backend, "n_envs": n_envs, "learn_steps_per_s": learn,
-            "sampling_steps_per_s": sample}
+    return {
+        "sb3": game,
+        "backend": backend,
+        "n_envs": n_envs,
+        "learn_steps_per_s": learn,
+        "sampling_steps_per_s": sample,
+    }
 
 
 def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
     import ray
+
     from training.rllib_selfplay import DEFAULTS, build_config
-    cfg = dict(DEFAULTS, game=game, num_env_runners=runners, num_envs_per_env_runner=4 if runners else 8,
-               train_batch_size_per_learner=batch, minibatch_size=512, num_epochs=4,
-               heuristics={"twenty.greedy" if game == "twenty_v0" else "doudizhu.rule": 1.0})
+
+    cfg = dict(
+        DEFAULTS,
+        game=game,
+        num_env_runners=runners,
+        num_envs_per_env_runner=4 if runners else 8,
+        train_batch_size_per_learner=batch,
+        minibatch_size=512,
+        num_epochs=4,
+        heuristics={"twenty.greedy" if game == "twenty_v0" else "doudizhu.rule": 1.0},
+    )
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         algo = build_config(cfg).build_algo()
@@ -70,8 +89,13 @@ def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
         algo.stop()
     finally:
         ray.shutdown()
-    return {"game": game, "env_runners": runners, "env_steps_per_s_sampling": steps / max(sample_s, 1e-9),
-            "learner_update_s_per_iteration": learn_s / iterations, "batch": batch}
+    return {
+        "game": game,
+        "env_runners": runners,
+        "env_steps_per_s_sampling": steps / max(sample_s, 1e-9),
+        "learner_update_s_per_iteration": learn_s / iterations,
+        "batch": batch,
+    }
 
 
 def main(argv=None) -> int:

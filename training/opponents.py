@@ -5,6 +5,7 @@ picks an entry with probability proportional to its weight; all snapshots togeth
 ``snapshot_weight`` (the newest ``max_snapshots`` are kept, drawn uniformly). Built agents are cached per
 name, so sampling is cheap.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,7 +32,7 @@ class OpponentPool:
         if weight is not None:
             self.snapshot_weight = float(weight)
         self.snapshots.append(path)
-        self.snapshots = self.snapshots[-self.max_snapshots:]
+        self.snapshots = self.snapshots[-self.max_snapshots :]
 
     def names(self) -> list[str]:
         return list(self.weights) + [f"ppo:{p}" for p in self.snapshots]
@@ -44,7 +45,7 @@ class OpponentPool:
             weights.append(self.snapshot_weight)
         p = np.asarray(weights, dtype=np.float64)
         if p.sum() <= 0:
-            raise ValueError(f"the opponent pool has no positive weight: {dict(zip(names, weights))}")
+            raise ValueError(f"the opponent pool has no positive weight: {dict(zip(names, weights, strict=True))}")
         name = names[int(rng.choice(len(names), p=p / p.sum()))]
         if name == "<snapshot>":
             name = "ppo:" + self.snapshots[int(rng.integers(len(self.snapshots)))]

@@ -1,7 +1,8 @@
 """Draw learning curves (win rate against the heuristic over training time) from runs' ``eval.csv``.
 
-    python -m training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
+python -m training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,10 @@ def main(argv=None) -> int:
     parser.add_argument("--x", choices=("minutes", "timesteps"), default="minutes")
     args = parser.parse_args(argv)
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for run in args.runs:
         data = read_eval(Path(run))

@@ -1,4 +1,8 @@
-"""Trained models as arena agents: ``ppo:PATH`` loads a MaskablePPO zip saved by ``training.selfplay``."""
+"""Trained models as arena agents: ``ppo:PATH`` loads a MaskablePPO zip saved by ``training.selfplay``.
+
+:class:`PPOAgent` is registered as the agent kind ``ppo`` (entry-point group ``cardenvs.agents`` in
+``pyproject.toml``), which is how ``cardenvs.agent.load_agent`` finds it."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +16,12 @@ class PPOAgent:
     features it was trained with (``model.observation_features``, see :mod:`training.features`)."""
 
     def __init__(self, env: Any, path: str, deterministic: bool = True):
-        from sb3_contrib import MaskablePPO
+        try:
+            from sb3_contrib import MaskablePPO
+        except ModuleNotFoundError as exc:
+            raise ValueError(
+                f"agent 'ppo:{path}' needs {exc.name}, which is not installed (pip install 'cardenvs[train]')"
+            ) from exc
         p = Path(path)
         if p.is_dir():
             p = p / "final_model.zip"
@@ -22,18 +31,22 @@ class PPOAgent:
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
         from training.features import feature_size, get_features
+
         self.base = env.unwrapped
         self.features_name = getattr(self.model, "observation_features", None)
         self.features = get_features(self.features_name)
         expected = (feature_size(self.features_name, self.base),)
         if self.model.observation_space.shape != expected:
-            raise ValueError(f"model {path} expects observations of shape {self.model.observation_space.shape}, "
-                             f"the env gives {expected}: was it trained on another game or variant?")
+            raise ValueError(
+                f"model {path} expects observations of shape {self.model.observation_space.shape}, "
+                f"the env gives {expected}: was it trained on another game or variant?"
+            )
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         x = observation["observation"]
         if self.features_name not in (None, "raw"):
             x = self.features(self.base, x, observation["action_mask"])
-        action, _ = self.model.predict(x, action_masks=observation["action_mask"].astype(bool),
-                                       deterministic=self.deterministic)
+        action, _ = self.model.predict(
+            x, action_masks=observation["action_mask"].astype(bool), deterministic=self.deterministic
+        )
         return int(action)

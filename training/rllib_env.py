@@ -10,6 +10,7 @@ Turn-based: each step returns the observation of the role to move; rewards earne
 roles are handed over as they come. When the game ends -- terminated *or* truncated -- every role gets a
 final observation, its reward and its flag, with ``"__all__"`` set.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,10 +32,12 @@ def convert_observation(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def convert_space(space: gym.spaces.Dict) -> gym.spaces.Dict:
     inner, mask = space["observation"], space["action_mask"]
-    return gym.spaces.Dict({
-        "observations": gym.spaces.Box(0.0, inner.high.astype(np.float32), shape=inner.shape, dtype=np.float32),
-        "action_mask": gym.spaces.Box(0.0, 1.0, shape=mask.shape, dtype=np.float32),
-    })
+    return gym.spaces.Dict(
+        {
+            "observations": gym.spaces.Box(0.0, inner.high.astype(np.float32), shape=inner.shape, dtype=np.float32),
+            "action_mask": gym.spaces.Box(0.0, 1.0, shape=mask.shape, dtype=np.float32),
+        }
+    )
 
 
 class RLlibCardEnv(MultiAgentEnv):
@@ -105,13 +108,17 @@ class RLlibCardEnv(MultiAgentEnv):
             agent = self.aec.agent_selection
             if self.aec.terminations.get(agent) or self.aec.truncations.get(agent) or not self.aec.agents:
                 truncated = any(self.aec.truncations.values())
-                obs = {r: convert_observation(self.aec.observe(self.base.possible_agents[s]))
-                       for r, s in self.seat_of_role.items()}
+                obs = {
+                    r: convert_observation(self.aec.observe(self.base.possible_agents[s]))
+                    for r, s in self.seat_of_role.items()
+                }
                 rewards = {r: self.pending[r] for r in self.seat_of_role}
                 flags = {r: True for r in self.seat_of_role}
                 outcome = self.base.outcome()
-                infos = {r: {"outcome": float(outcome[s]), "illegal_actions": self.illegal_actions}
-                         for r, s in self.seat_of_role.items()}
+                infos = {
+                    r: {"outcome": float(outcome[s]), "illegal_actions": self.illegal_actions}
+                    for r, s in self.seat_of_role.items()
+                }
                 terminateds = {r: not truncated for r in flags} | {"__all__": not truncated}
                 truncateds = {r: truncated for r in flags} | {"__all__": truncated}
                 self.agents = []

@@ -5,6 +5,7 @@ on the inner ``observations`` space and the mask is applied to the action distri
 forward pass (exploration, inference and training), so illegal actions get probability 0. Our own class
 over ``DefaultPPOTorchRLModule`` (Ray's example subclasses a deprecated module).
 """
+
 from __future__ import annotations
 
 import torch
@@ -35,7 +36,9 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     @staticmethod
     def _mask(out, mask):
         if mask is not None:
-            out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(torch.log(mask), min=MASK_FLOOR)
+            out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(
+                torch.log(mask), min=MASK_FLOOR
+            )
         return out
 
     def _forward(self, batch, **kwargs):

@@ -1,4 +1,8 @@
-"""RLlib checkpoints as arena agents: ``rllib:PATH`` plays the learner module's greedy masked action."""
+"""RLlib checkpoints as arena agents: ``rllib:PATH`` plays the learner module's greedy masked action.
+
+:class:`RLlibAgent` is registered as the agent kind ``rllib`` (entry-point group ``cardenvs.agents`` in
+``pyproject.toml``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,21 +13,32 @@ import numpy as np
 
 class RLlibAgent:
     def __init__(self, env: Any, path: str):
-        import torch
-        from ray.rllib.core.rl_module.rl_module import RLModule
+        try:
+            import torch
+            from ray.rllib.core.rl_module.rl_module import RLModule
+        except ModuleNotFoundError as exc:
+            extra = "train" if exc.name == "torch" else "scale"
+            raise ValueError(
+                f"agent 'rllib:{path}' needs {exc.name}, which is not installed (pip install 'cardenvs[{extra}]')"
+            ) from exc
         module_dir = Path(path) / "learner_group" / "learner" / "rl_module" / "learner"
         if not module_dir.exists():
-            raise ValueError(f"no RLlib learner module under {path} (expected {module_dir}); pass the checkpoint "
-                             "folder written by training.rllib_selfplay")
+            raise ValueError(
+                f"no RLlib learner module under {path} (expected {module_dir}); pass the checkpoint "
+                "folder written by training.rllib_selfplay"
+            )
         self.module = RLModule.from_checkpoint(str(module_dir))
         self.torch = torch
         self.name = f"rllib:{path}"
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         from ray.rllib.core.columns import Columns
+
         t = self.torch
-        obs = {"observations": t.as_tensor(observation["observation"], dtype=t.float32)[None],
-               "action_mask": t.as_tensor(observation["action_mask"], dtype=t.float32)[None]}
+        obs = {
+            "observations": t.as_tensor(observation["observation"], dtype=t.float32)[None],
+            "action_mask": t.as_tensor(observation["action_mask"], dtype=t.float32)[None],
+        }
         with t.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})
         logits = out[Columns.ACTION_DIST_INPUTS][0].numpy()

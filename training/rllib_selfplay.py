@@ -16,25 +16,44 @@
 5. Save a checkpoint every ``checkpoint_every`` iterations and at the end; the arena plays it as
    ``rllib:OUT/RUN/checkpoint``.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
 import yaml
 
 DEFAULTS: dict[str, Any] = {
-    "game": "twenty_v0", "exp": "rllib", "seed": 1, "options": {}, "iterations": 20,
-    "num_env_runners": 2, "num_envs_per_env_runner": 1, "num_cpus": None,
-    "heuristics": {"random": 1.0}, "opponent_share": 0.0, "snapshot_win_rate": 0.6, "max_snapshots": 5,
-    "train_batch_size_per_learner": 4000, "minibatch_size": 512, "num_epochs": 4, "lr": 3e-4, "gamma": 1.0,
-    "entropy_coeff": 0.01, "fcnet_hiddens": [256, 256], "num_learners": 0, "num_gpus_per_learner": 0,
-    "checkpoint_every": 10, "out": "runs", "address": None,
+    "game": "twenty_v0",
+    "exp": "rllib",
+    "seed": 1,
+    "options": {},
+    "iterations": 20,
+    "num_env_runners": 2,
+    "num_envs_per_env_runner": 1,
+    "num_cpus": None,
+    "heuristics": {"random": 1.0},
+    "opponent_share": 0.0,
+    "snapshot_win_rate": 0.6,
+    "max_snapshots": 5,
+    "train_batch_size_per_learner": 4000,
+    "minibatch_size": 512,
+    "num_epochs": 4,
+    "lr": 3e-4,
+    "gamma": 1.0,
+    "entropy_coeff": 0.01,
+    "fcnet_hiddens": [256, 256],
+    "num_learners": 0,
+    "num_gpus_per_learner": 0,
+    "checkpoint_every": 10,
+    "out": "runs",
+    "address": None,
 }
 
 
@@ -72,6 +91,7 @@ def mapping_fn(snapshots: list[str]):
         if agent_id == "learner" or not snapshots:
             return "learner"
         return snapshots[hash(episode.id_) % len(snapshots)]
+
     return agent_to_module
 
 
@@ -98,8 +118,13 @@ def build_config(cfg: dict[str, Any]):
                 metrics_logger.log_value("illegal_actions", float(info["illegal_actions"]), reduce="max")
 
     spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": cfg["fcnet_hiddens"]})
-    env_config = {"env_id": cfg["game"], "options": cfg["options"], "heuristics": cfg["heuristics"],
-                  "opponent_share": cfg["opponent_share"], "seed": cfg["seed"]}
+    env_config = {
+        "env_id": cfg["game"],
+        "options": cfg["options"],
+        "heuristics": cfg["heuristics"],
+        "opponent_share": cfg["opponent_share"],
+        "seed": cfg["seed"],
+    }
     return (
         PPOConfig()
         .environment("cardenvs", env_config=env_config, disable_env_checking=True)
@@ -107,8 +132,14 @@ def build_config(cfg: dict[str, Any]):
         .learners(num_learners=cfg["num_learners"], num_gpus_per_learner=cfg["num_gpus_per_learner"])
         .multi_agent(policies={"learner"}, policy_mapping_fn=mapping_fn([]), policies_to_train=["learner"])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"learner": spec}))
-        .training(train_batch_size_per_learner=cfg["train_batch_size_per_learner"], minibatch_size=cfg["minibatch_size"],
-                  num_epochs=cfg["num_epochs"], lr=cfg["lr"], gamma=cfg["gamma"], entropy_coeff=cfg["entropy_coeff"])
+        .training(
+            train_batch_size_per_learner=cfg["train_batch_size_per_learner"],
+            minibatch_size=cfg["minibatch_size"],
+            num_epochs=cfg["num_epochs"],
+            lr=cfg["lr"],
+            gamma=cfg["gamma"],
+            entropy_coeff=cfg["entropy_coeff"],
+        )
         .callbacks(OutcomeCallback)
         .debugging(seed=cfg["seed"])
     )
@@ -120,6 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from cardenvs import resolve_id
+
     run_name = f"{resolve_id(cfg['game']).rsplit('_v', 1)[0]}__{cfg['exp']}__{cfg['seed']}"
     run_dir = Path(cfg["out"]).resolve() / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -138,29 +170,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         for it in range(1, cfg["iterations"] + 1):
             result = algo.train()
             runners = result.get("env_runners", {})
-            row = {"iteration": it, "seconds": round(time.time() - start, 2),
-                   "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-                   "env_steps_per_s": float(runners.get("num_env_steps_sampled", 0)) / max(1e-9, result.get("time_this_iter_s", 1)),
-                   "learner_win_rate": runners.get("learner_win_rate"),
-                   "illegal_actions": runners.get("illegal_actions", 0.0),
-                   "snapshots": len(snapshots)}
+            row = {
+                "iteration": it,
+                "seconds": round(time.time() - start, 2),
+                "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+                "env_steps_per_s": float(runners.get("num_env_steps_sampled", 0))
+                / max(1e-9, result.get("time_this_iter_s", 1)),
+                "learner_win_rate": runners.get("learner_win_rate"),
+                "illegal_actions": runners.get("illegal_actions", 0.0),
+                "snapshots": len(snapshots),
+            }
             log.append(row)
             print(json.dumps(row), flush=True)
             win = row["learner_win_rate"]
             if cfg["opponent_share"] > 0 and win is not None and win > cfg["snapshot_win_rate"]:
                 module_id = f"snapshot_{len(snapshots) + 1}"
                 learner = algo.get_module("learner")
-                snapshots = (snapshots + [module_id])[-cfg["max_snapshots"]:]
-                algo.add_module(module_id=module_id, module_spec=RLModuleSpec.from_module(learner),
-                                new_agent_to_module_mapping_fn=mapping_fn(list(snapshots)),
-                                new_should_module_be_updated=["learner"])
+                snapshots = (snapshots + [module_id])[-cfg["max_snapshots"] :]
+                algo.add_module(
+                    module_id=module_id,
+                    module_spec=RLModuleSpec.from_module(learner),
+                    new_agent_to_module_mapping_fn=mapping_fn(list(snapshots)),
+                    new_should_module_be_updated=["learner"],
+                )
                 algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: learner.get_state()}}}})
             if it % cfg["checkpoint_every"] == 0 or it == cfg["iterations"]:
                 algo.save_to_path(str(run_dir / "checkpoint"))
         (run_dir / "log.json").write_text(json.dumps(log, indent=1))
         algo.stop()
-        print(f"saved {run_dir / 'checkpoint'}; play it with: cardenvs arena {cfg['game']} --agents "
-              f"rllib:{run_dir / 'checkpoint'},random", flush=True)
+        print(
+            f"saved {run_dir / 'checkpoint'}; play it with: cardenvs arena {cfg['game']} --agents "
+            f"rllib:{run_dir / 'checkpoint'},random",
+            flush=True,
+        )
     finally:
         if started_here:
             ray.shutdown()

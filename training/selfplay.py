@@ -15,6 +15,7 @@
    to ``eval.csv`` and TensorBoard (``training/plot_curves.py`` draws the learning curve from it).
 6. Save ``final_model.zip`` (the arena loads it as ``ppo:OUT/RUN/final_model.zip``) and a final evaluation.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,11 +24,11 @@ import dataclasses
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
 import yaml
 
 
@@ -53,14 +54,24 @@ class Args:
     eval_opponent: str = "random"  # the heuristic evaluated against (fills every other seat)
     final_eval_games: int = 0  # deals for the final evaluation (0 = eval_games)
     out: str = "runs"
-    ppo: dict = field(default_factory=lambda: {
-        "learning_rate": 3e-4, "n_steps": 512, "batch_size": 256, "n_epochs": 4, "gamma": 1.0,
-        "gae_lambda": 0.95, "ent_coef": 0.01, "net_arch": [256, 256]})
+    ppo: dict = field(
+        default_factory=lambda: {
+            "learning_rate": 3e-4,
+            "n_steps": 512,
+            "batch_size": 256,
+            "n_epochs": 4,
+            "gamma": 1.0,
+            "gae_lambda": 0.95,
+            "ent_coef": 0.01,
+            "net_arch": [256, 256],
+        }
+    )
     progress_bar: bool = True
 
     @property
     def run_name(self) -> str:
         from cardenvs import resolve_id
+
         return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
 
 
@@ -78,8 +89,13 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--eval-every", type=int)
     parser.add_argument("--eval-games", type=int)
     parser.add_argument("--no-progress-bar", action="store_true")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)",
+    )
     ns = parser.parse_args(argv)
     values: dict[str, Any] = {}
     if ns.config:
@@ -107,7 +123,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         for depth, parent in enumerate(parents):
             target = target.setdefault(parent, {})
             if not isinstance(target, dict):
-                parser.error(f"--set {text!r}: {'.'.join(parents[:depth + 1])} is not a mapping")
+                parser.error(f"--set {text!r}: {'.'.join(parents[: depth + 1])} is not a mapping")
         target[leaf] = parsed
     for flag in ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games"):
         if getattr(ns, flag) is not None:
@@ -119,8 +135,10 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
     for key in ("options", "opponents", "ppo"):
         if key in values and not isinstance(values[key], dict):
-            parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none), got "
-                         f"{'null' if values[key] is None else type(values[key]).__name__}")
+            parser.error(
+                f"config key {key} must be a mapping (key: value lines, or {{}} for none), got "
+                f"{'null' if values[key] is None else type(values[key]).__name__}"
+            )
     if values.get("policy", "mlp") not in POLICIES:
         parser.error(f"unknown policy {values['policy']!r}; known: {', '.join(POLICIES)}")
     _check_game_and_ppo(parser, values)
@@ -133,19 +151,29 @@ def parse_args(argv: Sequence[str] | None) -> Args:
 def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any]) -> None:
     """The game, its env options and the ppo keys, checked before a run folder is made."""
     from cardenvs import make, resolve_id
+
     game = values.get("game", Args.game)
     try:
         make(resolve_id(str(game)), **values.get("options", {}))
     except ValueError as exc:
         parser.error(f"game {game!r} with options {values.get('options', {})}: {exc}")
     import inspect
+
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:  # main() says what is missing
         return
     # main() passes the policy, env, seed, device, verbosity and policy_kwargs itself; net_arch goes to the latter
     accepted = set(inspect.signature(MaskablePPO.__init__).parameters) - {
-        "self", "policy", "env", "seed", "device", "verbose", "policy_kwargs", "_init_setup_model"}
+        "self",
+        "policy",
+        "env",
+        "seed",
+        "device",
+        "verbose",
+        "policy_kwargs",
+        "_init_setup_model",
+    }
     accepted |= {"net_arch"}
     unknown = sorted(set(values.get("ppo", {})) - accepted)
     if unknown:
@@ -156,22 +184,38 @@ def make_env_fn(args: Args, rank: int):
     def thunk():
         from training.opponents import OpponentPool
         from training.wrapper import SelfPlayEnv
+
         pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
-        return SelfPlayEnv(args.game, args.options, pool, args.seat, seed=args.seed * 1000 + rank,
-                           margin_shaping=args.margin_shaping, features=args.features)
+        return SelfPlayEnv(
+            args.game,
+            args.options,
+            pool,
+            args.seat,
+            seed=args.seed * 1000 + rank,
+            margin_shaping=args.margin_shaping,
+            features=args.features,
+        )
+
     return thunk
 
 
 def evaluate(model_path: str, args: Args, games: int, seed: int) -> dict[str, float]:
     """The model against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
     from cardenvs import arena, make
+
     n = make(args.game, **args.options).unwrapped.num_players
     agents = [f"ppo:{model_path}"] + [args.eval_opponent] * (n - 1)
     results = arena.run_tournament(args.game, agents, games, seed=seed, options=args.options, duplicate=True)
     label = results.agents[0]
     st = results.stats()[label]
-    return {"win_rate": st["win_rate"], "win_rate_lo": st["win_rate_ci"][0], "win_rate_hi": st["win_rate_ci"][1],
-            "mean_score": st["mean_score"], "games": st["games"], "draws": st["draws"]}
+    return {
+        "win_rate": st["win_rate"],
+        "win_rate_lo": st["win_rate_ci"][0],
+        "win_rate_hi": st["win_rate_ci"][1],
+        "mean_score": st["mean_score"],
+        "games": st["games"],
+        "draws": st["draws"],
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -193,8 +237,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 3. vectorised self-play envs
     if args.vec_env == "vector":  # the numba vector env: all games stepped together, opponents in numba
         from training.wrapper import make_vector_selfplay
-        vec = make_vector_selfplay(args.game, args.options, args.opponents, args.n_envs, args.seat, args.seed,
-                                   args.margin_shaping, args.features, args.snapshot_weight, args.max_snapshots)
+
+        vec = make_vector_selfplay(
+            args.game,
+            args.options,
+            args.opponents,
+            args.n_envs,
+            args.seat,
+            args.seed,
+            args.margin_shaping,
+            args.features,
+            args.snapshot_weight,
+            args.max_snapshots,
+        )
     else:  # one Python SelfPlayEnv per game (opponents that are not numba policies, e.g. twenty.solver)
         fns = [make_env_fn(args, i) for i in range(args.n_envs)]
         vec = SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns)
@@ -205,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     policy_kwargs: dict[str, Any] = {"net_arch": ppo.pop("net_arch", [256, 256])}
     if args.policy == "action_features":
         from training.heads import ActionFeaturePolicy
+
         policy: Any = ActionFeaturePolicy
         policy_kwargs["action_game"] = args.game
     else:
@@ -216,17 +272,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 5. periodic evaluation, checkpoints and snapshots
     eval_csv = run_dir / "eval.csv"
     with open(eval_csv, "w", newline="") as f:
-        csv.writer(f).writerow(["timesteps", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "games"])
+        csv.writer(f).writerow(
+            ["timesteps", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "games"]
+        )
     started = time.time()
 
     def record(timesteps: int, path: str, games: int) -> dict[str, float]:
         result = evaluate(path, args, games, seed=args.seed + 10_000)
         minutes = (time.time() - started) / 60
         with open(eval_csv, "a", newline="") as f:
-            csv.writer(f).writerow([timesteps, f"{minutes:.2f}", result["win_rate"], result["win_rate_lo"],
-                                    result["win_rate_hi"], result["mean_score"], result["games"]])
-        print(f"[{minutes:6.1f} min] {timesteps:>9,d} steps: win rate vs {args.eval_opponent} "
-              f"{result['win_rate']:.3f} [{result['win_rate_lo']:.3f}, {result['win_rate_hi']:.3f}]", flush=True)
+            csv.writer(f).writerow(
+                [
+                    timesteps,
+                    f"{minutes:.2f}",
+                    result["win_rate"],
+                    result["win_rate_lo"],
+                    result["win_rate_hi"],
+                    result["mean_score"],
+                    result["games"],
+                ]
+            )
+        print(
+            f"[{minutes:6.1f} min] {timesteps:>9,d} steps: win rate vs {args.eval_opponent} "
+            f"{result['win_rate']:.3f} [{result['win_rate_lo']:.3f}, {result['win_rate_hi']:.3f}]",
+            flush=True,
+        )
         return result
 
     class EvalSnapshotCallback(BaseCallback):
@@ -245,12 +315,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.snapshot_weight > 0:
                     self.training_env.env_method("add_snapshot", path)
             if args.time_limit_minutes and time.time() - started > 60 * args.time_limit_minutes:
-                print(f"time limit of {args.time_limit_minutes} minutes reached at {self.num_timesteps} steps", flush=True)
+                print(
+                    f"time limit of {args.time_limit_minutes} minutes reached at {self.num_timesteps} steps", flush=True
+                )
                 return False
             return True
 
-    model.learn(total_timesteps=args.total_timesteps, callback=EvalSnapshotCallback(),
-                progress_bar=args.progress_bar)
+    model.learn(total_timesteps=args.total_timesteps, callback=EvalSnapshotCallback(), progress_bar=args.progress_bar)
 
     # 6. the final model and its evaluation
     final = run_dir / "final_model.zip"
@@ -258,7 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = record(model.num_timesteps, str(final), args.final_eval_games or args.eval_games)
     (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
     vec.close()
-    print(f"saved {final}; play it with: cardenvs arena {args.game} --agents ppo:{final},{args.eval_opponent}", flush=True)
+    print(
+        f"saved {final}; play it with: cardenvs arena {args.game} --agents ppo:{final},{args.eval_opponent}", flush=True
+    )
     return 0
 
 

@@ -11,6 +11,7 @@ when an opponent's move ends the game (losses included). ``action_masks()`` is a
 so it works in ``SubprocVecEnv``. ``features`` names the observation features the learner sees
 (:mod:`training.features`; default: the env's raw vector).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,6 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from cardenvs.registry import make
+
 from .features import feature_size, get_features
 from .opponents import OpponentPool
 
@@ -26,9 +28,16 @@ from .opponents import OpponentPool
 class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, env_id: str, options: dict | None = None, opponents: OpponentPool | None = None,
-                 seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0,
-                 features: str | None = None):
+    def __init__(
+        self,
+        env_id: str,
+        options: dict | None = None,
+        opponents: OpponentPool | None = None,
+        seat: str | int = "rotate",
+        seed: int | None = None,
+        margin_shaping: float = 0.0,
+        features: str | None = None,
+    ):
         self.env_id = env_id
         self.aec = make(env_id, **(options or {}))
         self.base = self.aec.unwrapped
@@ -69,8 +78,9 @@ class SelfPlayEnv(gym.Env):
             self.learner_seat = int(self.seat_mode)
         self.episodes += 1
         self.learner = self.base.possible_agents[self.learner_seat]
-        self.opponents = {s: self.pool.sample(self.rng, self.base)
-                          for s in range(self.num_players) if s != self.learner_seat}
+        self.opponents = {
+            s: self.pool.sample(self.rng, self.base) for s in range(self.num_players) if s != self.learner_seat
+        }
         self.aec.reset(seed=int(self.rng.integers(2**63 - 1)), options=options)
         self._margin = self._score_margin()
         reward, done, truncated = self._advance()
@@ -96,7 +106,7 @@ class SelfPlayEnv(gym.Env):
         return self._mask.copy()
 
     def render(self):
-        return self.base._render()
+        return self.base.render_text()
 
     # ------------------------------------------------------------------ opponents
     def add_snapshot(self, path: str, weight: float | None = None) -> None:
@@ -128,7 +138,7 @@ class SelfPlayEnv(gym.Env):
             reward += self.aec.rewards.get(self.learner, 0.0)
 
     def _score_margin(self) -> float:
-        scores = np.asarray(self.base._scores(), dtype=np.float64)
+        scores = self.base.scores()
         others = np.delete(scores, self.learner_seat)
         return float(scores[self.learner_seat] - others.mean())
 
@@ -138,18 +148,18 @@ class SelfPlayEnv(gym.Env):
         return self.features(self.base, self._final_obs, self._mask)
 
 
-
 def snapshot_opponent(path: str, features: str | None, base: Any):
     """A saved MaskablePPO model as a batched opponent: ``f({"observation", "action_mask"}) -> actions``
     (its greedy masked actions on the features it was trained with)."""
     from sb3_contrib import MaskablePPO
+
     model = MaskablePPO.load(path, device="cpu")
     fn = get_features(features)
 
     def act(batch: dict) -> np.ndarray:
         obs = batch["observation"]
         if features not in (None, "raw"):
-            obs = np.stack([fn(base, o, m) for o, m in zip(obs, batch["action_mask"])])
+            obs = np.stack([fn(base, o, m) for o, m in zip(obs, batch["action_mask"], strict=True)])
         actions, _ = model.predict(obs, action_masks=batch["action_mask"], deterministic=True)
         return np.asarray(actions, dtype=np.int64)
 
@@ -157,10 +167,19 @@ def snapshot_opponent(path: str, features: str | None, base: Any):
     return act
 
 
-def make_vector_selfplay(env_id: str, options: dict | None, opponents: dict[str, float], n_envs: int,
-                         seat: str | int = "rotate", seed: int | None = None, margin_shaping: float = 0.0,
-                         features: str | None = None, snapshot_weight: float = 0.0, max_snapshots: int = 5,
-                         threads: int = 1):
+def make_vector_selfplay(
+    env_id: str,
+    options: dict | None,
+    opponents: dict[str, float],
+    n_envs: int,
+    seat: str | int = "rotate",
+    seed: int | None = None,
+    margin_shaping: float = 0.0,
+    features: str | None = None,
+    snapshot_weight: float = 0.0,
+    max_snapshots: int = 5,
+    threads: int = 1,
+):
     """Self-play on the numba vector env: an SB3 ``VecEnv`` of ``n_envs`` games stepped together.
 
     The learner and its opponents as in :class:`SelfPlayEnv`, but each seat of each deal draws its opponent
@@ -200,7 +219,7 @@ def make_vector_selfplay(env_id: str, options: dict | None, opponents: dict[str,
         def _features(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
             if features in (None, "raw"):
                 return obs
-            return np.stack([feature_fn(base, o, m) for o, m in zip(obs, masks)])
+            return np.stack([feature_fn(base, o, m) for o, m in zip(obs, masks, strict=True)])
 
         def reset(self):
             obs = self._features(super().reset(), venv.action_masks())

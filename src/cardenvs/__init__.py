@@ -3,6 +3,7 @@
 ``cardenvs.make(env_id, **options)`` builds an env; ``ENV_IDS`` lists the ids; versioned shims follow
 PettingZoo's convention (``from cardenvs import war_v0; env = war_v0.env()``).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -29,6 +30,7 @@ def _numba_cache_outside_the_package() -> None:
 _numba_cache_outside_the_package()
 
 from .registry import env_ids, make, resolve_id  # noqa: E402
+
 ENV_IDS = env_ids()
 __all__ = ["make", "ENV_IDS", "resolve_id", "__version__", *ENV_IDS]
 

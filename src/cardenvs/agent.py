@@ -10,23 +10,30 @@ Names (:func:`load_agent`):
 * ``random``: uniformly random legal action.
 * ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the top-level module ``agents.GAME``; it plays
   only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
-* ``ppo:PATH``: a MaskablePPO model saved by ``training/`` (``training.policies.PPOAgent``).
-* ``rllib:PATH``: an RLlib checkpoint (``training.rllib_policies.RLlibAgent``).
+* ``KIND:PATH``: a trained model of an *agent kind* registered by an installed package under the entry-point
+  group ``cardenvs.agents`` (:data:`AGENT_KINDS_GROUP`): the entry point names a class built as
+  ``Class(env, PATH)``. This project's ``training/`` registers ``ppo`` (a MaskablePPO model,
+  ``training.policies:PPOAgent``) and ``rllib`` (an RLlib checkpoint, ``training.rllib_policies:RLlibAgent``)
+  in ``pyproject.toml``; ``cardenvs`` itself never imports them.
 * ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
 
 A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
 is not installed means no heuristics; one that fails to import (a missing dependency, a broken module)
 raises its ``ImportError``.
 """
+
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import pkgutil
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+#: the entry-point group of agent kinds (``KIND:PATH`` names): ``KIND = "module:Class"``, built as Class(env, PATH)
+AGENT_KINDS_GROUP = "cardenvs.agents"
 
 
 @runtime_checkable
@@ -87,9 +94,24 @@ def known_agents(game: str | None = None) -> list[str]:
     return names
 
 
-def _needs(name: str, module: str, extra: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ValueError(f"agent {name!r} needs {module}, which is not installed (pip install 'cardenvs[{extra}]')")
+def agent_kinds() -> dict[str, EntryPoint]:
+    """The agent kinds installed packages register (entry points of :data:`AGENT_KINDS_GROUP`), by name."""
+    return {ep.name: ep for ep in entry_points(group=AGENT_KINDS_GROUP)}
+
+
+def agent_name_forms() -> str:
+    """``ppo:PATH, rllib:PATH, module:Class``: the forms of names with a colon, for messages."""
+    return ", ".join([f"{kind}:PATH" for kind in sorted(agent_kinds())] + ["module:Class"])
+
+
+def _load_kind(name: str, entry: EntryPoint, path: str, env: Any) -> Agent:
+    try:
+        cls = entry.load()
+    except ImportError as exc:
+        raise ValueError(
+            f"cannot load agent {name!r}: the agent kind {entry.name} ({entry.value}) does not import: {exc}"
+        ) from exc
+    return cls(env, path)
 
 
 def _load_class(name: str, env: Any) -> Agent:
@@ -103,8 +125,10 @@ def _load_class(name: str, env: Any) -> Agent:
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"cannot load agent {name!r}: {exc}") from None
     if not inspect.isclass(obj):
-        raise ValueError(f"cannot load agent {name!r}: {module_name}:{attr} is a {type(obj).__name__}, not a "
-                         "class; module:Class names a class built as Class(env)")
+        raise ValueError(
+            f"cannot load agent {name!r}: {module_name}:{attr} is a {type(obj).__name__}, not a "
+            "class; module:Class names a class built as Class(env)"
+        )
     try:
         inspect.signature(obj).bind(env)
     except TypeError as exc:
@@ -113,8 +137,9 @@ def _load_class(name: str, env: Any) -> Agent:
         pass
     agent = obj(env)
     if not callable(getattr(agent, "act", None)):
-        raise ValueError(f"cannot load agent {name!r}: {obj.__name__} is not an agent (it has no "
-                         "act(observation, rng) method)")
+        raise ValueError(
+            f"cannot load agent {name!r}: {obj.__name__} is not an agent (it has no act(observation, rng) method)"
+        )
     if not hasattr(agent, "name"):
         agent.name = name
     return agent
@@ -126,15 +151,11 @@ def load_agent(name: str, env: Any) -> Agent:
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
     if name == "random":
         return RandomAgent(env)
-    if name.startswith("ppo:"):
-        _needs(name, "sb3_contrib", "train")
-        from training.policies import PPOAgent  # the train extra; imported only when asked for
-        return PPOAgent(env, name[4:])
-    if name.startswith("rllib:"):
-        _needs(name, "ray", "scale")
-        from training.rllib_policies import RLlibAgent
-        return RLlibAgent(env, name[6:])
     if ":" in name:
+        kind, _, path = name.partition(":")
+        kinds = agent_kinds()
+        if kind in kinds:
+            return _load_kind(name, kinds[kind], path, env)
         return _load_class(name, env)
     game = _game_of(env)
     if "." in name:
@@ -143,11 +164,14 @@ def load_agent(name: str, env: Any) -> Agent:
             table = getattr(importlib.import_module(f"agents.{module_name}"), "AGENTS", {})
             if key in table:
                 if game is not None and module_name != game:
-                    raise ValueError(f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
-                                     f"{', '.join(known_agents(game))}")
+                    raise ValueError(
+                        f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
+                        f"{', '.join(known_agents(game))}"
+                    )
                 return table[key](env)
     known = known_agents(game)
     others = [a for a in known_agents() if a not in known]
-    raise ValueError(f"unknown agent {name!r}; known agents{f' for {game}' if game else ''}: {', '.join(known)}, "
-                     "or ppo:PATH, rllib:PATH, module:Class"
-                     + (f" (agents of other games: {', '.join(others)})" if others and game else ""))
+    raise ValueError(
+        f"unknown agent {name!r}; known agents{f' for {game}' if game else ''}: {', '.join(known)}, "
+        f"or {agent_name_forms()}" + (f" (agents of other games: {', '.join(others)})" if others and game else "")
+    )

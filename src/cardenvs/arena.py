@@ -25,6 +25,7 @@ not depend on how deals are split between worker processes.
 A win is a positive result on the env's ``"win"`` scale (:meth:`CardEnv.outcome`) whatever the reward
 option; an illegal action loses the game for the agent that made it (the others draw).
 """
+
 from __future__ import annotations
 
 import csv
@@ -32,14 +33,15 @@ import itertools
 import json
 import math
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .agent import load_agent
-from .core.env import check_seed
+from .core.env import check_seed, play_episode
 from .registry import make, resolve_id
 
 Z95 = 1.959963984540054
@@ -134,17 +136,26 @@ class Results:
                         rw.append(r.rewards[seat])
                 if n:
                     games += n
-                    win_units.append(np.mean(w))
-                    score_units.append(np.mean(s))
-                    reward_units.append(np.mean(rw))
+                    win_units.append(float(np.mean(w)))
+                    score_units.append(float(np.mean(s)))
+                    reward_units.append(float(np.mean(rw)))
             wr, wlo, whi = mean_ci(win_units)
             ms, slo, shi = mean_ci(score_units)
             mr, rlo, rhi = mean_ci(reward_units)
-            out[label] = {"games": games, "wins": int(wins), "draws": int(draws), "losses": int(losses),
-                          "illegal": int(illegal), "units": len(win_units),
-                          "win_rate": wr, "win_rate_ci": [wlo, whi],
-                          "mean_score": ms, "mean_score_ci": [slo, shi],
-                          "mean_reward": mr, "mean_reward_ci": [rlo, rhi]}
+            out[label] = {
+                "games": games,
+                "wins": int(wins),
+                "draws": int(draws),
+                "losses": int(losses),
+                "illegal": int(illegal),
+                "units": len(win_units),
+                "win_rate": wr,
+                "win_rate_ci": [wlo, whi],
+                "mean_score": ms,
+                "mean_score_ci": [slo, shi],
+                "mean_reward": mr,
+                "mean_reward_ci": [rlo, rhi],
+            }
         return out
 
     def has_roles(self) -> bool:
@@ -179,22 +190,29 @@ class Results:
                             farmer += 1
                             farmer_wins.append(won)
                 if lord_wins:
-                    lord_units.append(np.mean(lord_wins))
+                    lord_units.append(float(np.mean(lord_wins)))
                 if farmer_wins:
-                    farmer_units.append(np.mean(farmer_wins))
+                    farmer_units.append(float(np.mean(farmer_wins)))
             lw, llo, lhi = _rate_ci(lord_units)
             fw, flo, fhi = _rate_ci(farmer_units)
-            out[label] = {"hands": hands, "landlord": landlord, "landlord_share": landlord / hands if hands else math.nan,
-                          "farmer": farmer, "dead": dead,
-                          "landlord_win_rate": lw, "landlord_win_rate_ci": [llo, lhi],
-                          "farmer_win_rate": fw, "farmer_win_rate_ci": [flo, fhi],
-                          "mean_bid": float(np.mean(bids)) if bids else math.nan}
+            out[label] = {
+                "hands": hands,
+                "landlord": landlord,
+                "landlord_share": landlord / hands if hands else math.nan,
+                "farmer": farmer,
+                "dead": dead,
+                "landlord_win_rate": lw,
+                "landlord_win_rate_ci": [llo, lhi],
+                "farmer_win_rate": fw,
+                "farmer_win_rate_ci": [flo, fhi],
+                "mean_bid": float(np.mean(bids)) if bids else math.nan,
+            }
         return out
 
-    def head_to_head(self) -> dict[str, dict[str, dict[str, float]]]:
+    def head_to_head(self) -> dict[str, dict[str, dict[str, Any]]]:
         """For each ordered pair (A, B) of agents at the same table: the share of games where A's result beat
         B's (ties count half), and the mean margin of A's score over B's with a 95% interval over sets."""
-        table: dict[str, dict[str, dict[str, float]]] = {}
+        table: dict[str, dict[str, dict[str, Any]]] = {}
         units = self._units()
         for a in self.agents:
             table[a] = {}
@@ -208,10 +226,12 @@ class Results:
                         if a in r.seats and b in r.seats:
                             ia, ib = r.seats.index(a), r.seats.index(b)
                             n += 1
-                            beat += 1.0 if r.outcome[ia] > r.outcome[ib] else 0.5 if r.outcome[ia] == r.outcome[ib] else 0.0
+                            beat += (
+                                1.0 if r.outcome[ia] > r.outcome[ib] else 0.5 if r.outcome[ia] == r.outcome[ib] else 0.0
+                            )
                             margins.append(r.scores[ia] - r.scores[ib])
                     if margins:
-                        margins_by_unit.append(np.mean(margins))
+                        margins_by_unit.append(float(np.mean(margins)))
                 if n:
                     m, lo, hi = mean_ci(margins_by_unit)
                     table[a][b] = {"games": n, "beat_rate": beat / n, "score_margin": m, "score_margin_ci": [lo, hi]}
@@ -220,6 +240,7 @@ class Results:
     def ratings(self) -> dict[str, dict[str, float]]:
         """OpenSkill (Plackett-Luce) ratings over every game played, in game order."""
         from openskill.models import PlackettLuce
+
         model = PlackettLuce()
         current = {label: model.rating(name=label) for label in self.agents}
         for r in sorted(self.records, key=lambda r: (r.table, r.deal, r.replay)):
@@ -228,47 +249,65 @@ class Results:
             teams = [[current[label]] for label in r.seats]
             ranks = [-o for o in r.outcome]  # lower rank is better
             rated = model.rate(teams, ranks=ranks)
-            for label, team in zip(r.seats, rated):
+            for label, team in zip(r.seats, rated, strict=True):
                 current[label] = team[0]
-        return {label: {"mu": float(v.mu), "sigma": float(v.sigma), "ordinal": float(v.ordinal())}
-                for label, v in current.items()}
+        return {
+            label: {"mu": float(v.mu), "sigma": float(v.sigma), "ordinal": float(v.ordinal())}
+            for label, v in current.items()
+        }
 
     # -------------------------------------------------------------- output
     def table(self) -> str:
         stats = self.stats()
-        rows = [f"{'agent':26s} {'games':>6s} {'wins':>6s} {'draws':>6s} {'win rate [95% CI]':>24s} "
-                f"{'mean score [95% CI]':>30s} {'mean reward':>12s}"]
+        rows = [
+            f"{'agent':26s} {'games':>6s} {'wins':>6s} {'draws':>6s} {'win rate [95% CI]':>24s} "
+            f"{'mean score [95% CI]':>30s} {'mean reward':>12s}"
+        ]
         for label, st in stats.items():
             lo, hi = st["win_rate_ci"]
             slo, shi = st["mean_score_ci"]
-            rows.append(f"{label:26s} {st['games']:6d} {st['wins']:6d} {st['draws']:6d} "
-                        f"{st['win_rate']:8.3f} [{lo:6.3f},{hi:6.3f}] {st['mean_score']:10.2f} [{slo:8.2f},{shi:8.2f}] "
-                        f"{st['mean_reward']:12.3f}")
+            rows.append(
+                f"{label:26s} {st['games']:6d} {st['wins']:6d} {st['draws']:6d} "
+                f"{st['win_rate']:8.3f} [{lo:6.3f},{hi:6.3f}] {st['mean_score']:10.2f} [{slo:8.2f},{shi:8.2f}] "
+                f"{st['mean_reward']:12.3f}"
+            )
         return "\n".join(rows)
 
     def role_table(self) -> str:
         if self.bidding or not self.duplicate:
             title = "roles (the agents bid for the landlord):"
         else:
-            title = ("roles (duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; "
-                     "--bidding plays the bidding):")
-        rows = [title, f"  {'agent':26s} {'landlord':>8s} {'share':>6s} {'win as landlord [95% CI]':>26s} "
-                f"{'win as farmer [95% CI]':>24s} {'mean bid':>8s} {'dead':>5s}"]
+            title = (
+                "roles (duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; "
+                "--bidding plays the bidding):"
+            )
+        rows = [
+            title,
+            f"  {'agent':26s} {'landlord':>8s} {'share':>6s} {'win as landlord [95% CI]':>26s} "
+            f"{'win as farmer [95% CI]':>24s} {'mean bid':>8s} {'dead':>5s}",
+        ]
         for label, st in self.role_stats().items():
             llo, lhi = st["landlord_win_rate_ci"]
             flo, fhi = st["farmer_win_rate_ci"]
-            rows.append(f"  {label:26s} {st['landlord']:8d} {st['landlord_share']:6.3f} "
-                        f"{st['landlord_win_rate']:8.3f} [{llo:6.3f},{lhi:6.3f}] "
-                        f"{st['farmer_win_rate']:8.3f} [{flo:6.3f},{fhi:6.3f}] {st['mean_bid']:8.2f} {st['dead']:5d}")
+            rows.append(
+                f"  {label:26s} {st['landlord']:8d} {st['landlord_share']:6.3f} "
+                f"{st['landlord_win_rate']:8.3f} [{llo:6.3f},{lhi:6.3f}] "
+                f"{st['farmer_win_rate']:8.3f} [{flo:6.3f},{fhi:6.3f}] {st['mean_bid']:8.2f} {st['dead']:5d}"
+            )
         return "\n".join(rows)
 
     def report(self) -> str:
         games = len(self.records)
         unit = "duplicate sets" if self.duplicate else "games"
         mode = ", bidding on" if self.bidding else ""
-        lines = [f"{self.env_id}: {games} games over {self.deals} deals per table, seed {self.seed}, "
-                 f"options {self.options or '{}'}{mode}; intervals over {unit}", "", self.table(), "", "head to head "
-                 "(share of games the row agent finished ahead of the column agent; ties count half):"]
+        lines = [
+            f"{self.env_id}: {games} games over {self.deals} deals per table, seed {self.seed}, "
+            f"options {self.options or '{}'}{mode}; intervals over {unit}",
+            "",
+            self.table(),
+            "",
+            "head to head (share of games the row agent finished ahead of the column agent; ties count half):",
+        ]
         h2h = self.head_to_head()
         width = max(len(a) for a in self.agents) + 2
         lines.append(" " * width + "".join(f"{b[:12]:>13s}" for b in self.agents))
@@ -288,19 +327,38 @@ class Results:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"version": self.version, "env_id": self.env_id, "agents": self.agents,
-               "agent_names": self.agent_names, "options": self.options, "seed": self.seed,
-               "deals": self.deals, "duplicate": self.duplicate, "bidding": self.bidding, "stats": self.stats(),
-               "head_to_head": self.head_to_head(), "ratings": self.ratings()}
+        out = {
+            "version": self.version,
+            "env_id": self.env_id,
+            "agents": self.agents,
+            "agent_names": self.agent_names,
+            "options": self.options,
+            "seed": self.seed,
+            "deals": self.deals,
+            "duplicate": self.duplicate,
+            "bidding": self.bidding,
+            "stats": self.stats(),
+            "head_to_head": self.head_to_head(),
+            "ratings": self.ratings(),
+        }
         if self.has_roles():
             out["roles"] = self.role_stats()
         out["records"] = [asdict(r) for r in self.records]
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Results":
-        res = cls(data["env_id"], data["agents"], data["agent_names"], data["options"], data["seed"],
-                  data["deals"], data["duplicate"], data.get("version", ""), bidding=data.get("bidding", False))
+    def from_dict(cls, data: dict[str, Any]) -> Results:
+        res = cls(
+            data["env_id"],
+            data["agents"],
+            data["agent_names"],
+            data["options"],
+            data["seed"],
+            data["deals"],
+            data["duplicate"],
+            data.get("version", ""),
+            bidding=data.get("bidding", False),
+        )
         res.records = [GameRecord(**r) for r in data["records"]]
         return res
 
@@ -311,22 +369,50 @@ class Results:
         p.write_text(json.dumps(self.to_dict(), indent=1))
         with open(p.with_suffix(".csv"), "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(["agent", "games", "wins", "draws", "losses", "win_rate", "win_rate_lo", "win_rate_hi",
-                             "mean_score", "mean_score_lo", "mean_score_hi", "mean_reward"])
+            writer.writerow(
+                [
+                    "agent",
+                    "games",
+                    "wins",
+                    "draws",
+                    "losses",
+                    "win_rate",
+                    "win_rate_lo",
+                    "win_rate_hi",
+                    "mean_score",
+                    "mean_score_lo",
+                    "mean_score_hi",
+                    "mean_reward",
+                ]
+            )
             for label, st in self.stats().items():
-                writer.writerow([label, st["games"], st["wins"], st["draws"], st["losses"], st["win_rate"],
-                                 *st["win_rate_ci"], st["mean_score"], *st["mean_score_ci"], st["mean_reward"]])
+                writer.writerow(
+                    [
+                        label,
+                        st["games"],
+                        st["wins"],
+                        st["draws"],
+                        st["losses"],
+                        st["win_rate"],
+                        *st["win_rate_ci"],
+                        st["mean_score"],
+                        *st["mean_score_ci"],
+                        st["mean_reward"],
+                    ]
+                )
 
     @classmethod
-    def load(cls, path: str) -> "Results":
+    def load(cls, path: str) -> Results:
         return cls.from_dict(json.loads(Path(path).read_text()))
 
     def plot(self, path: str) -> None:
         """Win rates with their 95% intervals as a bar chart (matplotlib)."""
         check_output_path(path, "plot")
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
         stats = self.stats()
         labels = list(stats)
         rates = np.array([stats[a]["win_rate"] for a in labels])
@@ -353,8 +439,10 @@ def check_output_path(path: str, what: str, json_with_csv: bool = False) -> None
     if not parent.is_dir():
         raise ValueError(f"cannot write the {what} to {path}: the folder {parent} does not exist")
     if json_with_csv and p.suffix.lower() == ".csv":
-        raise ValueError(f"the {what} path {path} ends in .csv, but the CSV goes beside the JSON (same name, "
-                         ".csv): name the JSON, e.g. {p.with_suffix('.json')}")
+        raise ValueError(
+            f"the {what} path {path} ends in .csv, but the CSV goes beside the JSON (same name, "
+            ".csv): name the JSON, e.g. {p.with_suffix('.json')}"
+        )
 
 
 def labels_for(agent_names: Sequence[str]) -> list[str]:
@@ -370,41 +458,43 @@ def labels_for(agent_names: Sequence[str]) -> list[str]:
     return labels
 
 
-def play_one(env, agents: Sequence[Any], seats: Sequence[str], seed: int, rng: np.random.Generator,
-             reset_options: dict | None = None, deal: int = 0, replay: int = 0, table: int = 0) -> GameRecord:
+def play_one(
+    env,
+    agents: Sequence[Any],
+    seats: Sequence[str],
+    seed: int,
+    rng: np.random.Generator,
+    reset_options: dict | None = None,
+    deal: int = 0,
+    replay: int = 0,
+    table: int = 0,
+) -> GameRecord:
     """Play one game with ``agents[s]`` in seat ``s``; ``seats`` are their labels."""
-    env.reset(seed=seed, options=reset_options)
     base = env.unwrapped
-    n = base.num_players
-    rewards = np.zeros(n)
-    scores = np.zeros(n)
-    illegal = None
-    steps = 0
-    truncated = False
     for agent in agents:
         if hasattr(agent, "reset"):
             agent.reset()
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        seat = base.agent_name_mapping[name]
-        if term or trunc:
-            scores[seat] = info.get("score", 0.0)
-            truncated = truncated or trunc
-            if info.get("illegal_action"):
-                illegal = seats[seat]
-            env.step(None)
-            continue
-        env.step(agents[seat].act(obs, rng))
-        steps += 1
-        for a, r in env.rewards.items():
-            rewards[base.agent_name_mapping[a]] += r
+    episode = play_episode(env, lambda seat, obs: agents[seat].act(obs, rng), seed=seed, options=reset_options)
+    illegal = None if episode.illegal is None else seats[episode.illegal]
     if illegal is None:
         outcome = base.outcome()
     else:
         outcome = np.array([-1.0 if label == illegal else 0.0 for label in seats])
     landlord, bid = roles(base)
-    return GameRecord(deal, replay, table, list(seats), scores.tolist(), rewards.tolist(),
-                      [float(o) for o in outcome], illegal, steps, truncated, landlord, bid)
+    return GameRecord(
+        deal,
+        replay,
+        table,
+        list(seats),
+        episode.scores,
+        episode.rewards,
+        [float(o) for o in outcome],
+        illegal,
+        episode.steps,
+        episode.truncated,
+        landlord,
+        bid,
+    )
 
 
 def roles(base) -> tuple[int | None, int | None]:
@@ -430,8 +520,17 @@ def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
     return [tuple((s + k) % n for s in range(n)) for k in range(n)]
 
 
-def _play_deals(env_id: str, agent_names: list[str], labels: list[str], options: dict, seed: int,
-                deals: Sequence[int], duplicate: bool, table: int, bidding: bool = False) -> list[GameRecord]:
+def _play_deals(
+    env_id: str,
+    agent_names: list[str],
+    labels: list[str],
+    options: dict,
+    seed: int,
+    deals: Sequence[int],
+    duplicate: bool,
+    table: int,
+    bidding: bool = False,
+) -> list[GameRecord]:
     env = make(env_id, **options)
     base = env.unwrapped
     built = [load_agent(name, base) for name in agent_names]
@@ -443,8 +542,19 @@ def _play_deals(env_id: str, agent_names: list[str], labels: list[str], options:
             n = base.num_players
             replays = [(tuple((s + d) % n for s in range(n)), {})]
         for k, (perm, reset_options) in enumerate(replays):
-            records.append(play_one(env, [built[i] for i in perm], [labels[i] for i in perm], game_seed(seed, d),
-                                    agent_rng(seed, d, k), reset_options or None, d, k, table))
+            records.append(
+                play_one(
+                    env,
+                    [built[i] for i in perm],
+                    [labels[i] for i in perm],
+                    game_seed(seed, d),
+                    agent_rng(seed, d, k),
+                    reset_options or None,
+                    d,
+                    k,
+                    table,
+                )
+            )
     return records
 
 
@@ -475,9 +585,17 @@ def _count(value: Any, what: str, low: int) -> int:
     return int(value)
 
 
-def plan_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
-                    duplicate: bool = True, workers: int = 1, round_robin: bool = False,
-                    bidding: bool = False) -> Plan:
+def plan_tournament(
+    env_id: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    duplicate: bool = True,
+    workers: int = 1,
+    round_robin: bool = False,
+    bidding: bool = False,
+) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
     below 1, a negative seed, ``bidding`` for a game without it)."""
@@ -487,9 +605,10 @@ def plan_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 
     options = dict(options or {})
     games = _count(games, "games", 1)
     workers = _count(workers, "workers", 1)
-    seed = check_seed(seed, "seed")
-    if seed is None:
+    checked_seed = check_seed(seed, "seed")
+    if checked_seed is None:
         raise ValueError("seed must be a non-negative integer, got None")
+    seed = checked_seed
     probe = make(env_id, **options).unwrapped
     n = probe.num_players
     agent_names = list(agents)
@@ -501,24 +620,41 @@ def plan_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 
         tables = list(itertools.combinations(range(len(agent_names)), n))
     else:
         if len(agent_names) != n:
-            raise ValueError(f"{env_id} with these options seats {n} players; got {len(agent_names)} agents "
-                             f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin")
+            raise ValueError(
+                f"{env_id} with these options seats {n} players; got {len(agent_names)} agents "
+                f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin"
+            )
         tables = [tuple(range(n))]
     if bidding:
         probe.duplicate_reset_options(bidding=True)  # ValueError for a game (or options) without bidding
     extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
     if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
-        warnings.warn(f"{env_id}: the duplicate mode plays every deal with reset options {extra} (player_0 "
-                      "landlord at bid 1 in every seating), which overrides the option bidding=True: nobody bids. "
-                      "Play the bidding with --bidding (run_tournament(..., bidding=True)).", stacklevel=2)
+        warnings.warn(
+            f"{env_id}: the duplicate mode plays every deal with reset options {extra} (player_0 "
+            "landlord at bid 1 in every seating), which overrides the option bidding=True: nobody bids. "
+            "Play the bidding with --bidding (run_tournament(..., bidding=True)).",
+            stacklevel=2,
+        )
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
-    return Plan(env_id, agent_names, labels_for(agent_names), options, seed, games, duplicate, workers, tables,
-                games_per_deal, bidding)
+    return Plan(
+        env_id,
+        agent_names,
+        labels_for(agent_names),
+        options,
+        seed,
+        games,
+        duplicate,
+        workers,
+        tables,
+        games_per_deal,
+        bidding,
+    )
 
 
 def run_plan(plan: Plan, progress: bool = False) -> Results:
     """Play a checked tournament (see the module doc)."""
     from . import __version__
+
     games, workers = plan.games, plan.workers
     jobs = []
     chunk = max(1, min(50, games // (4 * workers) or 1))
@@ -526,18 +662,41 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
         names = [plan.agent_names[i] for i in members]
         labs = [plan.labels[i] for i in members]
         for start in range(0, games, chunk):
-            jobs.append((plan.env_id, names, labs, plan.options, plan.seed, list(range(start, min(games, start + chunk))),
-                         plan.duplicate, t, plan.bidding))
-    results = Results(plan.env_id, plan.labels, plan.agent_names, plan.options, plan.seed, games, plan.duplicate,
-                      __version__, bidding=plan.bidding)
+            jobs.append(
+                (
+                    plan.env_id,
+                    names,
+                    labs,
+                    plan.options,
+                    plan.seed,
+                    list(range(start, min(games, start + chunk))),
+                    plan.duplicate,
+                    t,
+                    plan.bidding,
+                )
+            )
+    results = Results(
+        plan.env_id,
+        plan.labels,
+        plan.agent_names,
+        plan.options,
+        plan.seed,
+        games,
+        plan.duplicate,
+        __version__,
+        bidding=plan.bidding,
+    )
     bar = None
     if progress:
         from tqdm import tqdm
+
         bar = tqdm(total=games * len(plan.tables) * plan.games_per_deal, desc=plan.env_id, unit="game")
+    outputs: Iterable[list[GameRecord]]
     if workers == 1:
         outputs = map(_worker, jobs)
     else:
         import multiprocessing
+
         pool = multiprocessing.get_context("spawn").Pool(workers)
         outputs = pool.imap(_worker, jobs)
     for records in outputs:
@@ -552,16 +711,27 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
     return results
 
 
-def run_tournament(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
-                   duplicate: bool = True, workers: int = 1, round_robin: bool = False,
-                   progress: bool = False, bidding: bool = False) -> Results:
+def run_tournament(
+    env_id: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    duplicate: bool = True,
+    workers: int = 1,
+    round_robin: bool = False,
+    progress: bool = False,
+    bidding: bool = False,
+) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
     ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord."""
-    return run_plan(plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding),
-                    progress)
+    return run_plan(
+        plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding), progress
+    )
 
 
-def play(env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
-         progress: bool = False) -> Results:
+def play(
+    env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None, progress: bool = False
+) -> Results:
     """``games`` seeded games with the agents rotated over the seats (no duplicate replays)."""
     return run_tournament(env_id, agents, games, seed, options, duplicate=False, progress=progress)

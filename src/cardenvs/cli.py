@@ -7,6 +7,7 @@ raised once the checked work is running is a bug and keeps its traceback: only t
 inside :func:`user_input`, which turns their ``ValueError`` into a :class:`CLIError`. (``analyze`` runs each
 study inside it, since the studies check their own arguments.)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,10 @@ import os
 import pkgutil
 import sys
 import warnings
+from collections.abc import Iterator, Sequence
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import yaml
 
@@ -28,6 +31,16 @@ from .registry import env_ids, raw_env_class, resolve_id
 
 #: the keys of a game config (configs/<game>.yaml): ``env`` is an old spelling of ``game``
 GAME_CONFIG_KEYS = ("game", "env", "options")
+#: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
+#: (``benchmarks/`` and ``training/`` register theirs in pyproject.toml): a benchmark is
+#: ``run(quick) -> rows``, a trainer ``main(argv) -> exit status``
+BENCH_GROUP = "cardenvs.bench"
+TRAIN_GROUP = "cardenvs.train"
+
+
+def _plugins(group: str) -> dict[str, EntryPoint]:
+    """The entry points installed packages register in ``group``, by name."""
+    return {ep.name: ep for ep in entry_points(group=group)}
 
 
 class CLIError(Exception):
@@ -45,6 +58,7 @@ def user_input(prefix: str = "") -> Iterator[None]:
 
 def at_least(low: int):
     """An argparse type: an integer >= ``low`` (argparse names the flag in its error)."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -53,6 +67,7 @@ def at_least(low: int):
         if value < low:
             raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
         return value
+
     return parse
 
 
@@ -74,8 +89,9 @@ def parse_option(text: str) -> tuple[str, Any]:
     try:
         return key, yaml.safe_load(value)
     except yaml.YAMLError as exc:
-        raise CLIError(f"--option {text!r}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); "
-                       "quote it if it is text") from None
+        raise CLIError(
+            f"--option {text!r}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); quote it if it is text"
+        ) from None
 
 
 def read_yaml(path: str, what: str = "config file") -> Any:
@@ -105,8 +121,7 @@ def load_config(path: str | None, env_id: str) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise CLIError(f"config file {path} must hold a mapping (game: ..., options: ...), got "
-                       f"{type(data).__name__}")
+        raise CLIError(f"config file {path} must hold a mapping (game: ..., options: ...), got {type(data).__name__}")
     if "game" in data and "env" in data:
         raise CLIError(f"config file {path} has both game and env (the old spelling); keep game")
     game = data.get("game", data.get("env"))
@@ -114,20 +129,29 @@ def load_config(path: str | None, env_id: str) -> dict[str, Any]:
         with user_input(f"config file {path}: "):
             config_id = resolve_id(str(game))
         if config_id != env_id:
-            raise CLIError(f"config file {path} is for {config_id}, but the command plays {env_id}; name "
-                           f"{config_id.rsplit('_v', 1)[0]} on the command line or use a config for {env_id}")
+            raise CLIError(
+                f"config file {path} is for {config_id}, but the command plays {env_id}; name "
+                f"{config_id.rsplit('_v', 1)[0]} on the command line or use a config for {env_id}"
+            )
     if "options" not in data:
         return {k: v for k, v in data.items() if k not in ("game", "env")}
     unknown = [k for k in data if k not in GAME_CONFIG_KEYS]
     if unknown:
-        hint = (" (this looks like a training config: use it with cardenvs train)"
-                if {"exp", "total_timesteps", "iterations", "ppo"} & set(data) else "")
-        raise CLIError(f"config file {path}: unknown key {unknown[0]!r}; a game config holds game and options "
-                       f"(the env options); arena settings such as --seed go on the command line{hint}")
+        hint = (
+            " (this looks like a training config: use it with cardenvs train)"
+            if {"exp", "total_timesteps", "iterations", "ppo"} & set(data)
+            else ""
+        )
+        raise CLIError(
+            f"config file {path}: unknown key {unknown[0]!r}; a game config holds game and options "
+            f"(the env options); arena settings such as --seed go on the command line{hint}"
+        )
     options = data["options"]
     if not isinstance(options, dict):
-        raise CLIError(f"config file {path}: options must be a mapping of {env_id} options (key: value lines, or "
-                       f"{{}} for none), got {'null' if options is None else type(options).__name__}")
+        raise CLIError(
+            f"config file {path}: options must be a mapping of {env_id} options (key: value lines, or "
+            f"{{}} for none), got {'null' if options is None else type(options).__name__}"
+        )
     return dict(options)
 
 
@@ -146,7 +170,8 @@ def game_options(args: argparse.Namespace, env_id: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ list
 def cmd_list(args: argparse.Namespace) -> int:
-    from .agent import known_agents
+    from .agent import agent_name_forms, known_agents
+
     print(f"cardenvs {__version__}\n\ngames:")
     for env_id in env_ids():
         cls = raw_env_class(env_id)
@@ -155,7 +180,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
         if len(cls.VARIANTS) > 1:
             print(f"    variants: {', '.join(f'{k}={v}' for k, v in cls.VARIANTS.items() if k != 'default')}")
-    print("\nagents:\n  " + "\n  ".join(known_agents()) + "\n  ppo:PATH, rllib:PATH, module:Class")
+    print("\nagents:\n  " + "\n  ".join(known_agents()) + "\n  " + agent_name_forms())
     print("\nanalyses: " + ", ".join(sorted(_analyses())))
     return 0
 
@@ -163,6 +188,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ arena
 def cmd_arena(args: argparse.Namespace) -> int:
     from . import arena
+
     with user_input():
         env_id = resolve_id(args.game)
     options = game_options(args, env_id)
@@ -178,9 +204,17 @@ def cmd_arena(args: argparse.Namespace) -> int:
         if importlib.util.find_spec("matplotlib") is None:
             raise CLIError("--plot needs matplotlib (pip install 'cardenvs[plot]')")
     with user_input():
-        plan = arena.plan_tournament(env_id, agents, games=args.games, seed=args.seed, options=options,
-                                     duplicate=args.duplicate, workers=args.workers, round_robin=args.round_robin,
-                                     bidding=args.bidding)
+        plan = arena.plan_tournament(
+            env_id,
+            agents,
+            games=args.games,
+            seed=args.seed,
+            options=options,
+            duplicate=args.duplicate,
+            workers=args.workers,
+            round_robin=args.round_robin,
+            bidding=args.bidding,
+        )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
     if args.out:
@@ -195,6 +229,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ play
 def cmd_play(args: argparse.Namespace) -> int:
     from .play import run_play, setup_play
+
     with user_input():
         env_id = resolve_id(args.game)
     options = game_options(args, env_id)
@@ -206,6 +241,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ analyze
 def _analyses() -> dict[str, str]:
     from . import analysis
+
     out = {}
     for m in pkgutil.iter_modules(analysis.__path__):
         module = importlib.import_module(f"cardenvs.analysis.{m.name}")
@@ -223,28 +259,32 @@ def _run_study(module, args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ bench
 def cmd_bench(args: argparse.Namespace) -> int:
-    try:
-        import benchmarks
-    except ImportError:
-        raise CLIError("the benchmarks package is not installed; run from the repository or reinstall cardenvs")
+    found = _plugins(BENCH_GROUP)
+    if not found:
+        raise CLIError(
+            f"no benchmarks are installed (entry-point group {BENCH_GROUP}); install cardenvs from "
+            "the repository, which registers its benchmarks/"
+        )
     if args.out:
         from .arena import check_output_path
+
         with user_input("--out: "):
             check_output_path(args.out, "benchmark rows")
-    rows = []
-    names = [m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_")]
+    names = sorted(found)
     if args.only:
-        unknown = set(args.only) - {n[len("bench_"):] for n in names}
+        unknown = set(args.only) - set(names)
         if unknown:
-            raise CLIError(f"unknown benchmark {sorted(unknown)}; known: {', '.join(n[6:] for n in names)}")
-        names = [n for n in names if n[len("bench_"):] in args.only]
-    for name in sorted(names):
-        module = importlib.import_module(f"benchmarks.{name}")
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        for r in module.run(args.quick):
+            raise CLIError(f"unknown benchmark {sorted(unknown)}; known: {', '.join(names)}")
+        names = [n for n in names if n in args.only]
+    rows = []
+    for name in names:
+        print(f"running {name} ({found[name].value}) ...", file=sys.stderr, flush=True)
+        for r in found[name].load()(args.quick):
             rows.append(r)
             ratio = f"{r['ratio']:.2f}x {r['reference']}" if r.get("ratio") is not None else ""
-            print(f"{r['benchmark']:52s} {r['value']:>14,.1f} {r['unit']:12s} {ratio:28s} {r.get('note', '')}", flush=True)
+            print(
+                f"{r['benchmark']:52s} {r['value']:>14,.1f} {r['unit']:12s} {ratio:28s} {r.get('note', '')}", flush=True
+            )
     if args.out:
         Path(args.out).write_text(json.dumps({"version": __version__, "rows": rows}, indent=2))
     return 0
@@ -268,12 +308,15 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
     with user_input():
         env_id = resolve_id(args.game)
     short = env_id.rsplit("_v", 1)[0]
-    if args.backend == "rllib":
-        module_name = "training.rllib_selfplay"
-        default = f"configs/{short}_rllib.yaml"
-    else:
-        module_name = "training.selfplay"
-        default = f"configs/{short}_ppo.yaml"
+    trainers = _plugins(TRAIN_GROUP)
+    if args.backend not in trainers:
+        known = (
+            ", ".join(sorted(trainers))
+            or f"none: install cardenvs with its training/ (entry-point group {TRAIN_GROUP})"
+        )
+        raise CLIError(f"--backend {args.backend!r} is not an installed trainer; known: {known}")
+    # configs/<game>_ppo.yaml for the sb3 trainer (MaskablePPO), configs/<game>_<backend>.yaml for the others
+    default = f"configs/{short}_{'ppo' if args.backend == 'sb3' else args.backend}.yaml"
     config = args.config or default
     if not args.config and not Path(config).is_file():
         raise CLIError(f"no training config for {env_id}: {default} does not exist; pass --config")
@@ -288,20 +331,24 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
         with user_input(f"{where}: "):
             other = resolve_id(str(game))
         if other != env_id:
-            raise CLIError(f"{where} trains {other}, but the command names {env_id}; name {other.rsplit('_v', 1)[0]} "
-                           f"or use a config for {env_id}")
+            raise CLIError(
+                f"{where} trains {other}, but the command names {env_id}; name {other.rsplit('_v', 1)[0]} "
+                f"or use a config for {env_id}"
+            )
     try:
-        module = importlib.import_module(module_name)
+        trainer = trainers[args.backend].load()
     except ImportError as exc:
-        raise CLIError(f"training needs the train extra (pip install 'cardenvs[train]'): {exc}")
+        raise CLIError(f"training needs the train extra (pip install 'cardenvs[train]'): {exc}") from exc
     argv = ["--config", config, "--set", f"game={env_id}", *extra]
-    return module.main(argv)
+    return trainer(argv)
 
 
 # ------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardenvs", description="Card-game environments for RL: "
-                                     "tournaments, terminal play, studies, benchmarks and training.")
+    parser = argparse.ArgumentParser(
+        prog="cardenvs",
+        description="Card-game environments for RL: tournaments, terminal play, studies, benchmarks and training.",
+    )
     parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -310,8 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     def game_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("game", help=f"env id or short name: {', '.join(env_ids())}")
-        p.add_argument("--option", "-o", action="append", metavar="KEY=VALUE",
-                       help="env option, the value read as YAML (repeatable; overrides the config)")
+        p.add_argument(
+            "--option",
+            "-o",
+            action="append",
+            metavar="KEY=VALUE",
+            help="env option, the value read as YAML (repeatable; overrides the config)",
+        )
         p.add_argument("--config", help="game config: YAML with game and options (configs/<game>.yaml)")
 
     p = sub.add_parser("arena", help="a tournament between agents, with confidence intervals and ratings")
@@ -319,11 +371,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", required=True, help="comma-separated agent names, e.g. twos.heuristic,random,random")
     p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
-    p.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
-                   help="replay each deal with the agents permuted over the seats (default on)")
-    p.add_argument("--bidding", action="store_true",
-                   help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
-                        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one")
+    p.add_argument(
+        "--duplicate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay each deal with the agents permuted over the seats (default on)",
+    )
+    p.add_argument(
+        "--bidding",
+        action="store_true",
+        help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
+        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one",
+    )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument("--round-robin", action="store_true", help="play every table of agents out of a larger list")
     p.add_argument("--out", help="write results as JSON (and CSV beside it)")
@@ -356,7 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="self-play training (needs the train extra); extra flags go to the trainer")
     p.add_argument("game", help="env id or short name")
-    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3")
+    p.add_argument(
+        "--backend",
+        default="sb3",
+        help="the trainer: sb3 (MaskablePPO, default) or rllib; trainers "
+        f"are registered by installed packages (entry-point group {TRAIN_GROUP})",
+    )
     p.add_argument("--config", help="training YAML (default configs/<game>_ppo.yaml)")
     p.set_defaults(func=None)
     return parser

@@ -1,2 +1,3 @@
 """Dou Dizhu, version 0 (PettingZoo-style versioned shim)."""
+
 from cardenvs.games.doudizhu.env import __doc__, env, raw_env  # noqa: F401

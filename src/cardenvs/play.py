@@ -8,6 +8,7 @@ input is answered with the reason and the prompt again; it never ends the game.
 :func:`setup_play` checks everything the person chose (game, options, seat, seed, opponents) before the
 game starts, raising ``ValueError``; :func:`run_play` plays; :func:`play_terminal` does both.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from .agent import load_agent
-from .core.env import check_seed
+from .core.env import check_seed, play_episode
 from .registry import make, resolve_id
 
 
@@ -30,8 +31,7 @@ class PlaySession:
     reveal: bool
 
 
-def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None,
-               reveal: bool) -> PlaySession:
+def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None, reveal: bool) -> PlaySession:
     """The env and the opponents, every choice checked (``ValueError`` naming the problem)."""
     env_id = resolve_id(env_id)
     env = make(env_id, render_mode="ansi", illegal_action="raise", **options)
@@ -46,67 +46,80 @@ def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: in
     return PlaySession(env_id, env, agents, int(seat), seed, reveal)
 
 
-def play_terminal(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None, reveal: bool,
-                  stdin: IO[str], stdout: IO[str]) -> int:
+def play_terminal(
+    env_id: str,
+    agent_names: str,
+    options: dict,
+    seat: int,
+    seed: int | None,
+    reveal: bool,
+    stdin: IO[str],
+    stdout: IO[str],
+) -> int:
     return run_play(setup_play(env_id, agent_names, options, seat, seed, reveal), stdin, stdout)
+
+
+class _Leave(Exception):
+    """The person quit or the input closed: the game is abandoned."""
 
 
 def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
     """Play a set-up game: 0 when it ends, 1 when the person quits or the input closes."""
     env, agents, seat, seed, reveal = session.env, session.agents, session.seat, session.seed, session.reveal
-    env_id = session.env_id
     base = env.unwrapped
     rng = np.random.default_rng(seed)
     me = base.possible_agents[seat]
     if hasattr(base, "reveal"):
         base.reveal = reveal
-    env.reset(seed=seed)
-    print(f"You are {me} in {env_id}. Type a move, its #code, 'help' or 'quit'.", file=stdout)
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        if name != me:
-            action = agents[base.agent_name_mapping[name]].act(obs, rng)
-            print(f"{name} plays {base.action_name(action)}", file=stdout)
-            env.step(action)
-            continue
-        print("\n" + _view(base, seat, reveal), file=stdout)
-        legal = np.flatnonzero(obs["action_mask"])
-        print("legal: " + "  ".join(f"#{i} {base.action_name(int(a))}" for i, a in enumerate(legal)), file=stdout)
-        while True:
-            print("> ", end="", file=stdout, flush=True)
-            line = stdin.readline()
-            if not line:
-                print("\ninput closed; leaving the game", file=stdout)
-                return 1
-            text = line.strip()
-            if text in ("quit", "exit"):
-                return 1
-            if text in ("help", "?", ""):
-                print("type one of the legal moves above, or its #code", file=stdout)
-                continue
-            try:
-                if text.startswith("#") and text[1:].isdigit():
-                    index = int(text[1:])
-                    if index >= len(legal):
-                        raise ValueError(f"#{index} is not a listed code (#0..#{len(legal) - 1})")
-                    action = int(legal[index])
-                else:
-                    action = base.parse_action(text)
-            except ValueError as exc:  # what the person typed; a failing step below would be a bug
-                print(f"not accepted: {exc}", file=stdout)
-                continue
-            env.step(action)
-            break
+
+    def choose(mover: int, obs: dict) -> int:
+        if mover != seat:
+            action = agents[mover].act(obs, rng)
+            print(f"{base.possible_agents[mover]} plays {base.action_name(action)}", file=stdout)
+            return action
+        return _ask(base, seat, reveal, obs, stdin, stdout)
+
+    print(f"You are {me} in {session.env_id}. Type a move, its #code, 'help' or 'quit'.", file=stdout)
+    try:
+        play_episode(env, choose, seed=seed)
+    except _Leave:
+        return 1
     scores = base.scores()  # the infos are gone once every agent has been stepped out
-    final = ", ".join(f"{a} {_number(scores[i])}" + (" (you)" if i == seat else "")
-                      for i, a in enumerate(base.possible_agents))
-    print("\n" + base._render(), file=stdout)
+    final = ", ".join(
+        f"{a} {_number(scores[i])}" + (" (you)" if i == seat else "") for i, a in enumerate(base.possible_agents)
+    )
+    print("\n" + base.render_text(), file=stdout)
     outcome = base.outcome()
     print(f"game over: scores {final}; your result {outcome[seat]:+.2f}", file=stdout)
     return 0
+
+
+def _ask(base, seat: int, reveal: bool, obs: dict, stdin: IO[str], stdout: IO[str]) -> int:
+    """The person's move: the table from their seat, the legal moves, and prompts until one is accepted."""
+    print("\n" + _view(base, seat, reveal), file=stdout)
+    legal = np.flatnonzero(obs["action_mask"])
+    print("legal: " + "  ".join(f"#{i} {base.action_name(int(a))}" for i, a in enumerate(legal)), file=stdout)
+    while True:
+        print("> ", end="", file=stdout, flush=True)
+        line = stdin.readline()
+        if not line:
+            print("\ninput closed; leaving the game", file=stdout)
+            raise _Leave
+        text = line.strip()
+        if text in ("quit", "exit"):
+            raise _Leave
+        if text in ("help", "?", ""):
+            print("type one of the legal moves above, or its #code", file=stdout)
+            continue
+        try:
+            if text.startswith("#") and text[1:].isdigit():
+                index = int(text[1:])
+                if index >= len(legal):
+                    raise ValueError(f"#{index} is not a listed code (#0..#{len(legal) - 1})")
+                return int(legal[index])
+            return base.parse_action(text)
+        except ValueError as exc:  # what the person typed; a failing step would be a bug
+            print(f"not accepted: {exc}", file=stdout)
 
 
 def _number(x: float) -> str:
@@ -117,4 +130,4 @@ def _view(base, seat: int, reveal: bool) -> str:
     """The render from one seat; envs that support it take ``viewer`` / ``reveal`` attributes."""
     if hasattr(base, "viewer"):
         base.viewer = seat
-    return base._render()
+    return base.render_text()

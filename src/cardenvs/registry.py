@@ -2,6 +2,7 @@
 
 Each game adds one line here. ``make`` imports lazily, so ``import cardenvs`` stays cheap.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,8 +28,10 @@ def resolve_id(name: str) -> str:
     for env_id in _ENVS:
         if env_id.rsplit("_v", 1)[0] == name:
             return env_id
-    raise ValueError(f"unknown game {name!r}; known games: {', '.join(_ENVS)} (or their short names "
-                     f"{', '.join(i.rsplit('_v', 1)[0] for i in _ENVS)})")
+    raise ValueError(
+        f"unknown game {name!r}; known games: {', '.join(_ENVS)} (or their short names "
+        f"{', '.join(i.rsplit('_v', 1)[0] for i in _ENVS)})"
+    )
 
 
 def env_module(name: str):

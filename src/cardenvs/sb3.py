@@ -13,9 +13,11 @@
 Ended games reset at once (SB3's convention too): ``infos[i]["terminal_observation"]`` holds the learner's
 last observation and ``infos[i]["TimeLimit.truncated"]`` marks truncations.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
@@ -46,7 +48,7 @@ class SB3VecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
 
-    def step_wait(self):
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

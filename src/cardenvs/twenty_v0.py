@@ -1,2 +1,3 @@
 """Twenty, version 0 (PettingZoo-style versioned shim)."""
+
 from cardenvs.games.twenty.env import __doc__, env, raw_env  # noqa: F401

@@ -1,2 +1,3 @@
 """Twos, version 0 (PettingZoo-style versioned shim)."""
+
 from cardenvs.games.twos.env import __doc__, env, raw_env  # noqa: F401

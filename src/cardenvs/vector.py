@@ -29,9 +29,11 @@ Bad input (a wrong shape or dtype of ``actions``, ``num_envs < 1``, an illegal a
 ``ValueError`` naming the game index, the action and the legal ones; no game is touched and the batch stays
 usable.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -63,8 +65,9 @@ class _Batch:
         self.env_id = resolve_id(env_id)
         self.num_envs = _check_count("num_envs", num_envs, 1)
         threads = _check_count("threads", threads, 1)
-        if threads > numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"threads={threads}: numba has {numba.config.NUMBA_NUM_THREADS} threads on this machine")
+        available = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba's stubs omit its config
+        if threads > available:
+            raise ValueError(f"threads={threads}: numba has {available} threads on this machine")
         self.threads = threads if self.num_envs >= SMALL_BATCH else 1
         proto: CardEnv = raw_env_class(self.env_id)(**options)
         if proto.CORE is None:
@@ -104,8 +107,17 @@ class _Batch:
         mixed = np.random.SeedSequence([seed, 0x0DD5]).generate_state(self.num_envs, np.uint64)
         self.rngs[:, 0] = mixed | np.uint64(1)
         self.episodes[:] = 0
-        kernels.run("reset", self.threads, self.state, self.params, self.all, self.deal_seeds, self.episodes,
-                    False, self.last_scores)
+        kernels.run(
+            "reset",
+            self.threads,
+            self.state,
+            self.params,
+            self.all,
+            self.deal_seeds,
+            self.episodes,
+            False,
+            self.last_scores,
+        )
         self.has_reset = True
 
     def check_actions(self, actions: Any, which: np.ndarray, who: str = "") -> np.ndarray:
@@ -113,8 +125,10 @@ class _Batch:
             raise RuntimeError(f"{self.env_id}: call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"{self.env_id}: actions must be an integer array of shape ({self.num_envs},), "
-                             f"one per game{who}; got dtype {actions.dtype} and shape {actions.shape}")
+            raise ValueError(
+                f"{self.env_id}: actions must be an integer array of shape ({self.num_envs},), "
+                f"one per game{who}; got dtype {actions.dtype} and shape {actions.shape}"
+            )
         actions = actions.astype(np.int64, copy=False)
         bad = kernels.first_illegal(self.mask, actions, which)
         if bad >= 0:
@@ -122,8 +136,10 @@ class _Batch:
             legal = np.flatnonzero(self.mask[b])
             names = ", ".join(f"{a} ({self.proto.action_name(int(a))})" for a in legal[:20])
             more = " ..." if len(legal) > 20 else ""
-            raise ValueError(f"{self.env_id}: illegal action {int(actions[b])} in game {b}{who}; legal: "
-                             f"{names}{more}. No game was stepped.")
+            raise ValueError(
+                f"{self.env_id}: illegal action {int(actions[b])} in game {b}{who}; legal: "
+                f"{names}{more}. No game was stepped."
+            )
         return actions
 
     def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -152,11 +168,14 @@ class VectorEnv:
         self.env_id, self.num_envs = b.env_id, b.num_envs
         self.num_players, self.num_actions, self.layout = b.num_players, b.num_actions, b.layout
         self.possible_agents = list(b.proto.possible_agents)
-        self.single_observation_space = spaces.Dict({
-            "observation": b.layout.space(),
-            "action_mask": spaces.Box(0, 1, shape=(b.num_actions,), dtype=np.bool_),
-        })
-        self.single_action_space = spaces.Discrete(b.num_actions)
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": b.layout.space(),
+                # gymnasium's stubs allow only numeric dtypes; Box takes np.bool_ at run time
+                "action_mask": spaces.Box(0, 1, shape=(b.num_actions,), dtype=np.bool_),  # type: ignore[arg-type]
+            }
+        )
+        self.single_action_space: spaces.Discrete = spaces.Discrete(b.num_actions)
         self.rewards = np.zeros((b.num_envs, b.num_players))
         self.terminated = np.zeros(b.num_envs, dtype=np.bool_)
         self.truncated = np.zeros(b.num_envs, dtype=np.bool_)
@@ -168,8 +187,10 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if options:
-            raise ValueError(f"{self.env_id}: vector reset takes no options (got {sorted(options)}); stack decks "
-                             "in the AEC env to replay a deal")
+            raise ValueError(
+                f"{self.env_id}: vector reset takes no options (got {sorted(options)}); stack decks "
+                "in the AEC env to replay a deal"
+            )
         b = self._b
         b.seed_games(seed)
         b.seats[:] = -1
@@ -179,16 +200,39 @@ class VectorEnv:
     def step(self, actions: Any):
         b = self._b
         actions = b.check_actions(actions, b.all)
-        kernels.run("step", b.threads, b.state, b.params, b.all, actions, b.points, b.last_scores, self.rewards,
-                    self.terminated, self.truncated, b.final_scores, b.deal_seeds, b.episodes, b.obs, b.mask, b.legal,
-                    b.seats, b.num_legal)
+        kernels.run(
+            "step",
+            b.threads,
+            b.state,
+            b.params,
+            b.all,
+            actions,
+            b.points,
+            b.last_scores,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            b.final_scores,
+            b.deal_seeds,
+            b.episodes,
+            b.obs,
+            b.mask,
+            b.legal,
+            b.seats,
+            b.num_legal,
+        )
         done = self.terminated | self.truncated
         return b.observation(), self.rewards, self.terminated, self.truncated, self._info(done)
 
     def _info(self, done: np.ndarray) -> dict:
         b = self._b
-        return {"to_move": b.seats, "final_scores": b.final_scores, "_final_scores": done,
-                "deal_seed": b.deal_seeds, "episode": b.episodes}
+        return {
+            "to_move": b.seats,
+            "final_scores": b.final_scores,
+            "_final_scores": done,
+            "deal_seed": b.deal_seeds,
+            "episode": b.episodes,
+        }
 
     def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """``(legal_ids [B, K], num_legal [B])``: the legal action ids of every game, padded with -1 to the
@@ -219,8 +263,15 @@ class LearnerVectorEnv(GymVectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
     render_mode = None
 
-    def __init__(self, env_id: str, num_envs: int, learner: int | str = "rotate",
-                 opponents: Sequence[Opponent] = ("random",), threads: int = 1, **options: Any):
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int,
+        learner: int | str = "rotate",
+        opponents: Sequence[Opponent] = ("random",),
+        threads: int = 1,
+        **options: Any,
+    ):
         self._b = _Batch(env_id, num_envs, threads, options)
         b = self._b
         self.env_id, self.num_envs = b.env_id, b.num_envs
@@ -250,16 +301,21 @@ class LearnerVectorEnv(GymVectorEnv):
             if len(opponents) == 1:
                 opponents = opponents * (n - 1)
             if len(opponents) != n - 1:
-                raise ValueError(f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
-                                 "(give one per seat, one for all, or a dict opponent -> weight)")
+                raise ValueError(
+                    f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
+                    "(give one per seat, one for all, or a dict opponent -> weight)"
+                )
             self.opponent_kinds = np.array([self._kind(o) for o in opponents], dtype=np.int64)
         self.learner_seat = np.zeros(b.num_envs, dtype=np.int64)
         self.seat_kinds = np.zeros((b.num_envs, n), dtype=np.int64)
         self.single_observation_space = b.layout.space()
         self.single_action_space = spaces.Discrete(b.num_actions)
         self.observation_space = spaces.Box(
-            low=0, high=np.broadcast_to(b.layout.high, (b.num_envs, b.layout.size)),
-            shape=(b.num_envs, b.layout.size), dtype=b.layout.dtype)
+            low=0,
+            high=np.broadcast_to(b.layout.high, (b.num_envs, b.layout.size)),
+            shape=(b.num_envs, b.layout.size),
+            dtype=b.layout.dtype,
+        )
         self.action_space = spaces.MultiDiscrete(np.full(b.num_envs, b.num_actions))
         self.rewards = np.zeros(b.num_envs)
         self.ended = np.zeros(b.num_envs, dtype=np.int64)
@@ -279,11 +335,12 @@ class LearnerVectorEnv(GymVectorEnv):
             return 1
         names = tuple(self._b.core.POLICIES)
         game = self.env_id.rsplit("_v", 1)[0]
-        name = opponent[len(game) + 1:] if opponent.startswith(game + ".") else opponent
+        name = opponent[len(game) + 1 :] if opponent.startswith(game + ".") else opponent
         if name not in names:
             known = ", ".join(["random"] + [f"{game}.{p}" for p in names])
-            raise ValueError(f"opponent {opponent!r} is not a numba policy of {self.env_id}; known: {known}, "
-                             "or a callable")
+            raise ValueError(
+                f"opponent {opponent!r} is not a numba policy of {self.env_id}; known: {known}, or a callable"
+            )
         return 2 + names.index(name)
 
     def _seat(self, which: np.ndarray) -> None:
@@ -333,9 +390,26 @@ class LearnerVectorEnv(GymVectorEnv):
         """Play the opponents of games ``which`` until the learner is to move or the game ends."""
         b = self._b
         while len(which):
-            kernels.run("advance", b.threads, b.state, b.params, which, self.seat_kinds, b.points, b.last_scores,
-                        self.learner_seat, acc, self.ended, b.final_scores, b.rngs, b.obs, b.mask, b.legal, b.seats,
-                        b.num_legal)
+            kernels.run(
+                "advance",
+                b.threads,
+                b.state,
+                b.params,
+                which,
+                self.seat_kinds,
+                b.points,
+                b.last_scores,
+                self.learner_seat,
+                acc,
+                self.ended,
+                b.final_scores,
+                b.rngs,
+                b.obs,
+                b.mask,
+                b.legal,
+                b.seats,
+                b.num_legal,
+            )
             on = which[self.ended[which] == 0]
             external = on[self.seat_kinds[on, b.seats[on]] < 0]
             if not len(external):
@@ -350,8 +424,20 @@ class LearnerVectorEnv(GymVectorEnv):
                     raise ValueError(f"opponent {f!r} returned shape {chosen.shape} for {len(games)} games")
                 actions[games] = chosen
             b.check_actions(actions, external, who=" (from an opponent callable)")
-            kernels.run("apply", b.threads, b.state, b.params, external, actions, b.points, b.last_scores,
-                        self.learner_seat, acc, self.ended, b.final_scores)
+            kernels.run(
+                "apply",
+                b.threads,
+                b.state,
+                b.params,
+                external,
+                actions,
+                b.points,
+                b.last_scores,
+                self.learner_seat,
+                acc,
+                self.ended,
+                b.final_scores,
+            )
             which = external
 
     def _restart(self, which: np.ndarray) -> None:
@@ -359,8 +445,7 @@ class LearnerVectorEnv(GymVectorEnv):
         b = self._b
         scratch = np.zeros(b.num_envs)
         while len(which):
-            kernels.run("reset", b.threads, b.state, b.params, which, b.deal_seeds, b.episodes, True,
-                        b.last_scores)
+            kernels.run("reset", b.threads, b.state, b.params, which, b.deal_seeds, b.episodes, True, b.last_scores)
             self._seat(which)
             self.ended[which] = 0
             self._settle(which, scratch)
@@ -385,24 +470,52 @@ class LearnerVectorEnv(GymVectorEnv):
         actions = b.check_actions(actions, b.all, who=" (the learner's)")
         self.rewards[:] = 0.0
         self.ended[:] = 0
-        kernels.run("apply", b.threads, b.state, b.params, b.all, actions, b.points, b.last_scores,
-                    self.learner_seat, self.rewards, self.ended, b.final_scores)
+        kernels.run(
+            "apply",
+            b.threads,
+            b.state,
+            b.params,
+            b.all,
+            actions,
+            b.points,
+            b.last_scores,
+            self.learner_seat,
+            self.rewards,
+            self.ended,
+            b.final_scores,
+        )
         self._settle(b.all[self.ended == 0], self.rewards)
         ended = b.all[self.ended != 0]
         terminated = self.ended == kernels.OVER
         truncated = self.ended == kernels.TRUNCATED
         if len(ended):
             self._final_seats[ended] = self.learner_seat[ended]
-            kernels.run("observe", b.threads, b.state, b.params, ended, self._final_seats, self.final_obs,
-                        self._final_mask, self._final_ids, self._final_legal)
+            kernels.run(
+                "observe",
+                b.threads,
+                b.state,
+                b.params,
+                ended,
+                self._final_seats,
+                self.final_obs,
+                self._final_mask,
+                self._final_ids,
+                self._final_legal,
+            )
             self._restart(ended)
         return b.obs, self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
 
     def _info(self, done: np.ndarray) -> dict:
         b = self._b
-        return {"learner_seat": self.learner_seat.copy(), "final_obs": self.final_obs, "_final_obs": done,
-                "final_scores": b.final_scores, "_final_scores": done, "deal_seed": b.deal_seeds,
-                "episode": b.episodes}
+        return {
+            "learner_seat": self.learner_seat.copy(),
+            "final_obs": self.final_obs,
+            "_final_obs": done,
+            "final_scores": b.final_scores,
+            "_final_scores": done,
+            "deal_seed": b.deal_seeds,
+            "episode": b.episodes,
+        }
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool ``[B, A]`` (sb3-contrib's hook)."""
@@ -419,13 +532,20 @@ class LearnerVectorEnv(GymVectorEnv):
         pass
 
 
-def make(env_id: str, num_envs: int, learner: int | str | None = None, opponents: Sequence[Opponent] | None = None,
-         threads: int = 1, **options: Any):
+def make(
+    env_id: str,
+    num_envs: int,
+    learner: int | str | None = None,
+    opponents: Sequence[Opponent] | None = None,
+    threads: int = 1,
+    **options: Any,
+):
     """A vector env of ``num_envs`` games of ``env_id`` with the AEC env's ``options``: turn-based and
     multi-agent (:class:`VectorEnv`), or with ``learner`` a single-agent view (:class:`LearnerVectorEnv`)."""
     if learner is None:
         if opponents is not None:
             raise ValueError("opponents are played only in the learner view: pass learner='rotate' or a seat")
         return VectorEnv(env_id, num_envs, threads=threads, **options)
-    return LearnerVectorEnv(env_id, num_envs, learner=learner, opponents=opponents or ("random",), threads=threads,
-                            **options)
+    return LearnerVectorEnv(
+        env_id, num_envs, learner=learner, opponents=opponents or ("random",), threads=threads, **options
+    )

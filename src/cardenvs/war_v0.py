@@ -1,2 +1,3 @@
 """War, version 0 (PettingZoo-style versioned shim)."""
+
 from cardenvs.games.war.env import __doc__, env, raw_env  # noqa: F401

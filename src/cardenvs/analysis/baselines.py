@@ -1,14 +1,17 @@
 """How strong are the heuristics? Seeded matches of every game's heuristic against random players
 (and Twenty's solver against greedy), with 95% intervals; the README's table comes from this command."""
+
 from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
 import numpy as np
 
 from cardenvs.agent import load_agent
 from cardenvs.arena import run_tournament
+from cardenvs.core.env import play_episode
 from cardenvs.registry import make
 
 COMMAND = "baselines"
@@ -23,13 +26,12 @@ def doudizhu_role_rate(role: str, hands: int, seed: int) -> tuple[float, float, 
     rng = np.random.default_rng(seed)
     wins = 0
     for g in range(hands):
-        env.reset(seed=seed * 100_003 + g, options={"landlord": 0, "bid": 1})
-        for a in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step((rule if env.agent_name_mapping[a] == seat else rnd).act(obs, rng))
+        play_episode(
+            env,
+            lambda s, obs: (rule if s == seat else rnd).act(obs, rng),
+            seed=seed * 100_003 + g,
+            options={"landlord": 0, "bid": 1},
+        )
         wins += env.outcome()[seat] > 0
     p = wins / hands
     half = 1.96 * math.sqrt(p * (1 - p) / hands)
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     def n(x):
         return max(1, int(x * k))
 
-    rows = [
+    rows: list[tuple[str, list[str], int, dict[str, Any], bool]] = [
         ("twos", ["twos.heuristic", "random", "random"], n(1000), {}, False),
         ("twenty", ["twenty.greedy", "random"], n(500), {}, True),
         ("twenty", ["twenty.solver", "twenty.greedy"], n(500), {"exposed_hands": True, "swap_deals": True}, True),
@@ -58,10 +60,16 @@ def run(args: argparse.Namespace) -> int:
         r = run_tournament(game, agents, games, seed=args.seed, options=options, duplicate=duplicate)
         st = r.stats()[r.agents[0]]
         lo, hi = st["win_rate_ci"]
-        print(f"{game:15s} {' vs '.join(agents):55s} {str(options or ''):40s} {games:5d} deals: "
-              f"win rate {st['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+        print(
+            f"{game:15s} {' vs '.join(agents):55s} {str(options or ''):40s} {games:5d} deals: "
+            f"win rate {st['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]",
+            flush=True,
+        )
     for role in ("landlord", "farmer"):
         p, lo, hi = doudizhu_role_rate(role, n(2000), args.seed)
-        print(f"{'doudizhu':15s} doudizhu.rule as {role} vs random{'':30s} {n(2000):5d} hands: "
-              f"win rate {p:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+        print(
+            f"{'doudizhu':15s} doudizhu.rule as {role} vs random{'':30s} {n(2000):5d} hands: "
+            f"win rate {p:.3f} [{lo:.3f}, {hi:.3f}]",
+            flush=True,
+        )
     return 0

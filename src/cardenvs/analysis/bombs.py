@@ -5,91 +5,30 @@
   ``n x L`` run (L consecutive ranks with at least n cards each, no wrap-around) for every n in 1..4 and
   L in 1..13. Runs are detected with the shared encoder (:func:`cardenvs.core.encoding.longest_runs`).
   The shuffles use xorshift64* streams seeded from a ``np.random.Generator``.
-* :func:`run_probabilities` -- the same quantities exactly: a dynamic program over the 13 ranks whose
-  state is (cards dealt so far, length of the current stretch of ranks with >= n cards), weighting a rank
-  holding c cards by C(4, c); the hands with no run are counted in integers and divided by C(52, h).
-* :func:`rarity_order` -- the valid bombs (4x1 and n x L with n >= 2, L >= 3) from most to least likely
-  at a hand size; Twos' ``bomb_order="rarity"`` makes the rarest the strongest.
+* :func:`run_probabilities` -- the same quantities exactly, and :func:`rarity_order` -- the valid bombs
+  from most to least likely at a hand size (Twos' ``bomb_order="rarity"`` makes the rarest the strongest).
+  Both live with the game (:mod:`cardenvs.games.twos.bombs`), whose rules need them; they are re-exported
+  here.
 
 ``cardenvs analyze bombs --hand-size 20 [--hands N]`` prints the document's tables with the exact
 probability and expected count beside each Monte Carlo count.
 """
+
 from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
-from math import comb
 
 import numpy as np
 from numba import njit, prange
 
 from cardenvs.core import encoding
 from cardenvs.core.rng import uniform_index
+from cardenvs.games.twos.bombs import MAX_L, MAX_N, RANKS, check_hand_size, is_bomb, rarity_order, run_probabilities
 
 COMMAND = "bombs"
 HELP = "how often Twos hands hold each n x L run: Monte Carlo census, exact probabilities, the rarity order"
-MAX_N, MAX_L, RANKS = 4, 13, 13
 _RANK_OF_CARD = np.arange(52, dtype=np.int64) // 4  # cards 0..51 as 4 x 13 ranks (rank order is immaterial)
-
-
-def _check_hand_size(hand_size: int) -> None:
-    if not 1 <= hand_size <= 52:
-        raise ValueError(f"hand_size must be from 1 to 52, got {hand_size}")
-
-
-@njit(cache=True)
-def _no_run_counts(hand_size: int) -> np.ndarray:
-    """out[n-1, L-1] = number of hands (as sets of cards) with no n x L run."""
-    binom4 = np.array([1, 4, 6, 4, 1], dtype=np.int64)
-    out = np.zeros((MAX_N, MAX_L), dtype=np.int64)
-    for n in range(1, MAX_N + 1):
-        for length in range(1, MAX_L + 1):
-            # ways[k, s]: hands using k cards so far whose current stretch of >= n ranks has length s < L
-            ways = np.zeros((hand_size + 1, length), dtype=np.int64)
-            ways[0, 0] = 1
-            for _ in range(RANKS):
-                nxt = np.zeros((hand_size + 1, length), dtype=np.int64)
-                for k in range(hand_size + 1):
-                    for s in range(length):
-                        w = ways[k, s]
-                        if w == 0:
-                            continue
-                        for c in range(min(4, hand_size - k) + 1):
-                            s2 = s + 1 if c >= n else 0
-                            if s2 >= length:
-                                continue
-                            nxt[k + c, s2] += w * binom4[c]
-                ways = nxt
-            total = 0
-            for s in range(length):
-                total += ways[hand_size, s]
-            out[n - 1, length - 1] = total
-    return out
-
-
-def run_probabilities(hand_size: int) -> dict[tuple[int, int], tuple[float, Fraction]]:
-    """{(n, L): (probability as float, exact Fraction)} that a ``hand_size``-card hand holds an n x L run."""
-    _check_hand_size(hand_size)
-    hands = comb(52, hand_size)
-    no_run = _no_run_counts(hand_size)
-    out = {}
-    for n in range(1, MAX_N + 1):
-        for length in range(1, MAX_L + 1):
-            p = Fraction(hands - int(no_run[n - 1, length - 1]), hands)
-            out[(n, length)] = (float(p), p)
-    return out
-
-
-def is_bomb(n: int, length: int) -> bool:
-    return (n == 4 and length == 1) or (n >= 2 and length >= 3)
-
-
-def rarity_order(hand_size: int) -> list[tuple[int, int]]:
-    """Valid bomb shapes from most to least likely at this hand size (ties: fewer cards first)."""
-    probs = run_probabilities(hand_size)
-    bombs = [s for s in probs if is_bomb(*s)]
-    return sorted(bombs, key=lambda s: (-probs[s][1], s[0] * s[1], s[0]))
 
 
 @njit(cache=True, parallel=True)
@@ -107,7 +46,7 @@ def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) 
                 j = uniform_index(state, i + 1)
                 deck[i], deck[j] = deck[j], deck[i]
             for h in range(hands_per_deal):
-                counts = encoding.ids_to_rank_counts(deck[h * hand_size:(h + 1) * hand_size], rank_of, RANKS)
+                counts = encoding.ids_to_rank_counts(deck[h * hand_size : (h + 1) * hand_size], rank_of, RANKS)
                 longest = encoding.longest_runs(counts, MAX_N, RANKS)
                 for n in range(MAX_N):
                     for length in range(longest[n]):
@@ -117,7 +56,7 @@ def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) 
 
 def run_census(hand_size: int, hands: int, seed: int = 0) -> dict[tuple[int, int], int]:
     """{(n, L): hands holding an n x L run} over ``hands`` hands (rounded up to whole deals)."""
-    _check_hand_size(hand_size)
+    check_hand_size(hand_size)
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
     per_deal = 52 // hand_size
@@ -148,8 +87,10 @@ def run(args: argparse.Namespace) -> int:
     counts = run_census(args.hand_size, args.hands, args.seed)
     census_time = time.perf_counter() - start
     dealt = census_hands(args.hand_size, args.hands)
-    print(f"{args.hand_size}-card hands: {dealt:,} simulated in {census_time:.2f} s (numba, parallel; compile "
-          f"included on a first run), exact table in {exact_time:.3f} s")
+    print(
+        f"{args.hand_size}-card hands: {dealt:,} simulated in {census_time:.2f} s (numba, parallel; compile "
+        f"included on a first run), exact table in {exact_time:.3f} s"
+    )
 
     def table(title, shapes):
         print(f"\n{title}\n{'run':>5s} {'hands (MC)':>12s} {'expected':>14s} {'probability':>14s}  exact")
@@ -157,14 +98,21 @@ def run(args: argparse.Namespace) -> int:
             if counts[s] == 0 and probs[s][0] == 0:
                 continue
             p, frac = probs[s]
-            exact = str(frac) if len(str(frac)) < 40 else f"{frac.numerator}/... ({len(str(frac.denominator))}-digit denominator)"
+            exact = (
+                str(frac)
+                if len(str(frac)) < 40
+                else f"{frac.numerator}/... ({len(str(frac.denominator))}-digit denominator)"
+            )
             print(f"{s[0]}x{s[1]:<3d} {counts[s]:12,d} {p * dealt:14,.1f} {p:14.6e}  {exact}")
 
     table("all runs (hands holding at least one):", list(probs))
     table("valid bombs:", [s for s in probs if is_bomb(*s)])
     order = rarity_order(args.hand_size)
-    print("\nrarity order, weakest (most likely) to strongest: " + ", ".join(f"{n}x{l}" for n, l in order if probs[(n, l)][0] > 0))
-    impossible = [f"{n}x{l}" for n, l in order if probs[(n, l)][0] == 0]
+    print(
+        "\nrarity order, weakest (most likely) to strongest: "
+        + ", ".join(f"{n}x{length}" for n, length in order if probs[(n, length)][0] > 0)
+    )
+    impossible = [f"{n}x{length}" for n, length in order if probs[(n, length)][0] == 0]
     if impossible:
         print(f"never dealt at this hand size (ranked strongest, by size): {', '.join(impossible)}")
     return 0

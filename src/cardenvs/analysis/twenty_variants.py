@@ -10,6 +10,7 @@ over one-ply greedy play. It does not measure the skill that exposing the hands 
 the solver plays greedy, so the hidden solver-vs-greedy row is greedy against itself (0 up to noise),
 not what a better player could gain without seeing the other hand.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,26 @@ def margins(matches: int, seed: int, workers: int = 1) -> list[dict]:
     rows = []
     for exposed in (False, True):
         for a, b in PAIRS:
-            results = run_tournament("twenty_v0", [a, b], matches, seed=seed, workers=workers,
-                                     options={"swap_deals": True, "exposed_hands": exposed})
+            results = run_tournament(
+                "twenty_v0",
+                [a, b],
+                matches,
+                seed=seed,
+                workers=workers,
+                options={"swap_deals": True, "exposed_hands": exposed},
+            )
             h2h = results.head_to_head()[a][b]
-            rows.append({"hands": "exposed" if exposed else "hidden", "agent": a, "opponent": b,
-                         "margin": h2h["score_margin"], "ci": h2h["score_margin_ci"],
-                         "win_rate": results.stats()[a]["win_rate"], "games": h2h["games"]})
+            rows.append(
+                {
+                    "hands": "exposed" if exposed else "hidden",
+                    "agent": a,
+                    "opponent": b,
+                    "margin": h2h["score_margin"],
+                    "ci": h2h["score_margin_ci"],
+                    "win_rate": results.stats()[a]["win_rate"],
+                    "games": h2h["games"],
+                }
+            )
     return rows
 
 
@@ -46,12 +61,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'hands':8s} {'agent':14s} {'vs':14s} {'mean margin':>12s} {'95% CI':>20s} {'win rate':>9s} {'games':>6s}")
     for r in rows:
         lo, hi = r["ci"]
-        print(f"{r['hands']:8s} {r['agent']:14s} {r['opponent']:14s} {r['margin']:12.2f} [{lo:8.2f}, {hi:8.2f}] "
-              f"{r['win_rate']:9.3f} {r['games']:6d}")
+        print(
+            f"{r['hands']:8s} {r['agent']:14s} {r['opponent']:14s} {r['margin']:12.2f} [{lo:8.2f}, {hi:8.2f}] "
+            f"{r['win_rate']:9.3f} {r['games']:6d}"
+        )
     hidden = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "hidden"}
     exposed = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "exposed"}
-    print(f"\nsolver's margin over greedy with hands exposed (exact play of the current hands vs one-ply "
-          f"greedy): {exposed[PAIRS[0]]:+.2f} points")
-    print(f"(with hands hidden the solver plays greedy: its hidden margin, {hidden[PAIRS[0]]:+.2f}, is greedy "
-          f"against itself, not what exposing the hands is worth)")
+    print(
+        f"\nsolver's margin over greedy with hands exposed (exact play of the current hands vs one-ply "
+        f"greedy): {exposed[PAIRS[0]]:+.2f} points"
+    )
+    print(
+        f"(with hands hidden the solver plays greedy: its hidden margin, {hidden[PAIRS[0]]:+.2f}, is greedy "
+        f"against itself, not what exposing the hands is worth)"
+    )
     return 0

@@ -12,10 +12,10 @@
 
 ``cardenvs analyze war`` prints all three for the chosen rule options.
 """
+
 from __future__ import annotations
 
 import argparse
-import math
 from collections import defaultdict
 from fractions import Fraction
 from itertools import permutations
@@ -85,7 +85,9 @@ def brute_force_p_sweep(ranks: int, suits: int) -> Fraction:
 
 
 @njit(cache=True, parallel=True)
-def _simulate(state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _simulate(
+    state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Game ``g`` dealt from ``decks[g]`` (shuffle stream ``seeds[g]``) into ``state[g]`` and played out."""
     n = decks.shape[0]
     lengths = np.zeros(n, dtype=np.int64)
@@ -98,8 +100,14 @@ def _simulate(state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: n
     return lengths, results
 
 
-def simulate_lengths(games: int, seed: int = 0, war_face_down: int = 1, shuffle_won: bool = False,
-                     single_pass: bool = False, max_turns: int = 5000) -> dict[str, np.ndarray]:
+def simulate_lengths(
+    games: int,
+    seed: int = 0,
+    war_face_down: int = 1,
+    shuffle_won: bool = False,
+    single_pass: bool = False,
+    max_turns: int = 5000,
+) -> dict[str, np.ndarray]:
     """Play ``games`` random deals to the end; returns ``lengths`` (battles), ``truncated`` and ``result``
     (-1 running at truncation, 0 / 1 winner, 2 draw)."""
     rng = np.random.default_rng(seed)
@@ -110,9 +118,9 @@ def simulate_lengths(games: int, seed: int = 0, war_face_down: int = 1, shuffle_
         count = min(20_000, games - start)
         decks = np.stack([rng.permutation(deck) for _ in range(count)]).astype(np.int16)
         seeds = rng.integers(1, 2**62, size=count)
-        l, r = _simulate(np.zeros(count, dtype=rules.STATE), decks, seeds, params)
-        lengths.append(l)
-        results.append(r)
+        battles, result = _simulate(np.zeros(count, dtype=rules.STATE), decks, seeds, params)
+        lengths.append(battles)
+        results.append(result)
     lengths_all = np.concatenate(lengths)
     results_all = np.concatenate(results)
     return {"lengths": lengths_all, "result": results_all, "truncated": results_all == rules.NO_RESULT}
@@ -135,12 +143,16 @@ def run(args: argparse.Namespace) -> int:
     sim = simulate_lengths(args.games, args.seed, args.war_face_down, args.shuffle_won, False, args.max_turns)
     lengths = sim["lengths"]
     ended = ~sim["truncated"]
-    print(f"\nsimulated {args.games:,} full games (war_face_down={args.war_face_down}, "
-          f"shuffle_won={args.shuffle_won}, max_turns={args.max_turns}, seed={args.seed}):")
+    print(
+        f"\nsimulated {args.games:,} full games (war_face_down={args.war_face_down}, "
+        f"shuffle_won={args.shuffle_won}, max_turns={args.max_turns}, seed={args.seed}):"
+    )
     if ended.any():
         done = lengths[ended]
-        print(f"  battles per finished game: mean {done.mean():.1f}, median {np.median(done):.0f}, "
-              f"99th percentile {np.percentile(done, 99):.0f}")
+        print(
+            f"  battles per finished game: mean {done.mean():.1f}, median {np.median(done):.0f}, "
+            f"99th percentile {np.percentile(done, 99):.0f}"
+        )
     print(f"  share that never ended (truncated at {args.max_turns}): {sim['truncated'].mean():.4f}")
     draws = (sim["result"] == rules.DRAW).mean()
     print(f"  share drawn (both out of cards in a war): {draws:.4f}")

@@ -16,10 +16,11 @@ Twos and Dou Dizhu put ``3`` lowest and ``2`` above the ace, War and Two Way Str
 Twenty uses pip values. Every game builds its rank vectors through :func:`rank_order` and the encoder in
 :mod:`cardenvs.core.encoding`.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -115,7 +116,7 @@ def rank_order(order: str, jokers: Sequence[int] = ()) -> np.ndarray:
     table = np.full(NUM_CARD_IDS, -1, dtype=np.int64)
     for index, rank in enumerate(order):
         natural = RANKS.index(rank)
-        table[4 * natural: 4 * natural + 4] = index
+        table[4 * natural : 4 * natural + 4] = index
     for offset, joker in enumerate(jokers):
         table[joker] = len(order) + offset
     return table
@@ -146,6 +147,5 @@ def check_permutation(cards: Sequence[int], deck: Sequence[int], what: str = "de
     if extra:
         parts.append(f"doubled or not in this game's deck {format_cards(extra)}")
     raise ValueError(
-        f"{what} is not a permutation of the game's {len(deck)}-card deck "
-        f"(got {len(cards)} cards): " + "; ".join(parts)
+        f"{what} is not a permutation of the game's {len(deck)}-card deck (got {len(cards)} cards): " + "; ".join(parts)
     )

@@ -14,6 +14,7 @@ Runs: an ``n x L`` run is ``L`` consecutive ranks with at least ``n`` cards each
 first ``run_ranks`` ranks of the order take part (Dou Dizhu's straights stop at the ace). ``has_run``,
 ``longest_run``, ``longest_runs`` (per n at once) and ``all_runs`` answer the questions games ask.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -39,11 +39,13 @@ Games with a numba core (``CORE``, see :mod:`cardenvs.core.kernels`) get every h
 a batch of one game (``self.states``, with ``self.state`` a record view of game 0 for people and tests) and
 ``self.params``; the game's env keeps its options, docstring, render and move parsing.
 """
+
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -94,7 +96,9 @@ class Option:
             # ... but bools must be real bools: 0/1 or "yes" would hide a typo in a config
             ok = any(plain == c and type(plain) is type(c) for c in self.choices)
             if not ok:
-                raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
+                raise ValueError(
+                    f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}"
+                )
             return plain
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"{env_name}: option {self.name}={value!r} is not allowed; it accepts {self.allowed()}")
@@ -120,8 +124,12 @@ def deal_seed_of(seed: int | None) -> int:
     return int(seeding.np_random(check_seed(seed))[0].integers(2**63 - 1))
 
 
-REWARD_OPTION = Option("reward", "win", "'win': zero-sum +1/-1 shared by winners/losers at the end; "
-                       "'points': score changes as they happen", choices=("win", "points"))
+REWARD_OPTION = Option(
+    "reward",
+    "win",
+    "'win': zero-sum +1/-1 shared by winners/losers at the end; 'points': score changes as they happen",
+    choices=("win", "points"),
+)
 
 
 class CardEnv(AECEnv):
@@ -148,7 +156,7 @@ class CardEnv(AECEnv):
     core. ``_set_reset_params(params)`` writes per-episode reset options into ``params``.
     """
 
-    metadata = {"name": "card_env", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "card_env", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS: tuple[Option, ...] = ()
     DEFAULT_REWARD = "win"
     RESET_OPTIONS: tuple[str, ...] = ("deck",)
@@ -177,13 +185,17 @@ class CardEnv(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._observation_space = self.layout.space()
         self._observation_spaces = {
-            a: spaces.Dict({
-                "observation": self._observation_space,
-                "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
-            })
+            a: spaces.Dict(
+                {
+                    "observation": self._observation_space,
+                    "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
+                }
+            )
             for a in self.possible_agents
         }
-        self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in self.possible_agents
+        }
         self._has_reset = False
         self._deal_seed = 0
         self._stacked: list[np.ndarray] = []
@@ -239,8 +251,10 @@ class CardEnv(AECEnv):
 
     def _parse_decks(self, deck_option: Any) -> list[np.ndarray]:
         name = self.metadata["name"]
-        forms = ("a list of card codes ('AS', '10H', 'BJ'), top card first, or one string of codes separated "
-                 "by spaces or commas; or a list of such decks, one per deal")
+        forms = (
+            "a list of card codes ('AS', '10H', 'BJ'), top card first, or one string of codes separated "
+            "by spaces or commas; or a list of such decks, one per deal"
+        )
         if isinstance(deck_option, np.ndarray):
             deck_option = deck_option.tolist()
         if isinstance(deck_option, str):
@@ -257,27 +271,33 @@ class CardEnv(AECEnv):
                     raw = [items]  # one deck as a list of codes
                 else:
                     k = whole.index(True)
-                    raise ValueError(f"{name}: options['deck'] mixes card codes and whole decks (item {k} is "
-                                     f"{items[k][:40]!r}...); it takes {forms}")
+                    raise ValueError(
+                        f"{name}: options['deck'] mixes card codes and whole decks (item {k} is "
+                        f"{items[k][:40]!r}...); it takes {forms}"
+                    )
             else:
                 for k, d in enumerate(items):
                     if not isinstance(d, (str, list, tuple)):
-                        raise ValueError(f"{name}: options['deck'][{k}] is {d!r} ({type(d).__name__}); it takes "
-                                         f"{forms}")
+                        raise ValueError(
+                            f"{name}: options['deck'][{k}] is {d!r} ({type(d).__name__}); it takes {forms}"
+                        )
                 if any(isinstance(d, str) and not _is_deck_string(d) for d in items):
                     raise ValueError(f"{name}: options['deck'] mixes card codes and lists of them; it takes {forms}")
                 raw = items
         else:
-            raise ValueError(f"{name}: options['deck'] is {deck_option!r} ({type(deck_option).__name__}); "
-                             f"it takes {forms}")
+            raise ValueError(
+                f"{name}: options['deck'] is {deck_option!r} ({type(deck_option).__name__}); it takes {forms}"
+            )
         out = []
         for k, deck in enumerate(raw):
             what = "options['deck']" if len(raw) == 1 else f"options['deck'][{k}]"
             if not isinstance(deck, str):
                 for i, code in enumerate(deck):
                     if not isinstance(code, str):
-                        raise ValueError(f"{name}: {what}[{i}] is {code!r} ({type(code).__name__}); card codes "
-                                         "are strings such as 'AS' or '10H'")
+                        raise ValueError(
+                            f"{name}: {what}[{i}] is {code!r} ({type(code).__name__}); card codes "
+                            "are strings such as 'AS' or '10H'"
+                        )
             try:
                 cards = parse_cards(deck)
             except ValueError as exc:
@@ -293,12 +313,16 @@ class CardEnv(AECEnv):
         limit = self._stacked_limit()
         if dealt is not None and stacked > dealt:
             which = ", ".join(f"{k}={self.config[k]!r}" for k in ("rounds", "swap_deals") if k in self.config)
-            raise ValueError(f"{name}: options['deck'] holds {stacked} decks but an episode"
-                             f"{f' with {which}' if which else ''} deals {dealt} deck{'s' if dealt != 1 else ''}; "
-                             f"stack at most {dealt}")
+            raise ValueError(
+                f"{name}: options['deck'] holds {stacked} decks but an episode"
+                f"{f' with {which}' if which else ''} deals {dealt} deck{'s' if dealt != 1 else ''}; "
+                f"stack at most {dealt}"
+            )
         if limit is not None and stacked > limit:
-            raise ValueError(f"{name}: options['deck'] holds {stacked} decks; an episode deals as many as it "
-                             f"needs, but at most {limit} can be stacked")
+            raise ValueError(
+                f"{name}: options['deck'] holds {stacked} decks; an episode deals as many as it "
+                f"needs, but at most {limit} can be stacked"
+            )
 
     def _deal(self) -> np.ndarray:
         """The next deal's deck, top card first: stacked if given, else shuffled by the dealing generator."""
@@ -323,16 +347,19 @@ class CardEnv(AECEnv):
         if options is None:
             options = {}
         elif not isinstance(options, Mapping):
-            raise ValueError(f"{name}: reset options must be a dict such as {{'deck': [...]}}; got "
-                             f"{type(options).__name__} {options!r}")
+            raise ValueError(
+                f"{name}: reset options must be a dict such as {{'deck': [...]}}; got "
+                f"{type(options).__name__} {options!r}"
+            )
         options = dict(options)
         if options == API_TEST_RESET_OPTIONS:  # PettingZoo's api_test checking the signature
             options = {}
         accepted = (*self.RESET_OPTIONS, "deal_seed")
         unknown = [k for k in options if k not in accepted]
         if unknown:
-            raise ValueError(f"{name}: unknown reset option {unknown[0]!r}; this env reads "
-                             + ", ".join(repr(k) for k in accepted))
+            raise ValueError(
+                f"{name}: unknown reset option {unknown[0]!r}; this env reads " + ", ".join(repr(k) for k in accepted)
+            )
         stacked = self._parse_decks(options["deck"]) if options.get("deck") is not None else []
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -342,8 +369,10 @@ class CardEnv(AECEnv):
         if options.get("deal_seed") is not None:  # replay a vector env's game: its info["deal_seed"][i]
             value = options["deal_seed"]
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 2**64:
-                raise ValueError(f"{self.metadata['name']}: reset option deal_seed={value!r}; expected an "
-                                 "integer from 0 to 2**64 - 1")
+                raise ValueError(
+                    f"{self.metadata['name']}: reset option deal_seed={value!r}; expected an "
+                    "integer from 0 to 2**64 - 1"
+                )
             self._deal_seed = int(value)
         self._deal_count = 0
         self.agents = self.possible_agents[:]
@@ -368,8 +397,10 @@ class CardEnv(AECEnv):
         if not self._has_reset:
             raise RuntimeError(f"{name}: call reset() before {what}")
         if not self.agents:
-            raise RuntimeError(f"{name}: the game is over and every agent has been stepped out; call reset() "
-                               f"to start another game before {what}")
+            raise RuntimeError(
+                f"{name}: the game is over and every agent has been stepped out; call reset() "
+                f"to start another game before {what}"
+            )
 
     def last(self, observe: bool = True):
         self._check_running("last()")
@@ -398,10 +429,15 @@ class CardEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or isinstance(action, (bool, np.bool_)) or not (
-                isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
-            raise ValueError(f"{self.metadata['name']}: action {action!r} for {agent} is outside the action "
-                             f"space Discrete({self.num_actions})")
+        if (
+            action is None
+            or isinstance(action, (bool, np.bool_))
+            or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions)
+        ):
+            raise ValueError(
+                f"{self.metadata['name']}: action {action!r} for {agent} is outside the action "
+                f"space Discrete({self.num_actions})"
+            )
         action = int(action)
         player = self.agent_name_mapping[agent]
         if not self._mask[action]:
@@ -409,8 +445,16 @@ class CardEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
-            status, seat, _ = kernels.aec_step(self.states, self.params, action, self._points, self._last_scores,
-                                               self._step_rewards, self._mask, self._ids)
+            status, seat, _ = kernels.aec_step(
+                self.states,
+                self.params,
+                action,
+                self._points,
+                self._last_scores,
+                self._step_rewards,
+                self._mask,
+                self._ids,
+            )
             over, truncated = status == kernels.OVER, status == kernels.TRUNCATED
             step_rewards, scores = self._step_rewards, self._last_scores
         else:
@@ -447,8 +491,10 @@ class CardEnv(AECEnv):
     def _illegal(self, agent: str, action: int) -> None:
         legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask)[:40])
         more = " ..." if self._mask.sum() > 40 else ""
-        message = (f"{self.metadata['name']}: illegal action {action} ({self.action_name(action)}) "
-                   f"for {agent}; legal actions: {legal}{more}")
+        message = (
+            f"{self.metadata['name']}: illegal action {action} ({self.action_name(action)}) "
+            f"for {agent}; legal actions: {legal}{more}"
+        )
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(message + "; the game ends with -1 for the offender", stacklevel=3)
@@ -464,14 +510,23 @@ class CardEnv(AECEnv):
         if not self._has_reset:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before render()")
         if self.render_mode is None:
-            warnings.warn(f"{self.metadata['name']}: render() called without a render_mode; "
-                          "pass render_mode='ansi' or 'human'", stacklevel=2)
+            warnings.warn(
+                f"{self.metadata['name']}: render() called without a render_mode; pass render_mode='ansi' or 'human'",
+                stacklevel=2,
+            )
             return None
         text = self._render()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def render_text(self) -> str:
+        """The table as text (what ``render_mode="ansi"`` renders), whatever ``render_mode`` is: every hand,
+        or the view of ``viewer`` (every hand again with ``reveal``)."""
+        if not self._has_reset:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before render_text()")
+        return self._render()
 
     def close(self) -> None:
         pass
@@ -586,8 +641,9 @@ class CardEnv(AECEnv):
                 return int(a)
         if text.isdigit() and int(text) in legal:
             return int(text)
-        raise ValueError(f"{text!r} is not a legal move here; legal: "
-                         + ", ".join(self.action_name(int(a)) for a in legal[:30]))
+        raise ValueError(
+            f"{text!r} is not a legal move here; legal: " + ", ".join(self.action_name(int(a)) for a in legal[:30])
+        )
 
     def action_name(self, action: int) -> str:
         """A short human-readable name of an action id (games override)."""
@@ -633,6 +689,56 @@ class CardEnv(AECEnv):
         raise NotImplementedError
 
 
+@dataclass
+class Episode:
+    """What :func:`play_episode` saw of a game played to its end; lists are per seat (``possible_agents``
+    order)."""
+
+    #: actions the agents took (the dead steps that step finished agents out are not counted)
+    steps: int
+    #: each seat's rewards summed over the game (``reward`` from ``last()`` on every turn, the last included)
+    rewards: list[float]
+    #: ``infos[agent]["score"]`` when each seat's game ended (0 for an env without scores)
+    scores: list[float]
+    #: the game ended by truncation (a turn limit) rather than by its rules
+    truncated: bool = False
+    #: the seat whose illegal action ended the game (an ``env()`` built with ``illegal_action="terminate"``)
+    illegal: int | None = None
+
+
+def play_episode(
+    env: AECEnv,
+    choose: Callable[[int, dict[str, np.ndarray]], int],
+    *,
+    seed: int | None = None,
+    options: dict | None = None,
+) -> Episode:
+    """Reset ``env`` and play the game to its end: ``choose(seat, observation)`` gives the action of the seat
+    to move (``observation`` is its ``{"observation", "action_mask"}`` dict), and finished agents are stepped
+    out with ``None``, as the AEC loop requires. The one play loop of the project (arena, terminal play,
+    studies, benchmarks, tests); works with any PettingZoo AEC env, seats being ``possible_agents`` indices.
+    """
+    env.reset(seed=seed, options=options)
+    seats = {agent: i for i, agent in enumerate(env.possible_agents)}
+    n = len(seats)
+    rewards, scores = [0.0] * n, [0.0] * n
+    steps, truncated, illegal = 0, False, None
+    for agent in env.agent_iter():
+        observation, reward, terminated, trunc, info = env.last()
+        seat = seats[agent]
+        rewards[seat] += reward
+        if terminated or trunc:
+            scores[seat] = float(info.get("score", 0.0))
+            truncated = truncated or trunc
+            if info.get("illegal_action"):
+                illegal = seat
+            env.step(None)
+            continue
+        env.step(choose(seat, observation))
+        steps += 1
+    return Episode(steps, rewards, scores, truncated, illegal)
+
+
 def make_env_functions(raw_class: type[CardEnv]) -> tuple[Callable[..., CardEnv], Callable[..., CardEnv]]:
     """``(env, raw_env)`` factories for a game module: ``env()`` terminates on illegal moves."""
 
@@ -640,8 +746,10 @@ def make_env_functions(raw_class: type[CardEnv]) -> tuple[Callable[..., CardEnv]
         options.setdefault("illegal_action", "terminate")
         return raw_class(**options)
 
-    env.__doc__ = (f"The {raw_class.metadata['name']} env as PettingZoo's classic wrappers would give it "
-                   "(illegal move ends the game with -1 for the offender). Options: see ``raw_env``.")
+    env.__doc__ = (
+        f"The {raw_class.metadata['name']} env as PettingZoo's classic wrappers would give it "
+        "(illegal move ends the game with -1 for the offender). Options: see ``raw_env``."
+    )
     return env, raw_class
 
 

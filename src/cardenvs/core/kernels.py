@@ -27,10 +27,14 @@ uses (all write in place; none allocates Python objects):
 A game registers them with :func:`register` for its ``STATE`` dtype. The generic functions below of the
 same names dispatch on the state's dtype at compile time (``numba.extending.overload``), so the batch loops
 (:func:`reset_range`, :func:`step_range`, :func:`observe_range`, :func:`advance_range`, ...; :func:`run`
-picks the serial or the parallel form) are written once and compiled per game, cached. The AEC envs run the same functions on a batch of one (:mod:`.env`); the vector
-envs (:mod:`cardenvs.vector`) on ``B`` games, on every core with ``prange`` when asked.
+picks the serial or the parallel form) are written once and compiled per game, cached. The AEC envs run
+the same functions on a batch of one (:mod:`.env`); the vector envs (:mod:`cardenvs.vector`) on ``B``
+games, on every core with ``prange`` when asked.
 """
+
 from __future__ import annotations
+
+from typing import Any
 
 import numba
 import numpy as np
@@ -41,6 +45,8 @@ from numba.np.numpy_support import from_dtype
 from .rng import splitmix64, uniform_index
 
 RUNNING, OVER, TRUNCATED = 0, 1, 2
+#: the overloads' jit options: compiled code cached on disk (typed Any: numba's stub of jit_options omits "cache")
+CACHED: Any = {"cache": True}
 FUNCTIONS = ("init", "to_move", "legal_ids", "apply", "status", "scores", "outcome", "observe", "policy")
 _GAMES: list[tuple[np.dtype, dict]] = []
 
@@ -99,63 +105,63 @@ def policy(state, b, params, which, rng):
     raise NotImplementedError("numba only")
 
 
-@overload(init, jit_options={"cache": True})
+@overload(init, jit_options=CACHED)
 def _ol_init(state, b, params, deal_seed):
     f = _implementation(state, "init")
     if f is not None:
         return lambda state, b, params, deal_seed: f(state, b, params, deal_seed)
 
 
-@overload(to_move, jit_options={"cache": True})
+@overload(to_move, jit_options=CACHED)
 def _ol_to_move(state, b, params):
     f = _implementation(state, "to_move")
     if f is not None:
         return lambda state, b, params: f(state, b, params)
 
 
-@overload(legal_ids, jit_options={"cache": True})
+@overload(legal_ids, jit_options=CACHED)
 def _ol_legal_ids(state, b, params, ids):
     f = _implementation(state, "legal_ids")
     if f is not None:
         return lambda state, b, params, ids: f(state, b, params, ids)
 
 
-@overload(apply, jit_options={"cache": True})
+@overload(apply, jit_options=CACHED)
 def _ol_apply(state, b, params, action):
     f = _implementation(state, "apply")
     if f is not None:
         return lambda state, b, params, action: f(state, b, params, action)
 
 
-@overload(status, jit_options={"cache": True})
+@overload(status, jit_options=CACHED)
 def _ol_status(state, b, params):
     f = _implementation(state, "status")
     if f is not None:
         return lambda state, b, params: f(state, b, params)
 
 
-@overload(scores, jit_options={"cache": True})
+@overload(scores, jit_options=CACHED)
 def _ol_scores(state, b, params, out):
     f = _implementation(state, "scores")
     if f is not None:
         return lambda state, b, params, out: f(state, b, params, out)
 
 
-@overload(outcome, jit_options={"cache": True})
+@overload(outcome, jit_options=CACHED)
 def _ol_outcome(state, b, params, out):
     f = _implementation(state, "outcome")
     if f is not None:
         return lambda state, b, params, out: f(state, b, params, out)
 
 
-@overload(observe, jit_options={"cache": True})
+@overload(observe, jit_options=CACHED)
 def _ol_observe(state, b, params, p, out):
     f = _implementation(state, "observe")
     if f is not None:
         return lambda state, b, params, p, out: f(state, b, params, p, out)
 
 
-@overload(policy, jit_options={"cache": True})
+@overload(policy, jit_options=CACHED)
 def _ol_policy(state, b, params, which, rng):
     f = _implementation(state, "policy")
     if f is not None:
@@ -265,6 +271,7 @@ def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
 # that splits ``which`` into ``chunks`` and runs them with ``prange``. One thread calls the serial function
 # on the whole range: numba's parallel lowering costs about a third of the speed of a single-thread loop.
 
+
 @njit(cache=True)
 def reset_range(state, params, which, deal_seeds, episodes, advance, last_scores, lo, hi) -> None:
     """Games ``which[lo:hi]`` start a deal: from ``deal_seeds[b]`` as it is, or, with ``advance``, from the
@@ -317,8 +324,27 @@ def first_illegal(mask, actions, which) -> int:
 
 
 @njit(cache=True)
-def step_range(state, params, which, actions, points, last_scores, rewards, terminated, truncated, final_scores,
-               deal_seeds, episodes, obs, mask, legal, seats, num_legal, lo, hi) -> None:
+def step_range(
+    state,
+    params,
+    which,
+    actions,
+    points,
+    last_scores,
+    rewards,
+    terminated,
+    truncated,
+    final_scores,
+    deal_seeds,
+    episodes,
+    obs,
+    mask,
+    legal,
+    seats,
+    num_legal,
+    lo,
+    hi,
+) -> None:
     """Games ``which[lo:hi]`` play ``actions[b]`` (legal: checked by the caller). Rewards of every seat, ends,
     and the final scores of ended games are written out; an ended game starts its next deal at once
     (Gymnasium's same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]`` counts); then
@@ -342,12 +368,49 @@ def step_range(state, params, which, actions, points, last_scores, rewards, term
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(state, params, which, actions, points, last_scores, rewards, terminated, truncated,
-                  final_scores, deal_seeds, episodes, obs, mask, legal, seats, num_legal, chunks) -> None:
+def step_parallel(
+    state,
+    params,
+    which,
+    actions,
+    points,
+    last_scores,
+    rewards,
+    terminated,
+    truncated,
+    final_scores,
+    deal_seeds,
+    episodes,
+    obs,
+    mask,
+    legal,
+    seats,
+    num_legal,
+    chunks,
+) -> None:
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, which.shape[0])
-        step_range(state, params, which, actions, points, last_scores, rewards, terminated, truncated,
-                   final_scores, deal_seeds, episodes, obs, mask, legal, seats, num_legal, lo, hi)
+        step_range(
+            state,
+            params,
+            which,
+            actions,
+            points,
+            last_scores,
+            rewards,
+            terminated,
+            truncated,
+            final_scores,
+            deal_seeds,
+            episodes,
+            obs,
+            mask,
+            legal,
+            seats,
+            num_legal,
+            lo,
+            hi,
+        )
 
 
 @njit(cache=True)
@@ -386,8 +449,26 @@ def _pick(state, b, params, kind, rng, ids) -> int:
 
 
 @njit(cache=True)
-def advance_range(state, params, which, seat_kinds, points, last_scores, learner_seat, acc_rewards, ended,
-                  final_scores, rngs, obs, mask, legal, seats, num_legal, lo, hi) -> None:
+def advance_range(
+    state,
+    params,
+    which,
+    seat_kinds,
+    points,
+    last_scores,
+    learner_seat,
+    acc_rewards,
+    ended,
+    final_scores,
+    rngs,
+    obs,
+    mask,
+    legal,
+    seats,
+    num_legal,
+    lo,
+    hi,
+) -> None:
     """The single-agent view's inner loop, for games ``which[lo:hi]``: internal opponents
     (``seat_kinds[b, p]`` >= 1: 1 random, 2 + k the game's numba policy k) move until the learner (kind 0)
     or an external opponent (kind < 0) is to move or the game ends. The learner seat's rewards accumulate
@@ -417,17 +498,53 @@ def advance_range(state, params, which, seat_kinds, points, last_scores, learner
 
 
 @njit(cache=True, parallel=True)
-def advance_parallel(state, params, which, seat_kinds, points, last_scores, learner_seat, acc_rewards, ended,
-                     final_scores, rngs, obs, mask, legal, seats, num_legal, chunks) -> None:
+def advance_parallel(
+    state,
+    params,
+    which,
+    seat_kinds,
+    points,
+    last_scores,
+    learner_seat,
+    acc_rewards,
+    ended,
+    final_scores,
+    rngs,
+    obs,
+    mask,
+    legal,
+    seats,
+    num_legal,
+    chunks,
+) -> None:
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, which.shape[0])
-        advance_range(state, params, which, seat_kinds, points, last_scores, learner_seat, acc_rewards, ended,
-                      final_scores, rngs, obs, mask, legal, seats, num_legal, lo, hi)
+        advance_range(
+            state,
+            params,
+            which,
+            seat_kinds,
+            points,
+            last_scores,
+            learner_seat,
+            acc_rewards,
+            ended,
+            final_scores,
+            rngs,
+            obs,
+            mask,
+            legal,
+            seats,
+            num_legal,
+            lo,
+            hi,
+        )
 
 
 @njit(cache=True)
-def apply_range(state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended,
-                final_scores, lo, hi) -> None:
+def apply_range(
+    state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, lo, hi
+) -> None:
     """Games ``which[lo:hi]`` play ``actions[b]`` (legal: checked by the caller) for the seat to move; the
     learner seat's reward accumulates; a game that ends gets ``ended[b]`` (1 over, 2 truncated)."""
     scratch = np.empty(last_scores.shape[1], dtype=np.float64)
@@ -443,18 +560,33 @@ def apply_range(state, params, which, actions, points, last_scores, learner_seat
 
 
 @njit(cache=True, parallel=True)
-def apply_parallel(state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended,
-                   final_scores, chunks) -> None:
+def apply_parallel(
+    state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, chunks
+) -> None:
     for c in prange(chunks):
         lo, hi = _chunk(c, chunks, which.shape[0])
-        apply_range(state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended,
-                    final_scores, lo, hi)
+        apply_range(
+            state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, lo, hi
+        )
 
 
-SERIAL = {"reset": reset_range, "observe": observe_range, "step": step_range, "random": random_range,
-          "advance": advance_range, "apply": apply_range}
-PARALLEL = {"reset": reset_parallel, "observe": observe_parallel, "step": step_parallel,
-            "random": random_parallel, "advance": advance_parallel, "apply": apply_parallel}
+# numba dispatchers, called as functions (mypy sees them as unrelated objects)
+SERIAL: dict[str, Any] = {
+    "reset": reset_range,
+    "observe": observe_range,
+    "step": step_range,
+    "random": random_range,
+    "advance": advance_range,
+    "apply": apply_range,
+}
+PARALLEL: dict[str, Any] = {
+    "reset": reset_parallel,
+    "observe": observe_parallel,
+    "step": step_parallel,
+    "random": random_parallel,
+    "advance": advance_parallel,
+    "apply": apply_parallel,
+}
 
 
 def run(loop: str, threads: int, *args):

@@ -4,10 +4,11 @@ An env declares its flat observation vector as a list of :class:`Segment` (name,
 optional shape); the :class:`Layout` turns that into offsets, the gymnasium ``Box``, a decoder for agents
 and tests, and the Markdown table for the env's docstring, so the documentation cannot drift.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 from gymnasium import spaces

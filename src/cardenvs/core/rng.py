@@ -3,6 +3,7 @@
 numba code cannot take a ``np.random.Generator``, and the global numpy state is off limits, so compiled
 loops carry their own xorshift64* state (a one-element ``uint64`` array) seeded from a Generator.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Dou Dizhu: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
 numba heuristics (:mod:`.policies`), the env (:mod:`.env`)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,9 +10,18 @@ from cardenvs.core import kernels
 from . import moves, policies, rules
 from .moves import classify  # noqa: F401
 
-kernels.register(rules.STATE, init=rules.init, to_move=rules.to_move, legal_ids=rules.legal_ids, apply=rules.apply,
-                 status=rules.status, scores=rules.scores, outcome=rules.outcome, observe=rules.observe,
-                 policy=policies.policy)
+kernels.register(
+    rules.STATE,
+    init=rules.init,
+    to_move=rules.to_move,
+    legal_ids=rules.legal_ids,
+    apply=rules.apply,
+    status=rules.status,
+    scores=rules.scores,
+    outcome=rules.outcome,
+    observe=rules.observe,
+    policy=policies.policy,
+)
 
 
 def legal_moves(hand: str, last: str | None = None) -> list[str]:

@@ -45,6 +45,7 @@ so each agent is landlord of every deal (as DouZero evaluates).
 ## Version history
 * v0: first release.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,41 +54,66 @@ from cardenvs.core import encoding
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+
 from . import moves, rules
 from .rules import HISTORY
 
-LAYOUT = Layout([
-    Segment("hand", 54, 1, "own cards"),
-    Segment("unseen", 54, 1, "cards this player has not seen (not in own hand, not played, not a known kitty card)"),
-    Segment("kitty", 54, 1, "the three kitty cards once shown (zeros during bidding)"),
-    Segment("kitty_in_landlord_hand", 54, 1, "kitty cards the landlord still holds (public)"),
-    Segment("to_beat", 54, 1, "the move to beat (zeros when leading)"),
-    Segment("to_beat_type", 14, 1, "its type, one-hot (moves.TYPES)"),
-    Segment("to_beat_main", 15, 1, "its main rank (3..R), one-hot: tells apart readings of one card set"),
-    Segment("last_moves", 2 * 54, 1, "the last action of the next and of the previous player (pass: zeros)", shape=(2, 54)),
-    Segment("history", HISTORY * 54, 1, "the moves of the last 15 turns, most recent first (passes: zeros)", shape=(HISTORY, 54)),
-    Segment("played", 3 * 54, 1, "cards played by each player (relative seats)", shape=(3, 54)),
-    Segment("cards_left", 3, 20, "cards in each hand (relative seats)"),
-    Segment("landlord", 3, 1, "who is landlord (relative seats), one-hot; zeros while bidding"),
-    Segment("bid", 4, 1, "the current (or final) bid 0..3, one-hot"),
-    Segment("bombs", 1, 20, "bombs and rockets played so far"),
-    Segment("bidding", 1, 1, "1 during the bidding"),
-    Segment("bids", 3 * 5, 1, "each seat's bid so far (relative seats), one-hot over: not yet (or never: a bid of 3 "
-            "ended the bidding, or it was skipped), no bid, 1, 2, 3", shape=(3, 5)),
-    Segment("bid_position", 3, 1, "the observer's place in the bidding order (0 = first bidder), one-hot"),
-])
+LAYOUT = Layout(
+    [
+        Segment("hand", 54, 1, "own cards"),
+        Segment(
+            "unseen", 54, 1, "cards this player has not seen (not in own hand, not played, not a known kitty card)"
+        ),
+        Segment("kitty", 54, 1, "the three kitty cards once shown (zeros during bidding)"),
+        Segment("kitty_in_landlord_hand", 54, 1, "kitty cards the landlord still holds (public)"),
+        Segment("to_beat", 54, 1, "the move to beat (zeros when leading)"),
+        Segment("to_beat_type", 14, 1, "its type, one-hot (moves.TYPES)"),
+        Segment("to_beat_main", 15, 1, "its main rank (3..R), one-hot: tells apart readings of one card set"),
+        Segment(
+            "last_moves",
+            2 * 54,
+            1,
+            "the last action of the next and of the previous player (pass: zeros)",
+            shape=(2, 54),
+        ),
+        Segment(
+            "history",
+            HISTORY * 54,
+            1,
+            "the moves of the last 15 turns, most recent first (passes: zeros)",
+            shape=(HISTORY, 54),
+        ),
+        Segment("played", 3 * 54, 1, "cards played by each player (relative seats)", shape=(3, 54)),
+        Segment("cards_left", 3, 20, "cards in each hand (relative seats)"),
+        Segment("landlord", 3, 1, "who is landlord (relative seats), one-hot; zeros while bidding"),
+        Segment("bid", 4, 1, "the current (or final) bid 0..3, one-hot"),
+        Segment("bombs", 1, 20, "bombs and rockets played so far"),
+        Segment("bidding", 1, 1, "1 during the bidding"),
+        Segment(
+            "bids",
+            3 * 5,
+            1,
+            "each seat's bid so far (relative seats), one-hot over: not yet (or never: a bid of 3 "
+            "ended the bidding, or it was skipped), no bid, 1, 2, 3",
+            shape=(3, 5),
+        ),
+        Segment("bid_position", 3, 1, "the observer's place in the bidding order (0 = first bidder), one-hot"),
+    ]
+)
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 # every action's cards in the observation's 54-entry encoding (at-least-k planes, k-major; pass and bids zero)
 MOVE_PLANES = np.zeros((moves.NUM_ACTIONS, 54), dtype=np.int8)
-MOVE_PLANES[:moves.NUM_MOVES, :52] = (moves.MOVE_COUNTS[:, None, :13] > np.arange(4)[None, :, None]).reshape(-1, 52)
-MOVE_PLANES[:moves.NUM_MOVES, 52:] = moves.MOVE_COUNTS[:, 13:15] > 0
+MOVE_PLANES[: moves.NUM_MOVES, :52] = (moves.MOVE_COUNTS[:, None, :13] > np.arange(4)[None, :, None]).reshape(-1, 52)
+MOVE_PLANES[: moves.NUM_MOVES, 52:] = moves.MOVE_COUNTS[:, 13:15] > 0
 
 
 class DouDizhuEnv(CardEnv):
     metadata = {"name": "doudizhu_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS = (
-        Option("bidding", True, "bid for the landlord; False: the first bidder is landlord at bid 1", choices=(True, False)),
+        Option(
+            "bidding", True, "bid for the landlord; False: the first bidder is landlord at bid 1", choices=(True, False)
+        ),
     )
     DEFAULT_REWARD = "points"
     RESET_OPTIONS = ("deck", "first_bidder", "landlord", "bid")
@@ -121,8 +147,10 @@ class DouDizhuEnv(CardEnv):
         the deal's first bidder (drawn from the deal seed, so the same seat in every seating)."""
         if bidding:
             if not self.config["bidding"]:
-                raise ValueError("doudizhu_v0: duplicate deals with bidding need the option bidding=True "
-                                 "(bidding=False makes the first bidder landlord at bid 1)")
+                raise ValueError(
+                    "doudizhu_v0: duplicate deals with bidding need the option bidding=True "
+                    "(bidding=False makes the first bidder landlord at bid 1)"
+                )
             return [{}]
         return [{"landlord": 0, "bid": 1}]
 
@@ -159,28 +187,38 @@ class DouDizhuEnv(CardEnv):
         if not options:
             raise ValueError(f"{text!r} is not a legal move here (not a combination, not held, or too low)")
         if len(options) > 1:
-            raise ValueError(f"{text!r} reads several ways: " + ", ".join(moves.move_string(m) for m in options)
-                             + " (type one of them)")
+            raise ValueError(
+                f"{text!r} reads several ways: "
+                + ", ".join(moves.move_string(m) for m in options)
+                + " (type one of them)"
+            )
         return options[0]
 
     def _render(self) -> str:
         s = self.state
         ranks = moves.RANK_CHARS
-        history = list(zip(s.hist_player[:s.n_hist].tolist(), s.hist_move[:s.n_hist].tolist()))
-        lines = ["Dou Dizhu: " + ("bidding, " if s.bidding else "")
-                 + (f"landlord player_{s.landlord}, bid {s.bid}, " if s.landlord >= 0 and not s.bidding else "")
-                 + f"bombs {s.bombs} (multiplier x{2 ** s.bombs})"]
+        history = list(zip(s.hist_player[: s.n_hist].tolist(), s.hist_move[: s.n_hist].tolist(), strict=True))
+        lines = [
+            "Dou Dizhu: "
+            + ("bidding, " if s.bidding else "")
+            + (f"landlord player_{s.landlord}, bid {s.bid}, " if s.landlord >= 0 and not s.bidding else "")
+            + f"bombs {s.bombs} (multiplier x{2**s.bombs})"
+        ]
         if not s.bidding and s.landlord >= 0:
             lines.append("  kitty: " + " ".join(card_code(c) for c in s.kitty))
         for p in range(3):
             shown = self.viewer is None or self.viewer == p or self.reveal
             counts = encoding.rank_counts(s.hands[p], moves.RANK_OF_CARD, 15)
             hand = "".join(ranks[r] * c for r, c in enumerate(counts)) if shown else f"{int(counts.sum())} cards"
-            role = "landlord" if p == s.landlord and not s.bidding else ("farmer" if s.landlord >= 0 and not s.bidding else "")
+            role = (
+                "landlord"
+                if p == s.landlord and not s.bidding
+                else ("farmer" if s.landlord >= 0 and not s.bidding else "")
+            )
             last = next((moves.move_string(m) for who, m in reversed(history) if who == p), "-")
             lines.append(f"  player_{p} {role:8s}: {hand or '-':22s} last: {last}")
         if s.bidding:
-            lines.append(f"  bids so far: {s.bids[:s.n_bids].tolist()}")
+            lines.append(f"  bids so far: {s.bids[: s.n_bids].tolist()}")
         if s.last_move >= 0:
             lines.append(f"  to beat: {moves.move_string(s.last_move)} by player_{s.last_player}")
         if s.dead:

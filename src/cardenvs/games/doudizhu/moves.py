@@ -15,6 +15,7 @@ A card set that reads as several types is one action per reading (``333444555666
 ``333444555+666``, or ``444555666+333``). Following: the same type and length with a higher main rank;
 a bomb beats every non-bomb and a lower bomb; the rocket beats everything.
 """
+
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
@@ -31,10 +32,38 @@ TWO, BLACK, RED = 12, 13, 14
 MAX_CARDS = 20
 CHAIN_TOP = 11  # straights, pair straights and airplanes stop at the ace
 
-TYPES = ["single", "pair", "trio", "trio+single", "trio+pair", "straight", "pair_straight", "airplane",
-         "airplane+singles", "airplane+pairs", "four+two_singles", "four+two_pairs", "bomb", "rocket"]
-(SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, STRAIGHT, PAIR_STRAIGHT, AIRPLANE, AIRPLANE_SINGLES,
- AIRPLANE_PAIRS, FOUR_SINGLES, FOUR_PAIRS, BOMB, ROCKET) = range(14)
+TYPES = [
+    "single",
+    "pair",
+    "trio",
+    "trio+single",
+    "trio+pair",
+    "straight",
+    "pair_straight",
+    "airplane",
+    "airplane+singles",
+    "airplane+pairs",
+    "four+two_singles",
+    "four+two_pairs",
+    "bomb",
+    "rocket",
+]
+(
+    SINGLE,
+    PAIR,
+    TRIO,
+    TRIO_SINGLE,
+    TRIO_PAIR,
+    STRAIGHT,
+    PAIR_STRAIGHT,
+    AIRPLANE,
+    AIRPLANE_SINGLES,
+    AIRPLANE_PAIRS,
+    FOUR_SINGLES,
+    FOUR_PAIRS,
+    BOMB,
+    ROCKET,
+) = range(14)
 RANK_OF_CARD = rank_order(TWO_HIGH, jokers=(BLACK_JOKER, RED_JOKER))[:54]  # card id -> 0..14
 
 
@@ -66,7 +95,7 @@ def _build_table():
 
     def block(start, length, width):
         c = np.zeros(NUM_RANKS, dtype=np.int64)
-        c[start:start + length] = width
+        c[start : start + length] = width
         return c
 
     for r in range(NUM_RANKS):
@@ -119,14 +148,14 @@ MOVE_COUNTS = (MOVE_MAIN_COUNTS + MOVE_KICKERS).astype(np.int8)
 MOVE_SIZE = MOVE_COUNTS.sum(axis=1).astype(np.int64)
 
 # groups of moves sharing (type, main, length): the generator checks the main part once per group
-_keys = list(zip(MOVE_TYPE.tolist(), MOVE_MAIN.tolist(), MOVE_LENGTH.tolist()))
+_keys = list(zip(MOVE_TYPE.tolist(), MOVE_MAIN.tolist(), MOVE_LENGTH.tolist(), strict=True))
 _starts = [i for i in range(NUM_MOVES) if i == 0 or _keys[i] != _keys[i - 1]]
 GROUP_START = np.array(_starts, dtype=np.int64)
 GROUP_END = np.array(_starts[1:] + [NUM_MOVES], dtype=np.int64)
-GROUP_OF_TYPE_LENGTH: dict[tuple[int, int], np.ndarray] = {}
+_groups: dict[tuple[int, int], list[int]] = {}
 for g, start in enumerate(_starts):
-    GROUP_OF_TYPE_LENGTH.setdefault((_keys[start][0], _keys[start][2]), []).append(g)
-GROUP_OF_TYPE_LENGTH = {k: np.array(v, dtype=np.int64) for k, v in GROUP_OF_TYPE_LENGTH.items()}
+    _groups.setdefault((_keys[start][0], _keys[start][2]), []).append(g)
+GROUP_OF_TYPE_LENGTH: dict[tuple[int, int], np.ndarray] = {k: np.array(v, dtype=np.int64) for k, v in _groups.items()}
 NUM_GROUPS = len(_starts)
 # per (type, length): the groups, as a padded table the numba code can index
 _TL = sorted(GROUP_OF_TYPE_LENGTH)
@@ -134,7 +163,7 @@ TL_INDEX = np.full((14, 13), -1, dtype=np.int64)
 TL_GROUPS = np.full((len(_TL), max(len(v) for v in GROUP_OF_TYPE_LENGTH.values())), -1, dtype=np.int64)
 for i, key in enumerate(_TL):
     TL_INDEX[key[0], key[1]] = i
-    TL_GROUPS[i, :len(GROUP_OF_TYPE_LENGTH[key])] = GROUP_OF_TYPE_LENGTH[key]
+    TL_GROUPS[i, : len(GROUP_OF_TYPE_LENGTH[key])] = GROUP_OF_TYPE_LENGTH[key]
 BOMB_GROUPS = np.array([g for g, s in enumerate(_starts) if MOVE_TYPE[s] in (BOMB, ROCKET)], dtype=np.int64)
 
 # action ids: the moves, then pass, then the bids (no bid, 1, 2, 3)
@@ -178,8 +207,9 @@ def readings(counts: np.ndarray) -> list[int]:
     return [int(m) for m in np.flatnonzero((MOVE_COUNTS == key).all(axis=1))]
 
 
-def classify(move: str) -> tuple[str, int, int] | None:
-    """(type, main rank, length) of a move string, or None if it is not a move. ``"333+4"`` names the
+def classify(move: str) -> tuple[str, str, int] | None:
+    """(type, main rank as its character, length) of a move string, or None if it is not a move (``"33344"``
+    -> ``("trio+pair", "3", 1)``). ``"333+4"`` names the
     reading; without ``+`` a card set that reads several ways gets its first reading in table order."""
     text = move.strip().upper()
     if text in MOVE_ID:
@@ -216,9 +246,21 @@ def _table_bits(counts: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def collect_moves(hand: np.uint64, last: int, ids: np.ndarray, move_need: np.ndarray, main_need: np.ndarray,
-                  move_type: np.ndarray, move_main: np.ndarray, move_length: np.ndarray, group_start: np.ndarray,
-                  group_end: np.ndarray, tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
+def collect_moves(
+    hand: np.uint64,
+    last: int,
+    ids: np.ndarray,
+    move_need: np.ndarray,
+    main_need: np.ndarray,
+    move_type: np.ndarray,
+    move_main: np.ndarray,
+    move_length: np.ndarray,
+    group_start: np.ndarray,
+    group_end: np.ndarray,
+    tl_index: np.ndarray,
+    tl_groups: np.ndarray,
+    bomb_groups: np.ndarray,
+) -> int:
     """Write the ids of every move of ``hand`` (rank counts as :func:`encoding.planes_bits`) playable against
     move ``last`` (-1: leading) into ``ids``, ascending; return how many (pass not included). A move fits
     when its own bits (``move_need``) are in the hand's; groups sharing a main part (``main_need``) are
@@ -266,24 +308,63 @@ MAIN_NEED = _table_bits(MOVE_MAIN_COUNTS)
 
 
 @njit(cache=True)
-def legal_moves_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rank_of: np.ndarray,
-                     move_need: np.ndarray, main_need: np.ndarray, move_type: np.ndarray, move_main: np.ndarray,
-                     move_length: np.ndarray, group_start: np.ndarray, group_end: np.ndarray,
-                     tl_index: np.ndarray, tl_groups: np.ndarray, bomb_groups: np.ndarray) -> int:
+def legal_moves_mask(
+    hand_cards: np.ndarray,
+    last: int,
+    out: np.ndarray,
+    rank_of: np.ndarray,
+    move_need: np.ndarray,
+    main_need: np.ndarray,
+    move_type: np.ndarray,
+    move_main: np.ndarray,
+    move_length: np.ndarray,
+    group_start: np.ndarray,
+    group_end: np.ndarray,
+    tl_index: np.ndarray,
+    tl_groups: np.ndarray,
+    bomb_groups: np.ndarray,
+) -> int:
     """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
     ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
     hand = encoding.planes_bits(encoding.rank_counts(hand_cards, rank_of, NUM_RANKS), NUM_RANKS, 4)
     ids = np.empty(move_need.shape[0], dtype=np.int64)
-    found = collect_moves(hand, last, ids, move_need, main_need, move_type, move_main, move_length,
-                          group_start, group_end, tl_index, tl_groups, bomb_groups)
+    found = collect_moves(
+        hand,
+        last,
+        ids,
+        move_need,
+        main_need,
+        move_type,
+        move_main,
+        move_length,
+        group_start,
+        group_end,
+        tl_index,
+        tl_groups,
+        bomb_groups,
+    )
     for i in range(found):
         out[ids[i]] = 1
     return found
 
 
 def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
-    return legal_moves_mask(hand_cards, last, out, RANK_OF_CARD, MOVE_NEED, MAIN_NEED, MOVE_TYPE, MOVE_MAIN,
-                            MOVE_LENGTH, GROUP_START, GROUP_END, TL_INDEX, TL_GROUPS, BOMB_GROUPS)
+    return legal_moves_mask(
+        hand_cards,
+        last,
+        out,
+        RANK_OF_CARD,
+        MOVE_NEED,
+        MAIN_NEED,
+        MOVE_TYPE,
+        MOVE_MAIN,
+        MOVE_LENGTH,
+        GROUP_START,
+        GROUP_END,
+        TL_INDEX,
+        TL_GROUPS,
+        BOMB_GROUPS,
+    )
 
 
 def beats(move: int, last: int) -> bool:
@@ -324,5 +405,5 @@ def hand_counts_from_string(hand: str) -> np.ndarray:
         ids = [c for c in range(54) if RANK_OF_CARD[c] == r]
         if counts[r] > len(ids):
             raise ValueError(f"hand {hand!r} holds more than {len(ids)} cards of rank {RANK_CHARS[r]}")
-        cards[ids[:counts[r]]] = 1
+        cards[ids[: counts[r]]] = 1
     return cards

@@ -4,6 +4,7 @@ Each game is dealt by the core (:func:`.rules.init`, the dealing generator) with
 and uniformly random legal moves, pass included when following, are played through :func:`.rules.apply`
 until a hand is empty: the same rules and move generator as the envs, nothing written twice.
 """
+
 from __future__ import annotations
 
 import numpy as np

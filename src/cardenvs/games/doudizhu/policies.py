@@ -3,11 +3,11 @@
 ``rule`` is the twin of the Python agent ``doudizhu.rule`` (``agents/doudizhu.py``, which reads only the
 public observation): the same bids and moves, tested position by position. Its rules are stated there.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
 
 from . import moves
 from .rules import PLAYERS, is_over, legal_ids

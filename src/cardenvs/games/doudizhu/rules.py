@@ -23,6 +23,7 @@ State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states t
 per-card hands and played cards of every seat, the kitty and which kitty cards the landlord still holds,
 the bidding, the move to beat, the history of the play phase, bombs, winner.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,52 +44,59 @@ FIRST_BIDDER_STREAM = EXTRA_STREAM + 1
 DECK = np.arange(NUM_CARDS, dtype=np.int16)
 NUM_SEGMENTS = 17  # the observation's segments (the env's layout; offsets O_* below)
 
-STATE = np.dtype([
-    ("hands", np.int8, (PLAYERS, NUM_CARDS)),
-    ("counts", np.int8, (PLAYERS, 15)),  # the hands as rank counts (the generator's input), kept in step
-    ("played", np.int8, (PLAYERS, NUM_CARDS)),
-    ("kitty", np.int16, (KITTY,)),
-    ("kitty_in_hand", np.int8, (NUM_CARDS,)),  # public: kitty cards the landlord still holds
-    ("first_bidder", np.int8),
-    ("bidding", np.bool_),
-    ("bids", np.int8, (PLAYERS,)),  # in bidding order (0 = no bid)
-    ("n_bids", np.int8),
-    ("bid", np.int8),
-    ("landlord", np.int8),
-    ("to_move", np.int8),
-    ("last_move", np.int16),  # the move to beat (-1: leading)
-    ("last_player", np.int8),
-    ("passes", np.int8),
-    ("hist_move", np.int16, (MAX_HISTORY,)),  # the play phase: move id or PASS
-    ("hist_player", np.int8, (MAX_HISTORY,)),
-    ("n_hist", np.int16),
-    ("moves_played", np.int16, (PLAYERS,)),
-    ("bombs", np.int8),
-    ("winner", np.int8),
-    ("dead", np.bool_),
-])
+STATE = np.dtype(
+    [
+        ("hands", np.int8, (PLAYERS, NUM_CARDS)),
+        ("counts", np.int8, (PLAYERS, 15)),  # the hands as rank counts (the generator's input), kept in step
+        ("played", np.int8, (PLAYERS, NUM_CARDS)),
+        ("kitty", np.int16, (KITTY,)),
+        ("kitty_in_hand", np.int8, (NUM_CARDS,)),  # public: kitty cards the landlord still holds
+        ("first_bidder", np.int8),
+        ("bidding", np.bool_),
+        ("bids", np.int8, (PLAYERS,)),  # in bidding order (0 = no bid)
+        ("n_bids", np.int8),
+        ("bid", np.int8),
+        ("landlord", np.int8),
+        ("to_move", np.int8),
+        ("last_move", np.int16),  # the move to beat (-1: leading)
+        ("last_player", np.int8),
+        ("passes", np.int8),
+        ("hist_move", np.int16, (MAX_HISTORY,)),  # the play phase: move id or PASS
+        ("hist_player", np.int8, (MAX_HISTORY,)),
+        ("n_hist", np.int16),
+        ("moves_played", np.int16, (PLAYERS,)),
+        ("bombs", np.int8),
+        ("winner", np.int8),
+        ("dead", np.bool_),
+    ]
+)
 
-PARAMS = np.dtype([
-    ("bidding", np.bool_),
-    # reset options of the AEC env (-1: not given)
-    ("first_bidder", np.int8), ("landlord", np.int8), ("bid", np.int8),
-    ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)), ("n_stacked", np.int32),
-    # the move table (moves.py), carried here so compiled code takes it as one argument
-    ("move_counts", np.int8, (moves.NUM_MOVES, 15)),
-    ("move_need", np.uint64, (moves.NUM_MOVES,)),  # the moves' cards as encoding.planes_bits
-    ("main_need", np.uint64, (moves.NUM_MOVES,)),
-    ("move_type", np.int8, (moves.NUM_MOVES,)),
-    ("move_main", np.int8, (moves.NUM_MOVES,)),
-    ("move_length", np.int8, (moves.NUM_MOVES,)),
-    ("group_start", np.int32, (len(moves.GROUP_START),)),
-    ("group_end", np.int32, (len(moves.GROUP_END),)),
-    ("tl_index", np.int32, moves.TL_INDEX.shape),
-    ("tl_groups", np.int32, moves.TL_GROUPS.shape),
-    ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
-    ("rank_of", np.int8, (NUM_CARDS,)),
-    ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
-    ("offsets", np.int32, (NUM_SEGMENTS,)),
-])
+PARAMS = np.dtype(
+    [
+        ("bidding", np.bool_),
+        # reset options of the AEC env (-1: not given)
+        ("first_bidder", np.int8),
+        ("landlord", np.int8),
+        ("bid", np.int8),
+        ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)),
+        ("n_stacked", np.int32),
+        # the move table (moves.py), carried here so compiled code takes it as one argument
+        ("move_counts", np.int8, (moves.NUM_MOVES, 15)),
+        ("move_need", np.uint64, (moves.NUM_MOVES,)),  # the moves' cards as encoding.planes_bits
+        ("main_need", np.uint64, (moves.NUM_MOVES,)),
+        ("move_type", np.int8, (moves.NUM_MOVES,)),
+        ("move_main", np.int8, (moves.NUM_MOVES,)),
+        ("move_length", np.int8, (moves.NUM_MOVES,)),
+        ("group_start", np.int32, (len(moves.GROUP_START),)),
+        ("group_end", np.int32, (len(moves.GROUP_END),)),
+        ("tl_index", np.int32, moves.TL_INDEX.shape),
+        ("tl_groups", np.int32, moves.TL_GROUPS.shape),
+        ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
+        ("rank_of", np.int8, (NUM_CARDS,)),
+        ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
+        ("offsets", np.int32, (NUM_SEGMENTS,)),
+    ]
+)
 
 POLICIES = ("rule",)
 
@@ -102,12 +110,23 @@ def make_params(bidding: bool, offsets: np.ndarray) -> np.ndarray:
     cards_of_rank = np.full((15, 4), -1, dtype=np.int8)
     for r in range(15):
         ids = np.flatnonzero(m.RANK_OF_CARD[:NUM_CARDS] == r)
-        cards_of_rank[r, :len(ids)] = ids
-    for name, table in (("cards_of_rank", cards_of_rank), ("move_counts", m.MOVE_COUNTS), ("move_need", m.MOVE_NEED), ("main_need", m.MAIN_NEED),
-                        ("move_type", m.MOVE_TYPE), ("move_main", m.MOVE_MAIN), ("move_length", m.MOVE_LENGTH),
-                        ("group_start", m.GROUP_START), ("group_end", m.GROUP_END), ("tl_index", m.TL_INDEX),
-                        ("tl_groups", m.TL_GROUPS), ("bomb_groups", m.BOMB_GROUPS),
-                        ("rank_of", m.RANK_OF_CARD[:NUM_CARDS]), ("offsets", offsets)):
+        cards_of_rank[r, : len(ids)] = ids
+    for name, table in (
+        ("cards_of_rank", cards_of_rank),
+        ("move_counts", m.MOVE_COUNTS),
+        ("move_need", m.MOVE_NEED),
+        ("main_need", m.MAIN_NEED),
+        ("move_type", m.MOVE_TYPE),
+        ("move_main", m.MOVE_MAIN),
+        ("move_length", m.MOVE_LENGTH),
+        ("group_start", m.GROUP_START),
+        ("group_end", m.GROUP_END),
+        ("tl_index", m.TL_INDEX),
+        ("tl_groups", m.TL_GROUPS),
+        ("bomb_groups", m.BOMB_GROUPS),
+        ("rank_of", m.RANK_OF_CARD[:NUM_CARDS]),
+        ("offsets", offsets),
+    ):
         p[name][0] = table
     return p
 
@@ -200,9 +219,21 @@ def legal_ids(state, b, params, ids) -> int:
         return n
     pr = params[0]
     hand = encoding.planes_bits(s.counts[s.to_move], 15, 4)
-    n = moves.collect_moves(hand, s.last_move, ids, pr.move_need, pr.main_need, pr.move_type, pr.move_main,
-                            pr.move_length, pr.group_start, pr.group_end, pr.tl_index, pr.tl_groups,
-                            pr.bomb_groups)
+    n = moves.collect_moves(
+        hand,
+        s.last_move,
+        ids,
+        pr.move_need,
+        pr.main_need,
+        pr.move_type,
+        pr.move_main,
+        pr.move_length,
+        pr.group_start,
+        pr.group_end,
+        pr.tl_index,
+        pr.tl_groups,
+        pr.bomb_groups,
+    )
     if s.last_move >= 0:
         ids[n] = moves.PASS
         n += 1
@@ -300,7 +331,7 @@ def scores(state, b, params, out) -> None:
             multiplier += 1
     elif s.moves_played[s.landlord] == 1:
         multiplier += 1  # anti-spring
-    unit = float(s.bid) * 2.0 ** multiplier
+    unit = float(s.bid) * 2.0**multiplier
     sign = 1.0 if landlord_wins else -1.0
     for p in range(PLAYERS):
         out[p] = 2 * unit * sign if p == s.landlord else -unit * sign
@@ -319,8 +350,25 @@ def outcome(state, b, params, out) -> None:
 
 
 # ---------------------------------------------------------------- the observation
-O_HAND, O_UNSEEN, O_KITTY, O_KITTY_HAND, O_BEAT, O_BEAT_TYPE, O_BEAT_MAIN, O_LAST, O_HISTORY, O_PLAYED, O_LEFT, \
-    O_LANDLORD, O_BID, O_BOMBS, O_BIDDING, O_BIDS, O_BID_POSITION = range(NUM_SEGMENTS)
+(
+    O_HAND,
+    O_UNSEEN,
+    O_KITTY,
+    O_KITTY_HAND,
+    O_BEAT,
+    O_BEAT_TYPE,
+    O_BEAT_MAIN,
+    O_LAST,
+    O_HISTORY,
+    O_PLAYED,
+    O_LEFT,
+    O_LANDLORD,
+    O_BID,
+    O_BOMBS,
+    O_BIDDING,
+    O_BIDS,
+    O_BID_POSITION,
+) = range(NUM_SEGMENTS)
 BID_NOT_YET = 0  # ``bids`` one-hot per relative seat: not yet, no bid, 1, 2, 3 (entry 1 + bid)
 
 

@@ -36,6 +36,7 @@ cards, then blocks of five alternately, the round's leader first.
 ## Version history
 * v0: first release.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,31 +44,44 @@ import numpy as np
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+
 from . import rules
 
 VALUE_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
 
-LAYOUT = Layout([
-    Segment("own_hand", 10, 5, "own cards by value A..T (counts)"),
-    Segment("opponent_hand", 10, 5, "the opponent's cards by value when hands are exposed, else zeros"),
-    Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
-    Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
-    Segment("tally_cards", 1, 20, "number of tally cards"),
-    Segment("next_award", 1, 1e6, "points the next card would earn as an n-Tally if the tally stays below 20 "
-            "(0 before the fifth card, then 15, doubling)"),
-    Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
-    Segment("scores", 2, 1e6, "match points: [own, opponent]"),
-    Segment("bonus", 1, 10, "this round's End of Round Bonus"),
-    Segment("round", 1, 100, "round index (0-based)"),
-    Segment("hand_index", 1, 4, "which five-card hand of the round (0..4)"),
-    Segment("leading", 1, 1, "1 if the observer leads this round"),
-    Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
-    Segment("stock", 1, 50, "cards left in the stock"),
-    Segment("replayed_hands", 5 * 2 * 10, 5, "with swap_deals, in round 2k (round 2k-1's deck, hands exchanged): "
+LAYOUT = Layout(
+    [
+        Segment("own_hand", 10, 5, "own cards by value A..T (counts)"),
+        Segment("opponent_hand", 10, 5, "the opponent's cards by value when hands are exposed, else zeros"),
+        Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
+        Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
+        Segment("tally_cards", 1, 20, "number of tally cards"),
+        Segment(
+            "next_award",
+            1,
+            1e6,
+            "points the next card would earn as an n-Tally if the tally stays below 20 "
+            "(0 before the fifth card, then 15, doubling)",
+        ),
+        Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
+        Segment("scores", 2, 1e6, "match points: [own, opponent]"),
+        Segment("bonus", 1, 10, "this round's End of Round Bonus"),
+        Segment("round", 1, 100, "round index (0-based)"),
+        Segment("hand_index", 1, 4, "which five-card hand of the round (0..4)"),
+        Segment("leading", 1, 1, "1 if the observer leads this round"),
+        Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
+        Segment("stock", 1, 50, "cards left in the stock"),
+        Segment(
+            "replayed_hands",
+            5 * 2 * 10,
+            5,
+            "with swap_deals, in round 2k (round 2k-1's deck, hands exchanged): "
             "the cards still to be played of each five-card hand of the round, [hand 0..4][own, opponent] by "
             "value A..T, known from round 2k-1 (the current hand's: the cards still held); zeros in other rounds",
-            shape=(5, 2, 10)),
-])
+            shape=(5, 2, 10),
+        ),
+    ]
+)
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 
@@ -75,8 +89,12 @@ class TwentyEnv(CardEnv):
     metadata = {"name": "twenty_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS = (
         Option("rounds", 2, "rounds in a match; leaders alternate, player_0 first", low=1, high=rules.MAX_ROUNDS),
-        Option("swap_deals", False, "round 2k deals round 2k-1's deck with the hands exchanged (even rounds only)",
-               choices=(False, True)),
+        Option(
+            "swap_deals",
+            False,
+            "round 2k deals round 2k-1's deck with the hands exchanged (even rounds only)",
+            choices=(False, True),
+        ),
         Option("exposed_hands", False, "both hands in both observations", choices=(False, True)),
     )
     VARIANTS = {
@@ -116,28 +134,34 @@ class TwentyEnv(CardEnv):
             raise ValueError(f"{text!r} is not a card value; type A, 2..9, T (or 10, J, Q, K) or a card code like 7S")
         action = VALUE_NAMES.index(t)
         if not self._mask[action]:
-            raise ValueError(f"you hold no card of value {t}; legal: "
-                             + ", ".join(VALUE_NAMES[a] for a in np.flatnonzero(self._mask)))
+            raise ValueError(
+                f"you hold no card of value {t}; legal: "
+                + ", ".join(VALUE_NAMES[a] for a in np.flatnonzero(self._mask))
+            )
         return action
 
     def _render(self) -> str:
         s = self.state
         rounds = self.config["rounds"]
         r = min(int(s.round_index), rounds - 1)
-        lines = [f"Twenty: round {r + 1}/{rounds}, hand {max(0, s.hand_index) + 1}/5, "
-                 f"bonus {s.bonus} ({' '.join(card_code(int(c)) for c in s.deck[:2])}), "
-                 f"stock {rules.DECK_SIZE - s.stock_pos}"]
+        lines = [
+            f"Twenty: round {r + 1}/{rounds}, hand {max(0, s.hand_index) + 1}/5, "
+            f"bonus {s.bonus} ({' '.join(card_code(int(c)) for c in s.deck[:2])}), "
+            f"stock {rules.DECK_SIZE - s.stock_pos}"
+        ]
         for p in range(2):
-            shown = (self.viewer is None or self.viewer == p or self.reveal or self.config["exposed_hands"])
+            shown = self.viewer is None or self.viewer == p or self.reveal or self.config["exposed_hands"]
             cards = rules.hand_cards(s, p)
             hand = " ".join(card_code(c) for c in cards) if shown else f"{len(cards)} hidden cards"
             marks = (" (leads)" if s.leader == p else "") + (" *last scorer*" if s.last_scorer == p else "")
             lines.append(f"  player_{p}: {s.scores[p]:4d} points{marks}  hand: {hand or '-'}")
-        tally = " ".join(card_code(int(c)) for c in s.tally_cards[:s.tally_n]) or "-"
+        tally = " ".join(card_code(int(c)) for c in s.tally_cards[: s.tally_n]) or "-"
         lines.append(f"  tally {s.tally} from {s.tally_n} cards: {tally}")
         if s.last_player >= 0:
-            lines.append(f"  last: player_{s.last_player} played {VALUE_NAMES[s.last_value - 1]} -> {s.last_after}"
-                         + (f", {s.last_points} points" if s.last_points else ""))
+            lines.append(
+                f"  last: player_{s.last_player} played {VALUE_NAMES[s.last_value - 1]} -> {s.last_after}"
+                + (f", {s.last_points} points" if s.last_points else "")
+            )
         lines.append("  match over" if s.over else f"  to play: player_{s.to_move}")
         return "\n".join(lines)
 

@@ -6,6 +6,7 @@ by position; its rule is stated there. Among equally valued cards (within 1e-9) 
 with its ``np.random.Generator``, the twin with its ``uint64[1]`` stream, so on such ties both pick one of
 the same cards, not necessarily the same one. The ``twenty.solver`` agent has no twin.
 """
+
 from __future__ import annotations
 
 import numpy as np

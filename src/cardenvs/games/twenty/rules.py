@@ -35,6 +35,7 @@ the round's deck (top first: bonus cards, then the stock from ``stock_pos``), ea
 dealt, the tally and its cards, the cleared cards of the round, values seen this round, match scores, the
 round and hand counters, the last scorer, the last play (for people) and the deal seed for later rounds.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -60,48 +61,69 @@ DECK = np.arange(DECK_SIZE, dtype=np.int16)
 VALUES = VALUE_OF[:DECK_SIZE].astype(np.int8)  # the numba functions' table
 POLICIES = ("greedy",)
 
-STATE = np.dtype([
-    ("deck", np.int8, (DECK_SIZE,)),  # this round's deck, top first: two bonus cards, then the stock
-    ("stock_pos", np.int8),  # the next stock card's index in ``deck``
-    ("hands", np.int8, (PLAYERS, HAND_SIZE)),  # in the order dealt; the first ``hand_n[p]`` slots
-    ("hand_n", np.int8, (PLAYERS,)),
-    ("tally_cards", np.int8, (MAX_TALLY,)),  # the first ``tally_n``
-    ("tally_n", np.int8),
-    ("tally", np.int8),
-    ("set_aside", np.int8, (DECK_SIZE,)),  # cleared tally cards of this round, the first ``set_aside_n``
-    ("set_aside_n", np.int8),
-    ("seen", np.int8, (NUM_VALUES,)),  # cards of each value 1..10 revealed or played this round
-    ("bonus", np.int8),
-    ("round_index", np.int16),  # 0-based; = rounds once the match is over (not "round": records have one)
-    ("hand_index", np.int8),  # 0..4
-    ("leader", np.int8),
-    ("to_move", np.int8),
-    ("last_scorer", np.int8),  # in this round (-1 nobody)
-    ("scores", np.int64, (PLAYERS,)),
-    ("over", np.bool_),
-    ("last_player", np.int8),  # the last card played (for people): who, its value, the tally after, points
-    ("last_value", np.int8),
-    ("last_after", np.int8),
-    ("last_points", np.int64),
-    ("deal_seed", np.uint64),
-])
+STATE = np.dtype(
+    [
+        ("deck", np.int8, (DECK_SIZE,)),  # this round's deck, top first: two bonus cards, then the stock
+        ("stock_pos", np.int8),  # the next stock card's index in ``deck``
+        ("hands", np.int8, (PLAYERS, HAND_SIZE)),  # in the order dealt; the first ``hand_n[p]`` slots
+        ("hand_n", np.int8, (PLAYERS,)),
+        ("tally_cards", np.int8, (MAX_TALLY,)),  # the first ``tally_n``
+        ("tally_n", np.int8),
+        ("tally", np.int8),
+        ("set_aside", np.int8, (DECK_SIZE,)),  # cleared tally cards of this round, the first ``set_aside_n``
+        ("set_aside_n", np.int8),
+        ("seen", np.int8, (NUM_VALUES,)),  # cards of each value 1..10 revealed or played this round
+        ("bonus", np.int8),
+        ("round_index", np.int16),  # 0-based; = rounds once the match is over (not "round": records have one)
+        ("hand_index", np.int8),  # 0..4
+        ("leader", np.int8),
+        ("to_move", np.int8),
+        ("last_scorer", np.int8),  # in this round (-1 nobody)
+        ("scores", np.int64, (PLAYERS,)),
+        ("over", np.bool_),
+        ("last_player", np.int8),  # the last card played (for people): who, its value, the tally after, points
+        ("last_value", np.int8),
+        ("last_after", np.int8),
+        ("last_points", np.int64),
+        ("deal_seed", np.uint64),
+    ]
+)
 
 # observation offsets (segments of the env's layout, in order)
 NUM_SEGMENTS = 15
-O_OWN_HAND, O_OPP_HAND, O_OPP_SIZE, O_TALLY, O_TALLY_CARDS, O_NEXT_AWARD, O_LAST_SCORER, O_SCORES, O_BONUS, \
-    O_ROUND, O_HAND_INDEX, O_LEADING, O_SEEN, O_STOCK, O_REPLAYED_HANDS = range(NUM_SEGMENTS)
+(
+    O_OWN_HAND,
+    O_OPP_HAND,
+    O_OPP_SIZE,
+    O_TALLY,
+    O_TALLY_CARDS,
+    O_NEXT_AWARD,
+    O_LAST_SCORER,
+    O_SCORES,
+    O_BONUS,
+    O_ROUND,
+    O_HAND_INDEX,
+    O_LEADING,
+    O_SEEN,
+    O_STOCK,
+    O_REPLAYED_HANDS,
+) = range(NUM_SEGMENTS)
 
-PARAMS = np.dtype([
-    ("rounds", np.int16),
-    ("swap_deals", np.bool_),
-    ("exposed_hands", np.bool_),
-    ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)), ("n_stacked", np.int32),
-    ("offsets", np.int32, (NUM_SEGMENTS,)),
-])
+PARAMS = np.dtype(
+    [
+        ("rounds", np.int16),
+        ("swap_deals", np.bool_),
+        ("exposed_hands", np.bool_),
+        ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)),
+        ("n_stacked", np.int32),
+        ("offsets", np.int32, (NUM_SEGMENTS,)),
+    ]
+)
 
 
-def make_params(rounds: int = 2, swap_deals: bool = False, exposed_hands: bool = False,
-                offsets: np.ndarray | None = None) -> np.ndarray:
+def make_params(
+    rounds: int = 2, swap_deals: bool = False, exposed_hands: bool = False, offsets: np.ndarray | None = None
+) -> np.ndarray:
     """The constants of one configuration; ``offsets``: where the observation's segments start (default: the
     env's layout, :data:`cardenvs.games.twenty.env.OFFSETS`)."""
     if not 1 <= rounds <= MAX_ROUNDS:
@@ -371,14 +393,17 @@ def _replayed_hands_into(state, b, p, obs, start) -> None:
 # ---------------------------------------------------------------- helpers for people and tests (Python)
 def hand_cards(record, p: int) -> list[int]:
     """Player ``p``'s hand of one game (a record of :data:`STATE`), in the order dealt."""
-    return [int(c) for c in record["hands"][p, :record["hand_n"][p]]]
+    return [int(c) for c in record["hands"][p, : record["hand_n"][p]]]
 
 
 def card_locations(record) -> np.ndarray:
     """Every card of the current round's deck (bonus, hands, stock, tally, set aside)."""
     deck = np.asarray(record["deck"], dtype=np.int64)
-    parts = [deck[:2], *(np.asarray(hand_cards(record, p), dtype=np.int64) for p in range(PLAYERS)),
-             deck[int(record["stock_pos"]):],
-             np.asarray(record["tally_cards"][:record["tally_n"]], dtype=np.int64),
-             np.asarray(record["set_aside"][:record["set_aside_n"]], dtype=np.int64)]
+    parts = [
+        deck[:2],
+        *(np.asarray(hand_cards(record, p), dtype=np.int64) for p in range(PLAYERS)),
+        deck[int(record["stock_pos"]) :],
+        np.asarray(record["tally_cards"][: record["tally_n"]], dtype=np.int64),
+        np.asarray(record["set_aside"][: record["set_aside_n"]], dtype=np.int64),
+    ]
     return np.concatenate(parts)

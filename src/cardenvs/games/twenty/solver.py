@@ -12,9 +12,10 @@ run out with tally cards on the table, the round's leader (who plays first next)
 :func:`expected_best_gain` of a fresh five-card hand from the unseen cards on that tally. That is the
 heuristic for the tally left behind; it is 0 in the last hand of a round (the tally then scores nothing).
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 from .rules import points_for
@@ -25,7 +26,9 @@ TEN = 10
 def _p_none(unseen_total: int, excluded: int, hand_size: int) -> float:
     if hand_size <= 0:
         return 1.0
-    return comb(unseen_total - excluded, hand_size) / comb(unseen_total, hand_size) if unseen_total >= hand_size else 0.0
+    return (
+        comb(unseen_total - excluded, hand_size) / comb(unseen_total, hand_size) if unseen_total >= hand_size else 0.0
+    )
 
 
 def expected_best_gain(tally: int, n_cards: int, unseen: tuple[int, ...], hand_size: int) -> float:
@@ -47,14 +50,23 @@ def expected_best_gain(tally: int, n_cards: int, unseen: tuple[int, ...], hand_s
     return expected
 
 
-def solve(own: tuple[int, ...], opponent: tuple[int, ...], tally: int, n_cards: int, last_hand: bool,
-          bonus: int, last_scorer: int, leader_is_own: bool, unseen: tuple[int, ...]) -> tuple[float, int]:
+def solve(
+    own: tuple[int, ...],
+    opponent: tuple[int, ...],
+    tally: int,
+    n_cards: int,
+    last_hand: bool,
+    bonus: int,
+    last_scorer: int,
+    leader_is_own: bool,
+    unseen: tuple[int, ...],
+) -> tuple[float, int]:
     """Best (value, card value to play) for the player to move, who holds ``own`` (counts of values 1..10,
     index 0 = value 1) against ``opponent``; ``last_scorer`` is 0 own, 1 opponent, -1 nobody."""
     if not any(own):
         raise ValueError("solve needs the player to move to hold a card")
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(me: tuple, them: tuple, tally: int, n_cards: int, last: int, me_leads: bool) -> tuple[float, int]:
         # ``last``: 0 = the player to move scored last, 1 = the other, -1 = nobody
         if not any(me) and not any(them):

@@ -1,5 +1,6 @@
 """Two Way Street: the numba rules over a batched state and the scoring (:mod:`.rules`), the numba
 heuristic (:mod:`.policies`), the env (:mod:`.env`)."""
+
 from __future__ import annotations
 
 from cardenvs.core import kernels
@@ -7,6 +8,15 @@ from cardenvs.core import kernels
 from . import policies, rules
 from .rules import duel_score, hand_scores, raw_score  # noqa: F401
 
-kernels.register(rules.STATE, init=rules.init, to_move=rules.to_move, legal_ids=rules.legal_ids, apply=rules.apply,
-                 status=rules.status, scores=rules.scores, outcome=rules.outcome, observe=rules.observe,
-                 policy=policies.policy)
+kernels.register(
+    rules.STATE,
+    init=rules.init,
+    to_move=rules.to_move,
+    legal_ids=rules.legal_ids,
+    apply=rules.apply,
+    status=rules.status,
+    scores=rules.scores,
+    outcome=rules.outcome,
+    observe=rules.observe,
+    policy=policies.policy,
+)

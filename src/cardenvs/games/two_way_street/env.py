@@ -40,6 +40,7 @@ the match total. A duel redealt 20 times in a row is truncated.
 ## Version history
 * v0: first release.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,31 +48,57 @@ import numpy as np
 from cardenvs.core.cards import SUITS, card_code, make_deck, parse_card
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+
 from . import rules
-from .rules import (BID, BID0, CHOICE, DECLARE, DISCARD, DISCARD0, HIGH, LOW, MAX_REDEALS, NUM_ACTIONS,  # noqa: F401
-                    PHASES, PLAY, PLAY0, SUIT, SUIT0)
+from .rules import (  # noqa: F401
+    BID,
+    BID0,
+    CHOICE,
+    DECLARE,
+    DISCARD,
+    DISCARD0,
+    HIGH,
+    LOW,
+    MAX_REDEALS,
+    NUM_ACTIONS,
+    PHASES,
+    PLAY,
+    PLAY0,
+    SUIT,
+    SUIT0,
+)
 
 
 def make_layout(n: int) -> Layout:
-    return Layout([
-        Segment("hand", 55, 4, "own cards (counts per card id)"),
-        Segment("trick", n * 55, 1, "the current trick: the card each relative seat played", shape=(n, 55)),
-        Segment("suit_led", 5, 1, "suit led S C D H, one-hot; last entry: a joker led and no suit named yet"),
-        Segment("declarations", n * 2, 1, "high / low of each relative seat (duels: the hand's direction)", shape=(n, 2)),
-        Segment("forced", n, 1, "forced flags of each relative seat"),
-        Segment("tricks", n, 20, "tricks taken this hand (duels: including captured tricks)"),
-        Segment("played", 55, 4, "cards already played this hand"),
-        Segment("discarded", 55, 4, "the cards this player put under the stock this hand"),
-        Segment("captured", n * 55, 4, "cards captured from the stock in duels, face up (relative seats)", shape=(n, 55)),
-        Segment("scores", n, rules.MAX_TOTAL, f"match totals (relative seats); below target + "
-                f"{rules.MAX_HAND_POINTS} (target <= {rules.MAX_TARGET})"),
-        Segment("phase", 6, 1, "declare, discard, suit, play, bid, choice: one-hot"),
-        Segment("first", n, 1, "first declarer / dealer of this hand (relative seats), one-hot"),
-        Segment("leader", n, 1, "leader of the current trick (relative seats), one-hot"),
-        Segment("own_bid", 21, 1, "own duel bid, one-hot (no bid, 1..10 high, 1..10 low)"),
-        Segment("opponent_bid", 21, 1, "the opponent's duel bid once revealed to this player"),
-        Segment("trick_number", 1, 10, "tricks played this hand"),
-    ])
+    return Layout(
+        [
+            Segment("hand", 55, 4, "own cards (counts per card id)"),
+            Segment("trick", n * 55, 1, "the current trick: the card each relative seat played", shape=(n, 55)),
+            Segment("suit_led", 5, 1, "suit led S C D H, one-hot; last entry: a joker led and no suit named yet"),
+            Segment(
+                "declarations", n * 2, 1, "high / low of each relative seat (duels: the hand's direction)", shape=(n, 2)
+            ),
+            Segment("forced", n, 1, "forced flags of each relative seat"),
+            Segment("tricks", n, 20, "tricks taken this hand (duels: including captured tricks)"),
+            Segment("played", 55, 4, "cards already played this hand"),
+            Segment("discarded", 55, 4, "the cards this player put under the stock this hand"),
+            Segment(
+                "captured", n * 55, 4, "cards captured from the stock in duels, face up (relative seats)", shape=(n, 55)
+            ),
+            Segment(
+                "scores",
+                n,
+                rules.MAX_TOTAL,
+                f"match totals (relative seats); below target + {rules.MAX_HAND_POINTS} (target <= {rules.MAX_TARGET})",
+            ),
+            Segment("phase", 6, 1, "declare, discard, suit, play, bid, choice: one-hot"),
+            Segment("first", n, 1, "first declarer / dealer of this hand (relative seats), one-hot"),
+            Segment("leader", n, 1, "leader of the current trick (relative seats), one-hot"),
+            Segment("own_bid", 21, 1, "own duel bid, one-hot (no bid, 1..10 high, 1..10 low)"),
+            Segment("opponent_bid", 21, 1, "the opponent's duel bid once revealed to this player"),
+            Segment("trick_number", 1, 10, "tricks played this hand"),
+        ]
+    )
 
 
 def _bid_name(b: int) -> str:
@@ -84,10 +111,19 @@ class TwoWayStreetEnv(CardEnv):
         Option("players", 4, "number of players (2 = duels)", low=2, high=10),
         Option("decks", None, "decks shuffled together", choices=(1, 2), dynamic_default="1 up to 5 players, else 2"),
         Option("jokers", 2, "jokers per deck", choices=(0, 1, 2)),
-        Option("distinct_jokers", True, "red and black jokers (with 2 per deck); False: identical colourless jokers",
-               choices=(True, False)),
-        Option("target", 20, "points that end the match (bounded so that match totals stay within the `scores` "
-               "segment's range)", low=1, high=rules.MAX_TARGET),
+        Option(
+            "distinct_jokers",
+            True,
+            "red and black jokers (with 2 per deck); False: identical colourless jokers",
+            choices=(True, False),
+        ),
+        Option(
+            "target",
+            20,
+            "points that end the match (bounded so that match totals stay within the `scores` segment's range)",
+            low=1,
+            high=rules.MAX_TARGET,
+        ),
     )
     VARIANTS = {
         "default": {},
@@ -110,9 +146,11 @@ class TwoWayStreetEnv(CardEnv):
         self.deck = make_deck(c["jokers"], self.distinct, c["decks"])
         stock = len(self.deck) - rules.HAND_CARDS * n
         if stock < 2:
-            raise ValueError(f"two_way_street_v0: players={n} with decks={c['decks']} and jokers={c['jokers']} leaves "
-                             f"{stock} cards in the stock after dealing 10 each (at least 2 needed): use decks=2, more "
-                             f"jokers or fewer players")
+            raise ValueError(
+                f"two_way_street_v0: players={n} with decks={c['decks']} and jokers={c['jokers']} leaves "
+                f"{stock} cards in the stock after dealing 10 each (at least 2 needed): use decks=2, more "
+                f"jokers or fewer players"
+            )
         self.layout = make_layout(n)
         self.num_actions = NUM_ACTIONS
         offsets = np.array([self.layout.slices[name].start for name in rules.OBS_SEGMENTS], dtype=np.int64)
@@ -157,19 +195,19 @@ class TwoWayStreetEnv(CardEnv):
         for a in candidates:
             if a in legal:
                 return a
-        raise ValueError(f"{text!r} is not legal now ({PHASES[phase] if phase >= 0 else 'over'}); legal: "
-                         + ", ".join(self.action_name(a) for a in sorted(legal)[:30]))
+        raise ValueError(
+            f"{text!r} is not legal now ({PHASES[phase] if phase >= 0 else 'over'}); legal: "
+            + ", ".join(self.action_name(a) for a in sorted(legal)[:30])
+        )
 
     def _last_event(self) -> str:
         s, n = self.state, self.num_players
         if s.last_event == rules.EVENT_TRICK and s.trick_no > 0:
             k = s.trick_no - 1
-            cards = s.taken_cards[k * n:(k + 1) * n]
-            return (f"trick {k + 1}: " + " ".join(card_code(c) for c in cards)
-                    + f" -> player_{s.trick_winners[k]}")
+            cards = s.taken_cards[k * n : (k + 1) * n]
+            return f"trick {k + 1}: " + " ".join(card_code(c) for c in cards) + f" -> player_{s.trick_winners[k]}"
         if s.last_event == rules.EVENT_HAND:
-            return (f"hand {s.hand_no}: {s.last_hand[:n].astype(int).tolist()}, "
-                    f"totals {s.totals[:n].tolist()}")
+            return f"hand {s.hand_no}: {s.last_hand[:n].astype(int).tolist()}, totals {s.totals[:n].tolist()}"
         if s.last_event == rules.EVENT_REDEAL:
             return f"equal strength, opposite directions: redeal ({s.redeals} in a row)"
         return ""
@@ -177,24 +215,31 @@ class TwoWayStreetEnv(CardEnv):
     def _render(self) -> str:
         s, n = self.state, self.num_players
         phase = int(s.phase)
-        lines = [f"Two Way Street: hand {s.hand_no + 1}, " + ("dealer" if n == 2 else "first declarer")
-                 + f" player_{s.first}, phase {PHASES[phase] if phase >= 0 else 'over'}, "
-                 f"target {self.config['target']}"]
+        lines = [
+            f"Two Way Street: hand {s.hand_no + 1}, "
+            + ("dealer" if n == 2 else "first declarer")
+            + f" player_{s.first}, phase {PHASES[phase] if phase >= 0 else 'over'}, "
+            f"target {self.config['target']}"
+        ]
         for q in range(n):
             shown = self.viewer is None or self.viewer == q or self.reveal
-            cards = " ".join(card_code(c) for c in np.repeat(np.arange(55), s.hands[q]))
+            cards = " ".join(card_code(int(c)) for c in np.repeat(np.arange(55), s.hands[q]))
             d = {HIGH: "high", LOW: "low"}.get(int(s.direction[q]), "-")
             d += " (forced)" if s.forced[q] else ""
             extra = f" captured {s.captured_tricks[q]}" if n == 2 else ""
             if n == 2 and s.bids[q] >= 0 and (q != s.first or s.revealed or self.viewer in (None, q) or self.reveal):
                 extra += f" bid {_bid_name(int(s.bids[q]))}"
-            lines.append(f"  player_{q}: {s.totals[q]:5.0f} pts, {d:12s} tricks {s.taken[q]}{extra}  "
-                         + (cards if shown else f"{int(s.hands[q].sum())} cards"))
+            lines.append(
+                f"  player_{q}: {s.totals[q]:5.0f} pts, {d:12s} tricks {s.taken[q]}{extra}  "
+                + (cards if shown else f"{int(s.hands[q].sum())} cards")
+            )
         trick = rules.trick_cards(s)
         if len(trick):
             led = SUITS[s.led_suit] if s.led_suit >= 0 else "?"
-            lines.append(f"  trick {min(s.trick_no + 1, rules.TRICKS)} (led {led}): " + ", ".join(
-                f"player_{(s.trick_leader + i) % n} {card_code(c)}" for i, c in enumerate(trick)))
+            lines.append(
+                f"  trick {min(s.trick_no + 1, rules.TRICKS)} (led {led}): "
+                + ", ".join(f"player_{(s.trick_leader + i) % n} {card_code(c)}" for i, c in enumerate(trick))
+            )
         last = self._last_event()
         if last:
             lines.append("  last: " + last)

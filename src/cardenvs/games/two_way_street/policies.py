@@ -7,6 +7,7 @@ them over the agent's ascending lists (the first extreme, i.e. the lowest card i
 expected tricks are summed card by card in ascending id order as Python's ``sum`` does (with Neumaier's
 compensation from Python 3.12 on), so the float comparisons agree exactly.
 """
+
 from __future__ import annotations
 
 import sys
@@ -14,8 +15,26 @@ import sys
 import numpy as np
 from numba import njit
 
-from .rules import (BID, BID0, CHOICE, DECLARE, DISCARD, DISCARD0, HIGH, LOW, NUM_IDS, PLAY0, RED_JOKER, SUIT,
-                    SUIT0, card_power, holds_suit, joker_allows, play_ids, suit)
+from .rules import (
+    BID,
+    BID0,
+    CHOICE,
+    DECLARE,
+    DISCARD,
+    DISCARD0,
+    HIGH,
+    LOW,
+    NUM_IDS,
+    PLAY0,
+    RED_JOKER,
+    SUIT,
+    SUIT0,
+    card_power,
+    holds_suit,
+    joker_allows,
+    play_ids,
+    suit,
+)
 
 HEURISTIC = 0
 COMPENSATED_SUM = sys.version_info >= (3, 12)  # Python's sum() of floats is compensated from 3.12

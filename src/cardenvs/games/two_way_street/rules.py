@@ -51,10 +51,10 @@ dealt deck with a head and an end: draws from the head, discards at the end), de
 flags, discards, tricks taken and the cards of finished tricks, the trick on the table, duel bids and
 captures, match totals and counters.
 """
+
 from __future__ import annotations
 
-import sys
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from numba import njit
@@ -91,81 +91,118 @@ STOCK_SIZE = MAX_DECK + 2 * MAX_PLAYERS  # the dealt deck, then every discard of
 # the events ``last_event`` records (for render)
 EVENT_NONE, EVENT_TRICK, EVENT_HAND, EVENT_REDEAL = range(4)
 
-STATE = np.dtype([
-    ("seed", np.uint64),  # the episode's deal seed
-    ("players", np.int8),  # seats (params' players, kept for Python helpers)
-    ("deal_no", np.int32),  # deals taken so far (hands and redeals)
-    ("hand_no", np.int32),  # hands completed
-    ("redeals", np.int16),  # duel redeals in a row
-    ("over", np.bool_),
-    ("truncated", np.bool_),
-    ("phase", np.int8),
-    ("current", np.int8),  # the seat to act
-    ("first", np.int8),  # first declarer / dealer of this hand
-    ("hands", np.int8, (MAX_PLAYERS, NUM_IDS)),  # counts per card id
-    ("stock", np.int16, (STOCK_SIZE,)),  # stock = stock[stock_head:stock_end], top first
-    ("stock_head", np.int16),
-    ("stock_end", np.int16),
-    ("direction", np.int8, (MAX_PLAYERS,)),  # -1 undeclared, HIGH, LOW
-    ("forced", np.int8, (MAX_PLAYERS,)),  # 1: forced (numba records hold no nested bool arrays)
-    ("declare_k", np.int8),  # declarations done (3+ players)
-    ("discard_left", np.int8),  # discards the seat to act still owes
-    ("discards", np.int8, (MAX_PLAYERS, 2)),  # each seat's discards this hand
-    ("n_discards", np.int8, (MAX_PLAYERS,)),
-    ("played", np.int8, (NUM_IDS,)),  # cards played to tricks this hand (counts)
-    ("taken", np.int8, (MAX_PLAYERS,)),  # tricks won this hand (captured ones not included)
-    ("taken_cards", np.int8, (TRICKS * MAX_PLAYERS,)),  # cards of finished tricks, trick k at k * n
-    ("trick_winners", np.int8, (TRICKS,)),
-    ("trick_no", np.int8),  # tricks finished this hand
-    ("trick_on", np.bool_),  # a trick is on the table (False before the play of a hand)
-    ("trick_leader", np.int8),
-    ("trick_len", np.int8),
-    ("trick_cards", np.int8, (MAX_PLAYERS,)),  # card i played by seat (leader + i) % n
-    ("led_suit", np.int8),  # -1 until known (a joker lead waits for a player to name it)
-    ("bids", np.int8, (2,)),  # duel bids (-1: not yet)
-    ("revealed", np.bool_),  # the dealer's bid is shown (after the responder's)
-    ("duel_direction", np.int8),  # -1 not chosen, HIGH, LOW
-    ("queue", np.int8, (2,)),  # duel discarders still to discard, first to act first
-    ("n_queue", np.int8),
-    ("captured", np.int8, (2, 2 * TRICKS)),  # stock cards captured in a duel
-    ("captured_tricks", np.int8, (2,)),
-    ("totals", np.float64, (MAX_PLAYERS,)),  # match scores
-    ("last_hand", np.float64, (MAX_PLAYERS,)),  # the last finished hand's scores
-    ("last_event", np.int8),
-])
+STATE = np.dtype(
+    [
+        ("seed", np.uint64),  # the episode's deal seed
+        ("players", np.int8),  # seats (params' players, kept for Python helpers)
+        ("deal_no", np.int32),  # deals taken so far (hands and redeals)
+        ("hand_no", np.int32),  # hands completed
+        ("redeals", np.int16),  # duel redeals in a row
+        ("over", np.bool_),
+        ("truncated", np.bool_),
+        ("phase", np.int8),
+        ("current", np.int8),  # the seat to act
+        ("first", np.int8),  # first declarer / dealer of this hand
+        ("hands", np.int8, (MAX_PLAYERS, NUM_IDS)),  # counts per card id
+        ("stock", np.int16, (STOCK_SIZE,)),  # stock = stock[stock_head:stock_end], top first
+        ("stock_head", np.int16),
+        ("stock_end", np.int16),
+        ("direction", np.int8, (MAX_PLAYERS,)),  # -1 undeclared, HIGH, LOW
+        ("forced", np.int8, (MAX_PLAYERS,)),  # 1: forced (numba records hold no nested bool arrays)
+        ("declare_k", np.int8),  # declarations done (3+ players)
+        ("discard_left", np.int8),  # discards the seat to act still owes
+        ("discards", np.int8, (MAX_PLAYERS, 2)),  # each seat's discards this hand
+        ("n_discards", np.int8, (MAX_PLAYERS,)),
+        ("played", np.int8, (NUM_IDS,)),  # cards played to tricks this hand (counts)
+        ("taken", np.int8, (MAX_PLAYERS,)),  # tricks won this hand (captured ones not included)
+        ("taken_cards", np.int8, (TRICKS * MAX_PLAYERS,)),  # cards of finished tricks, trick k at k * n
+        ("trick_winners", np.int8, (TRICKS,)),
+        ("trick_no", np.int8),  # tricks finished this hand
+        ("trick_on", np.bool_),  # a trick is on the table (False before the play of a hand)
+        ("trick_leader", np.int8),
+        ("trick_len", np.int8),
+        ("trick_cards", np.int8, (MAX_PLAYERS,)),  # card i played by seat (leader + i) % n
+        ("led_suit", np.int8),  # -1 until known (a joker lead waits for a player to name it)
+        ("bids", np.int8, (2,)),  # duel bids (-1: not yet)
+        ("revealed", np.bool_),  # the dealer's bid is shown (after the responder's)
+        ("duel_direction", np.int8),  # -1 not chosen, HIGH, LOW
+        ("queue", np.int8, (2,)),  # duel discarders still to discard, first to act first
+        ("n_queue", np.int8),
+        ("captured", np.int8, (2, 2 * TRICKS)),  # stock cards captured in a duel
+        ("captured_tricks", np.int8, (2,)),
+        ("totals", np.float64, (MAX_PLAYERS,)),  # match scores
+        ("last_hand", np.float64, (MAX_PLAYERS,)),  # the last finished hand's scores
+        ("last_event", np.int8),
+    ]
+)
 
 # the observation's segments in the order of ``params.offsets`` (the env's layout names them)
-OBS_SEGMENTS = ("hand", "trick", "suit_led", "declarations", "forced", "tricks", "played", "discarded",
-                "captured", "scores", "phase", "first", "leader", "own_bid", "opponent_bid", "trick_number")
-O_HAND, O_TRICK, O_SUIT_LED, O_DECL, O_FORCED, O_TRICKS, O_PLAYED, O_DISCARDED, O_CAPTURED, O_SCORES, O_PHASE, \
-    O_FIRST, O_LEADER, O_OWN_BID, O_OPP_BID, O_TRICK_NUMBER = range(len(OBS_SEGMENTS))
+OBS_SEGMENTS = (
+    "hand",
+    "trick",
+    "suit_led",
+    "declarations",
+    "forced",
+    "tricks",
+    "played",
+    "discarded",
+    "captured",
+    "scores",
+    "phase",
+    "first",
+    "leader",
+    "own_bid",
+    "opponent_bid",
+    "trick_number",
+)
+(
+    O_HAND,
+    O_TRICK,
+    O_SUIT_LED,
+    O_DECL,
+    O_FORCED,
+    O_TRICKS,
+    O_PLAYED,
+    O_DISCARDED,
+    O_CAPTURED,
+    O_SCORES,
+    O_PHASE,
+    O_FIRST,
+    O_LEADER,
+    O_OWN_BID,
+    O_OPP_BID,
+    O_TRICK_NUMBER,
+) = range(len(OBS_SEGMENTS))
 
 POLICIES = ("heuristic",)
 
 
-@lru_cache(maxsize=None)
+@cache
 def params_dtype(deck_len: int) -> np.dtype:
     """The constants of one configuration; ``stacked`` rows are one deal's deck, so the dtype depends on the
     deck's length (52, 53, 54, 104, 106 or 108; one dtype per length)."""
-    return np.dtype([
-        ("players", np.int8),
-        ("decks", np.int8),
-        ("jokers", np.int8),
-        ("distinct", np.bool_),  # red and black jokers (else colourless / identical)
-        ("target", np.int64),
-        ("deck_len", np.int16),
-        ("deck", np.int16, (deck_len,)),  # the deck in canonical order (the dealing generator shuffles it)
-        ("stacked", np.int16, (MAX_STACKED, deck_len)),
-        ("n_stacked", np.int32),
-        ("offsets", np.int32, (len(OBS_SEGMENTS),)),
-    ])
+    return np.dtype(
+        [
+            ("players", np.int8),
+            ("decks", np.int8),
+            ("jokers", np.int8),
+            ("distinct", np.bool_),  # red and black jokers (else colourless / identical)
+            ("target", np.int64),
+            ("deck_len", np.int16),
+            ("deck", np.int16, (deck_len,)),  # the deck in canonical order (the dealing generator shuffles it)
+            ("stacked", np.int16, (MAX_STACKED, deck_len)),
+            ("n_stacked", np.int32),
+            ("offsets", np.int32, (len(OBS_SEGMENTS),)),
+        ]
+    )
 
 
 PARAMS = params_dtype(54)  # the default configuration's (one deck with two jokers)
 
 
-def make_params(players: int, decks: int, jokers: int, distinct: bool, target: int, deck: np.ndarray,
-                offsets: np.ndarray) -> np.ndarray:
+def make_params(
+    players: int, decks: int, jokers: int, distinct: bool, target: int, deck: np.ndarray, offsets: np.ndarray
+) -> np.ndarray:
     """The constants of one configuration (``offsets``: the layout's segment starts in ``OBS_SEGMENTS``
     order)."""
     p = np.zeros(1, dtype=params_dtype(len(deck)))
@@ -524,8 +561,11 @@ def _end_hand(state, b, params) -> None:
     n = pr.players
     if n == 2:
         dealer = s.first
-        d, r = duel_score(s.duel_direction == HIGH, s.taken[dealer] + s.captured_tricks[dealer],
-                          s.taken[1 - dealer] + s.captured_tricks[1 - dealer])
+        d, r = duel_score(
+            s.duel_direction == HIGH,
+            s.taken[dealer] + s.captured_tricks[dealer],
+            s.taken[1 - dealer] + s.captured_tricks[1 - dealer],
+        )
         s.last_hand[dealer] = d
         s.last_hand[1 - dealer] = r
     else:
@@ -722,7 +762,7 @@ def outcome(state, b, params, out) -> None:
     s = state[b]
     if not s.over:
         return
-    kernels.win_share(s.totals[:params[0].players], out)
+    kernels.win_share(s.totals[: params[0].players], out)
 
 
 # ---------------------------------------------------------------- the observation
@@ -782,19 +822,19 @@ def _counts_to_ids(counts) -> np.ndarray:
 
 def stock_cards(record) -> np.ndarray:
     """The stock of one game, top first."""
-    return np.asarray(record["stock"][record["stock_head"]:record["stock_end"]], dtype=np.int64)
+    return np.asarray(record["stock"][record["stock_head"] : record["stock_end"]], dtype=np.int64)
 
 
 def captured_cards(record, q: int) -> np.ndarray:
     """The stock cards seat ``q`` captured this hand (duels)."""
-    return np.asarray(record["captured"][q][:2 * record["captured_tricks"][q]], dtype=np.int64)
+    return np.asarray(record["captured"][q][: 2 * record["captured_tricks"][q]], dtype=np.int64)
 
 
 def trick_cards(record) -> np.ndarray:
     """The cards of the trick on the table, in play order."""
     if not record["trick_on"]:
         return np.zeros(0, dtype=np.int64)
-    return np.asarray(record["trick_cards"][:record["trick_len"]], dtype=np.int64)
+    return np.asarray(record["trick_cards"][: record["trick_len"]], dtype=np.int64)
 
 
 def card_locations(record) -> np.ndarray:
@@ -803,7 +843,7 @@ def card_locations(record) -> np.ndarray:
     n = int(record["players"])
     parts = [_counts_to_ids(record["hands"][q]) for q in range(MAX_PLAYERS)]
     parts.append(stock_cards(record))
-    parts.append(np.asarray(record["taken_cards"][:record["trick_no"] * n], dtype=np.int64))
+    parts.append(np.asarray(record["taken_cards"][: record["trick_no"] * n], dtype=np.int64))
     parts.append(trick_cards(record))
     parts += [captured_cards(record, q) for q in range(2)]
     return np.concatenate(parts)

@@ -1,14 +1,24 @@
 """Twos: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
 numba heuristics (:mod:`.policies`), the env (:mod:`.env`)."""
+
 from __future__ import annotations
 
 from cardenvs.core import kernels
 
 from . import moves, policies, rules
 
-kernels.register(rules.STATE, init=rules.init, to_move=rules.to_move, legal_ids=rules.legal_ids, apply=rules.apply,
-                 status=rules.status, scores=rules.scores, outcome=rules.outcome, observe=rules.observe,
-                 policy=policies.policy)
+kernels.register(
+    rules.STATE,
+    init=rules.init,
+    to_move=rules.to_move,
+    legal_ids=rules.legal_ids,
+    apply=rules.apply,
+    status=rules.status,
+    scores=rules.scores,
+    outcome=rules.outcome,
+    observe=rules.observe,
+    policy=policies.policy,
+)
 
 
 def legal_moves(hand: str, to_beat: str | None = None, bomb_order: str = "classic", hand_size: int = 13) -> list[str]:

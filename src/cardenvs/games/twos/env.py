@@ -36,6 +36,7 @@ cards below the top card are the lowest suits held at each rank. `env.action_nam
 ## Version history
 * v0: first release.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,6 +44,7 @@ import numpy as np
 from cardenvs.core.cards import make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+
 from . import moves, rules
 
 MAX_PLAYERS = 4
@@ -50,16 +52,27 @@ MAX_PLAYERS = 4
 
 def make_layout(players: int) -> Layout:
     n_bombs = len(moves.BOMB_SHAPES)
-    return Layout([
-        Segment("hand", 52, 1, "own cards by value"),
-        Segment("played", players * 52, 1, "cards already played by each player (relative seats)", shape=(players, 52)),
-        Segment("to_beat_shape", len(moves.SHAPES), 1, "shape of the combination to beat, one-hot (zeros: leading)"),
-        Segment("to_beat_top", 52, 1, "top card of the combination to beat, one-hot"),
-        Segment("to_beat_by", players, 1, "who played the combination to beat (relative seat), one-hot"),
-        Segment("passed", players, 1, "who has passed in this trick (relative seats)"),
-        Segment("cards_left", players, 26, "cards left in each hand (relative seats)"),
-        Segment("bomb_order", n_bombs, n_bombs - 1, "place of each bomb shape (moves.BOMB_SHAPES) in the order in force, 0 = weakest"),
-    ])
+    return Layout(
+        [
+            Segment("hand", 52, 1, "own cards by value"),
+            Segment(
+                "played", players * 52, 1, "cards already played by each player (relative seats)", shape=(players, 52)
+            ),
+            Segment(
+                "to_beat_shape", len(moves.SHAPES), 1, "shape of the combination to beat, one-hot (zeros: leading)"
+            ),
+            Segment("to_beat_top", 52, 1, "top card of the combination to beat, one-hot"),
+            Segment("to_beat_by", players, 1, "who played the combination to beat (relative seat), one-hot"),
+            Segment("passed", players, 1, "who has passed in this trick (relative seats)"),
+            Segment("cards_left", players, 26, "cards left in each hand (relative seats)"),
+            Segment(
+                "bomb_order",
+                n_bombs,
+                n_bombs - 1,
+                "place of each bomb shape (moves.BOMB_SHAPES) in the order in force, 0 = weakest",
+            ),
+        ]
+    )
 
 
 LAYOUT = make_layout(3)  # the default game's layout (the docstring's table)
@@ -69,9 +82,15 @@ class TwosEnv(CardEnv):
     metadata = {"name": "twos_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS = (
         Option("players", 3, "number of players", low=2, high=MAX_PLAYERS),
-        Option("hand_size", 13, "cards dealt to each player (1..52 // players); the rest is out of play", low=1, high=26),
-        Option("bomb_order", "classic", "'classic': the document's list; 'rarity': rarest bomb strongest at this hand size",
-               choices=("classic", "rarity")),
+        Option(
+            "hand_size", 13, "cards dealt to each player (1..52 // players); the rest is out of play", low=1, high=26
+        ),
+        Option(
+            "bomb_order",
+            "classic",
+            "'classic': the document's list; 'rarity': rarest bomb strongest at this hand size",
+            choices=("classic", "rarity"),
+        ),
         Option("pass_locks_out", True, "a player who passed is out until the next trick", choices=(True, False)),
     )
     VARIANTS = {
@@ -88,8 +107,10 @@ class TwosEnv(CardEnv):
         c = self.config
         self.num_players = c["players"]
         if c["hand_size"] > 52 // self.num_players:
-            raise ValueError(f"twos_v0: option hand_size={c['hand_size']} is out of range for {self.num_players} "
-                             f"players; it accepts an integer from 1 to {52 // self.num_players}")
+            raise ValueError(
+                f"twos_v0: option hand_size={c['hand_size']} is out of range for {self.num_players} "
+                f"players; it accepts an integer from 1 to {52 // self.num_players}"
+            )
         self.deck = make_deck()
         self.layout = make_layout(self.num_players)
         self.num_actions = moves.NUM_ACTIONS
@@ -120,7 +141,9 @@ class TwosEnv(CardEnv):
             raise ValueError(f"you do not hold {' '.join(missing)}")
         combo = moves.classify(values)
         if combo is None:
-            raise ValueError(f"{t!r} is not a combination (singles, pairs, triples, four of a kind, runs of 3+, multiple runs)")
+            raise ValueError(
+                f"{t!r} is not a combination (singles, pairs, triples, four of a kind, runs of 3+, multiple runs)"
+            )
         action = moves.ACTION_ID[combo]
         if not self._mask[action]:
             raise ValueError(f"{t!r} ({moves.describe(action)}) does not beat the combination on the table")
@@ -128,16 +151,19 @@ class TwosEnv(CardEnv):
         if sorted(played.tolist()) != sorted(values):
             # an action is (shape, top card): below its top card it takes the lowest suits held
             shown = " ".join(moves.value_code(v) for v in played)
-            raise ValueError(f"{t!r} is played as {shown} ({moves.describe(action)}: below the top card an action "
-                             f"takes the lowest suits held); type {shown!r} to play that")
+            raise ValueError(
+                f"{t!r} is played as {shown} ({moves.describe(action)}: below the top card an action "
+                f"takes the lowest suits held); type {shown!r} to play that"
+            )
         return action
 
     def _render(self) -> str:
         s = self.state
-        lines = [f"Twos: {self.num_players} players, {self.config['hand_size']} cards, bomb order {self.config['bomb_order']}"]
+        config = self.config
+        lines = [f"Twos: {self.num_players} players, {config['hand_size']} cards, bomb order {config['bomb_order']}"]
         for p in range(self.num_players):
             shown = self.viewer is None or self.viewer == p or self.reveal
-            cards = " ".join(moves.value_code(v) for v in np.flatnonzero(s.hands[p]))
+            cards = " ".join(moves.value_code(int(v)) for v in np.flatnonzero(s.hands[p]))
             hand = cards if shown else f"{int(s.hands[p].sum())} cards"
             mark = " passed" if s.passed[p] else ""
             lines.append(f"  player_{p}: {hand or '-'}{mark}")
@@ -151,8 +177,11 @@ class TwosEnv(CardEnv):
         if not leading:
             shape = moves.shape_name(moves.SHAPES[s.to_beat_shape])
             lines.append(f"  to beat: {shape} to {moves.value_code(s.to_beat_top)} by player_{s.last_player}")
-        lines.append(f"  player_{s.winner} wins" if s.winner >= 0 else f"  to play: player_{s.to_move}"
-                     + (" (leads)" if leading else ""))
+        lines.append(
+            f"  player_{s.winner} wins"
+            if s.winner >= 0
+            else f"  to play: player_{s.to_move}" + (" (leads)" if leading else "")
+        )
         return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ combination, so nothing is lost). The table is built from these rules at import;
 Beating: a non-bomb is beaten by the same shape with a higher top card, or by any bomb; a bomb only by a
 stronger bomb -- a stronger shape in the bomb order in force, or the same shape with a higher top card.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,7 @@ SHAPE_INDEX = {s: i for i, s in enumerate(SHAPES)}
 SHAPE_N = np.array([s[0] for s in SHAPES], dtype=np.int64)
 SHAPE_L = np.array([s[1] for s in SHAPES], dtype=np.int64)
 SHAPE_IS_BOMB = np.array([(n == 4 and length == 1) or (n >= 2 and length >= 3) for n, length in SHAPES], dtype=np.bool_)
-BOMB_SHAPES = [s for s, b in zip(SHAPES, SHAPE_IS_BOMB) if b]
+BOMB_SHAPES = [s for s, b in zip(SHAPES, SHAPE_IS_BOMB, strict=True) if b]
 
 
 def shape_name(shape: tuple[int, int]) -> str:
@@ -108,8 +109,17 @@ def action_cards(hand: np.ndarray, shape_n: int, shape_l: int, top: int, out: np
 
 
 @njit(cache=True)
-def collect_moves(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: np.ndarray, actions: np.ndarray,
-                  shape_n: np.ndarray, shape_l: np.ndarray, value_rank: np.ndarray, ids: np.ndarray) -> int:
+def collect_moves(
+    hand: np.ndarray,
+    beat_shape: int,
+    beat_top: int,
+    bomb_strength: np.ndarray,
+    actions: np.ndarray,
+    shape_n: np.ndarray,
+    shape_l: np.ndarray,
+    value_rank: np.ndarray,
+    ids: np.ndarray,
+) -> int:
     """The move generator: ids of the legal actions of ``hand`` (0/1 per value) against (``beat_shape``,
     ``beat_top``), -1 when leading, written ascending to ``ids`` with pass last when following (``ids`` is
     written in place, nothing else); returns how many.
@@ -152,8 +162,16 @@ def collect_moves(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strengt
 
 
 @njit(cache=True)
-def legal_mask(hand: np.ndarray, beat_shape: int, beat_top: int, bomb_strength: np.ndarray,
-               actions: np.ndarray, shape_n: np.ndarray, shape_l: np.ndarray, value_rank: np.ndarray) -> np.ndarray:
+def legal_mask(
+    hand: np.ndarray,
+    beat_shape: int,
+    beat_top: int,
+    bomb_strength: np.ndarray,
+    actions: np.ndarray,
+    shape_n: np.ndarray,
+    shape_l: np.ndarray,
+    value_rank: np.ndarray,
+) -> np.ndarray:
     """:func:`collect_moves` as a new ``int8`` mask over every action id (pass included)."""
     n_actions = actions.shape[0]
     mask = np.zeros(n_actions + 1, dtype=np.int8)

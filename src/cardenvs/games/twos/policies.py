@@ -4,6 +4,7 @@
 public observation): the same move in every position, tested position by position. Its rules are stated
 there; ties go to the lowest action id, as Python's ``min`` over the ascending legal ids does.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -19,7 +19,7 @@ Bomb orders (``bomb_order``): ``"classic"`` is the document's list, weakest firs
 3x3, 2x6, 3x4, 2x7, 4x3, 3x5, 3x6, 4x4; a shape the list does not name goes just above the strongest
 listed shape that is more common at the configured hand size (several such shapes: the more common one
 weaker). ``"rarity"`` ranks every bomb shape by its exact probability of being dealt at the configured
-hand size (:func:`cardenvs.analysis.bombs.rarity_order`), rarest strongest.
+hand size (:func:`.bombs.rarity_order`), rarest strongest.
 
 State (:data:`STATE`, one record per game, sized for :data:`MAX_PLAYERS`; :mod:`cardenvs.core.kernels`
 states the functions' contract): hands and played cards of every seat and the cards out of play, all
@@ -29,9 +29,10 @@ value, -1 when leading) and who played it; who has passed in this trick; the tri
 the bomb order, the stacked decks of the AEC env's ``options["deck"]``, the observation offsets and the
 move tables the generator (:func:`.moves.collect_moves`) reads.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from numba import njit
@@ -40,6 +41,7 @@ from cardenvs.core import kernels
 from cardenvs.core.rng import deal_deck
 
 from . import moves
+from .bombs import rarity_order, run_probabilities
 
 CLASSIC_ORDER = [(2, 3), (4, 1), (2, 4), (2, 5), (3, 3), (2, 6), (3, 4), (2, 7), (4, 3), (3, 5), (3, 6), (4, 4)]
 
@@ -54,10 +56,9 @@ NUM_BOMB_SHAPES = len(moves.BOMB_SHAPES)
 POLICIES = ("heuristic",)
 
 
-@lru_cache(maxsize=None)
+@cache
 def bomb_order(order: str, hand_size: int) -> tuple[tuple[int, int], ...]:
     """Every bomb shape of the action table, weakest first, under ``order`` at ``hand_size``."""
-    from cardenvs.analysis.bombs import rarity_order, run_probabilities
     shapes = set(moves.BOMB_SHAPES)
     if order == "rarity":
         return tuple(s for s in rarity_order(hand_size) if s in shapes)
@@ -73,7 +74,7 @@ def bomb_order(order: str, hand_size: int) -> tuple[tuple[int, int], ...]:
         anchored.setdefault(anchor, []).append(s)
     for anchor in sorted(anchored, reverse=True):
         group = sorted(anchored[anchor], key=lambda s: (-probs[s], s[0] * s[1], s[0]))
-        result[anchor + 1:anchor + 1] = group
+        result[anchor + 1 : anchor + 1] = group
     return tuple(result)
 
 
@@ -85,40 +86,45 @@ def bomb_strength(order: str, hand_size: int) -> np.ndarray:
     return strength
 
 
-STATE = np.dtype([
-    ("hands", np.int8, (MAX_PLAYERS, NUM_CARDS)),  # by value; seats >= players stay empty
-    ("played", np.int8, (MAX_PLAYERS, NUM_CARDS)),
-    ("out_of_play", np.int8, (NUM_CARDS,)),  # values never dealt
-    ("to_move", np.int8),
-    ("to_beat_shape", np.int8),  # shape index of the combination to beat (-1: leading)
-    ("to_beat_top", np.int8),  # its top value (-1: leading)
-    ("last_player", np.int8),  # who played it (-1 before the first play)
-    ("passed", np.int8, (MAX_PLAYERS,)),  # 1: has passed in this trick (since the last play if passing unlocks)
-    ("trick_player", np.int8, (MAX_TRICK,)),  # the trick's turns so far: seat, action (pass included)
-    ("trick_action", np.int16, (MAX_TRICK,)),
-    ("n_trick", np.int16),
-    ("winner", np.int8),
-])
+STATE = np.dtype(
+    [
+        ("hands", np.int8, (MAX_PLAYERS, NUM_CARDS)),  # by value; seats >= players stay empty
+        ("played", np.int8, (MAX_PLAYERS, NUM_CARDS)),
+        ("out_of_play", np.int8, (NUM_CARDS,)),  # values never dealt
+        ("to_move", np.int8),
+        ("to_beat_shape", np.int8),  # shape index of the combination to beat (-1: leading)
+        ("to_beat_top", np.int8),  # its top value (-1: leading)
+        ("last_player", np.int8),  # who played it (-1 before the first play)
+        ("passed", np.int8, (MAX_PLAYERS,)),  # 1: has passed in this trick (since the last play if passing unlocks)
+        ("trick_player", np.int8, (MAX_TRICK,)),  # the trick's turns so far: seat, action (pass included)
+        ("trick_action", np.int16, (MAX_TRICK,)),
+        ("n_trick", np.int16),
+        ("winner", np.int8),
+    ]
+)
 
 # observation segments, in the env's layout order (offsets depend on the number of players)
 O_HAND, O_PLAYED, O_SHAPE, O_TOP, O_BY, O_PASSED, O_LEFT, O_BOMB_ORDER = range(8)
 
-PARAMS = np.dtype([
-    ("players", np.int32),
-    ("hand_size", np.int32),
-    ("pass_locks_out", np.bool_),
-    ("bomb_strength", np.int64, (NUM_SHAPES,)),  # place in the bomb order per shape (-1: not a bomb)
-    ("bomb_places", np.int8, (NUM_BOMB_SHAPES,)),  # the same per moves.BOMB_SHAPES (the observation)
-    ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)), ("n_stacked", np.int32),
-    ("offsets", np.int32, (8,)),
-    # the move tables (moves.py), carried here so compiled code takes them as one argument
-    ("actions", np.int64, moves.ACTIONS.shape),
-    ("shape_n", np.int64, (NUM_SHAPES,)),
-    ("shape_l", np.int64, (NUM_SHAPES,)),
-    ("shape_is_bomb", np.int8, (NUM_SHAPES,)),
-    ("value_rank", np.int64, (NUM_CARDS,)),
-    ("id_to_value", np.int64, (NUM_CARDS,)),
-])
+PARAMS = np.dtype(
+    [
+        ("players", np.int32),
+        ("hand_size", np.int32),
+        ("pass_locks_out", np.bool_),
+        ("bomb_strength", np.int64, (NUM_SHAPES,)),  # place in the bomb order per shape (-1: not a bomb)
+        ("bomb_places", np.int8, (NUM_BOMB_SHAPES,)),  # the same per moves.BOMB_SHAPES (the observation)
+        ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)),
+        ("n_stacked", np.int32),
+        ("offsets", np.int32, (8,)),
+        # the move tables (moves.py), carried here so compiled code takes them as one argument
+        ("actions", np.int64, moves.ACTIONS.shape),
+        ("shape_n", np.int64, (NUM_SHAPES,)),
+        ("shape_l", np.int64, (NUM_SHAPES,)),
+        ("shape_is_bomb", np.int8, (NUM_SHAPES,)),
+        ("value_rank", np.int64, (NUM_CARDS,)),
+        ("id_to_value", np.int64, (NUM_CARDS,)),
+    ]
+)
 
 
 def make_params(players: int, hand_size: int, pass_locks_out: bool, order: str, offsets: np.ndarray) -> np.ndarray:
@@ -130,11 +136,17 @@ def make_params(players: int, hand_size: int, pass_locks_out: bool, order: str, 
     p["players"] = players
     p["hand_size"] = hand_size
     p["pass_locks_out"] = pass_locks_out
-    for name, table in (("bomb_strength", strength),
-                        ("bomb_places", [strength[moves.SHAPE_INDEX[s]] for s in moves.BOMB_SHAPES]),
-                        ("offsets", offsets), ("actions", moves.ACTIONS), ("shape_n", moves.SHAPE_N),
-                        ("shape_l", moves.SHAPE_L), ("shape_is_bomb", moves.SHAPE_IS_BOMB),
-                        ("value_rank", moves.VALUE_RANK), ("id_to_value", moves.ID_TO_VALUE)):
+    for name, table in (
+        ("bomb_strength", strength),
+        ("bomb_places", [strength[moves.SHAPE_INDEX[s]] for s in moves.BOMB_SHAPES]),
+        ("offsets", offsets),
+        ("actions", moves.ACTIONS),
+        ("shape_n", moves.SHAPE_N),
+        ("shape_l", moves.SHAPE_L),
+        ("shape_is_bomb", moves.SHAPE_IS_BOMB),
+        ("value_rank", moves.VALUE_RANK),
+        ("id_to_value", moves.ID_TO_VALUE),
+    ):
         p[name][0] = table
     return p
 
@@ -198,8 +210,17 @@ def legal_ids(state, b, params, ids) -> int:
     if s.winner >= 0:
         return 0
     pr = params[0]
-    return moves.collect_moves(s.hands[s.to_move], s.to_beat_shape, s.to_beat_top, pr.bomb_strength, pr.actions,
-                               pr.shape_n, pr.shape_l, pr.value_rank, ids)
+    return moves.collect_moves(
+        s.hands[s.to_move],
+        s.to_beat_shape,
+        s.to_beat_top,
+        pr.bomb_strength,
+        pr.actions,
+        pr.shape_n,
+        pr.shape_l,
+        pr.value_rank,
+        ids,
+    )
 
 
 @njit(cache=True)
@@ -265,7 +286,7 @@ def outcome(state, b, params, out) -> None:
         return
     sc = np.zeros(params[0].players, dtype=np.float64)
     scores(state, b, params, sc)
-    kernels.win_share(sc, out[:sc.shape[0]])
+    kernels.win_share(sc, out[: sc.shape[0]])
 
 
 @njit(cache=True)
@@ -306,4 +327,4 @@ def card_locations(record) -> np.ndarray:
 def trick(record) -> list[tuple[int, int]]:
     """The current trick's turns as (seat, action) pairs, oldest first (pass is ``moves.PASS``)."""
     n = int(record["n_trick"])
-    return list(zip(record["trick_player"][:n].tolist(), record["trick_action"][:n].tolist()))
+    return list(zip(record["trick_player"][:n].tolist(), record["trick_action"][:n].tolist(), strict=True))

@@ -34,6 +34,7 @@ cards out of both piles, so the winner's points total 26 minus the cards left on
 ## Version history
 * v0: first release.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,17 +42,20 @@ import numpy as np
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+
 from . import rules
 
-LAYOUT = Layout([
-    Segment("own_pile", 1, 52, "cards in own pile"),
-    Segment("opponent_pile", 1, 52, "cards in the opponent's pile"),
-    Segment("own_last_flip", 13, 1, "rank of own last face-up card this battle, one-hot (2..A)"),
-    Segment("opponent_last_flip", 13, 1, "rank of the opponent's last face-up card this battle, one-hot"),
-    Segment("table", 1, 52, "cards on the table in the battle under way"),
-    Segment("in_war", 1, 1, "1 while a tie is being settled"),
-    Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
-])
+LAYOUT = Layout(
+    [
+        Segment("own_pile", 1, 52, "cards in own pile"),
+        Segment("opponent_pile", 1, 52, "cards in the opponent's pile"),
+        Segment("own_last_flip", 13, 1, "rank of own last face-up card this battle, one-hot (2..A)"),
+        Segment("opponent_last_flip", 13, 1, "rank of the opponent's last face-up card this battle, one-hot"),
+        Segment("table", 1, 52, "cards on the table in the battle under way"),
+        Segment("in_war", 1, 1, "1 while a tie is being settled"),
+        Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
+    ]
+)
 OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 
@@ -59,11 +63,20 @@ class WarEnv(CardEnv):
     metadata = {"name": "war_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     OPTIONS = (
         Option("war_face_down", 1, "cards each player puts face down in a war", low=0, high=3),
-        Option("shuffle_won", False, "shuffle the won cards (dealing generator) before they go under the pile",
-               choices=(False, True)),
+        Option(
+            "shuffle_won",
+            False,
+            "shuffle the won cards (dealing generator) before they go under the pile",
+            choices=(False, True),
+        ),
         Option("max_turns", 5000, "battles before the game is truncated", low=1),
-        Option("single_pass", False, "the Riddler form: 26 battles, no wars, no recycling (war_face_down and "
-               "shuffle_won must stay at their defaults)", choices=(False, True)),
+        Option(
+            "single_pass",
+            False,
+            "the Riddler form: 26 battles, no wars, no recycling (war_face_down and "
+            "shuffle_won must stay at their defaults)",
+            choices=(False, True),
+        ),
     )
     VARIANTS = {
         "default": {},
@@ -82,8 +95,7 @@ class WarEnv(CardEnv):
         self.num_actions = 1
         c = self.config
         rules.check_options(c["war_face_down"], c["shuffle_won"], c["single_pass"], "war_v0")
-        self.params = rules.make_params(c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"],
-                                        OFFSETS)
+        self.params = rules.make_params(c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"], OFFSETS)
 
     def action_name(self, action: int) -> str:
         return "flip" if action == 0 else str(action)
@@ -94,8 +106,9 @@ class WarEnv(CardEnv):
         for p in range(2):
             flipped = card_code(int(s.last_flip[p])) if s.last_flip[p] >= 0 else "--"
             extra = f", battles won {s.battles_won[p]}" if self.config["single_pass"] else ""
-            lines.append(f"  player_{p}: {s.held[p]:2d} cards in pile, last flip {flipped}, "
-                         f"{s.table_n[p]} on the table{extra}")
+            lines.append(
+                f"  player_{p}: {s.held[p]:2d} cards in pile, last flip {flipped}, {s.table_n[p]} on the table{extra}"
+            )
         if self._is_over():
             result = int(s.result)
             lines.append("  game over: " + ("draw" if result == rules.DRAW else f"player_{result} wins"))

@@ -1,4 +1,5 @@
 """War's numba policy: nobody has a choice, so the one policy, ``flip``, plays the only legal action."""
+
 from __future__ import annotations
 
 from numba import njit

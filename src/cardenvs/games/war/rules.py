@@ -31,6 +31,7 @@ battles played and won, cards set aside (single pass), the result and the shuffl
 same functions drive the AEC env, the vector envs and the Monte Carlo simulator in
 :mod:`cardenvs.analysis.war`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,47 +49,59 @@ DECK = np.arange(DECK_SIZE, dtype=np.int16)
 NO_RESULT, DRAW = -1, 2  # ``result``: -1 while playing (and at a truncation), 0 / 1 the winner, 2 a draw
 POLICIES = ("flip",)
 
-STATE = np.dtype([
-    ("pile", np.int8, (PLAYERS, DECK_SIZE)),  # ring buffers
-    ("head", np.int16, (PLAYERS,)),  # slot of the next card to flip
-    ("held", np.int16, (PLAYERS,)),  # cards in the pile (not "size": records have a .size)
-    ("table", np.int8, (PLAYERS, DECK_SIZE)),  # cards each player put on the table this battle, in order
-    ("table_n", np.int16, (PLAYERS,)),
-    ("last_flip", np.int8, (PLAYERS,)),  # last face-up card of each player (-1 none)
-    ("out", np.int8, (DECK_SIZE,)),  # cards set aside (single pass)
-    ("out_n", np.int16),
-    ("to_move", np.int8),
-    ("in_war", np.int8),  # 1 while a tie is being settled
-    ("result", np.int8),
-    ("battles", np.int64),
-    ("battles_won", np.int16, (PLAYERS,)),  # the single pass score
-    ("rng", np.uint64, (1,)),  # xorshift64* stream of the shuffle of won cards
-])
+STATE = np.dtype(
+    [
+        ("pile", np.int8, (PLAYERS, DECK_SIZE)),  # ring buffers
+        ("head", np.int16, (PLAYERS,)),  # slot of the next card to flip
+        ("held", np.int16, (PLAYERS,)),  # cards in the pile (not "size": records have a .size)
+        ("table", np.int8, (PLAYERS, DECK_SIZE)),  # cards each player put on the table this battle, in order
+        ("table_n", np.int16, (PLAYERS,)),
+        ("last_flip", np.int8, (PLAYERS,)),  # last face-up card of each player (-1 none)
+        ("out", np.int8, (DECK_SIZE,)),  # cards set aside (single pass)
+        ("out_n", np.int16),
+        ("to_move", np.int8),
+        ("in_war", np.int8),  # 1 while a tie is being settled
+        ("result", np.int8),
+        ("battles", np.int64),
+        ("battles_won", np.int16, (PLAYERS,)),  # the single pass score
+        ("rng", np.uint64, (1,)),  # xorshift64* stream of the shuffle of won cards
+    ]
+)
 
 # observation offsets (segments of the env's layout, in order)
 O_OWN_PILE, O_OPP_PILE, O_OWN_FLIP, O_OPP_FLIP, O_TABLE, O_IN_WAR, O_BATTLES_WON = range(7)
 
-PARAMS = np.dtype([
-    ("war_face_down", np.int8),
-    ("shuffle_won", np.bool_),
-    ("single_pass", np.bool_),
-    ("max_turns", np.int64),
-    ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)), ("n_stacked", np.int32),
-    ("offsets", np.int32, (7,)),
-])
+PARAMS = np.dtype(
+    [
+        ("war_face_down", np.int8),
+        ("shuffle_won", np.bool_),
+        ("single_pass", np.bool_),
+        ("max_turns", np.int64),
+        ("stacked", np.int16, (MAX_STACKED, DECK_SIZE)),
+        ("n_stacked", np.int32),
+        ("offsets", np.int32, (7,)),
+    ]
+)
 
 
 def check_options(war_face_down: int, shuffle_won: bool, single_pass: bool, name: str = "war") -> None:
     """``single_pass`` has no wars and no recycling, so ``war_face_down`` and ``shuffle_won`` would be ignored:
     a ``ValueError`` naming both when either is not its default (1, False) with ``single_pass=True``."""
     if single_pass and (war_face_down != 1 or shuffle_won):
-        raise ValueError(f"{name}: single_pass=True has no wars and does not recycle won cards, so the options "
-                         f"war_face_down and shuffle_won do not apply (got war_face_down={war_face_down}, "
-                         f"shuffle_won={shuffle_won}); leave them at their defaults (1, False)")
+        raise ValueError(
+            f"{name}: single_pass=True has no wars and does not recycle won cards, so the options "
+            f"war_face_down and shuffle_won do not apply (got war_face_down={war_face_down}, "
+            f"shuffle_won={shuffle_won}); leave them at their defaults (1, False)"
+        )
 
 
-def make_params(war_face_down: int = 1, shuffle_won: bool = False, single_pass: bool = False,
-                max_turns: int = 5000, offsets: np.ndarray | None = None) -> np.ndarray:
+def make_params(
+    war_face_down: int = 1,
+    shuffle_won: bool = False,
+    single_pass: bool = False,
+    max_turns: int = 5000,
+    offsets: np.ndarray | None = None,
+) -> np.ndarray:
     """The constants of one configuration (:func:`check_options` rejects options ``single_pass`` would
     ignore); ``offsets``: where the observation's segments start (default: the env's layout,
     :data:`cardenvs.games.war.env.OFFSETS`)."""
@@ -330,6 +343,6 @@ def card_locations(record) -> np.ndarray:
     parts = []
     for p in range(PLAYERS):
         parts.append(pile_cards(record, p))
-        parts.append(np.asarray(record["table"][p, :record["table_n"][p]], dtype=np.int64))
-    parts.append(np.asarray(record["out"][:record["out_n"]], dtype=np.int64))
+        parts.append(np.asarray(record["table"][p, : record["table_n"][p]], dtype=np.int64))
+    parts.append(np.asarray(record["out"][: record["out_n"]], dtype=np.int64))
     return np.concatenate(parts)
