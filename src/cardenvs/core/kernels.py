@@ -60,6 +60,13 @@ def register(state_dtype: np.dtype, **functions) -> None:
     _GAMES.append((np.dtype(state_dtype), functions))
 
 
+def register_rules(rules, policy) -> None:
+    """:func:`register` a game's rules module (its ``STATE`` and the functions of :data:`FUNCTIONS` by name)
+    with its numba ``policy`` dispatcher."""
+    functions = {name: getattr(rules, name) for name in FUNCTIONS if name != "policy"}
+    register(rules.STATE, policy=policy, **functions)
+
+
 def _implementation(state, name: str):
     if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
         for dtype, functions in _GAMES:

@@ -64,5 +64,16 @@ def deal_deck(deck: np.ndarray, deal_seed: np.uint64, k: int, out: np.ndarray) -
     shuffle(out, stream(deal_seed, k))
 
 
+@njit(cache=True)
+def episode_deck(stacked, n_stacked: int, deck, deal_seed, k: int, out) -> None:
+    """Deal ``k`` of an episode into ``out``: the stacked deck ``stacked[k]`` when ``k < n_stacked`` (the AEC
+    env's ``options["deck"]``), else the dealing generator's :func:`deal_deck` of ``deal_seed``. Every
+    game's ``init`` (and later deals) take their decks here."""
+    if k < n_stacked:
+        out[:] = stacked[k, : out.shape[0]]
+    else:
+        deal_deck(deck, deal_seed, k, out)
+
+
 # streams of a deal seed other than the deals themselves (a game's extra draws, e.g. the first bidder)
 EXTRA_STREAM = 1_000_000

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import encoding, kernels
-from cardenvs.core.rng import EXTRA_STREAM, deal_deck, stream, uniform_index
+from cardenvs.core.rng import EXTRA_STREAM, episode_deck, stream, uniform_index
 
 from . import moves
 
@@ -151,10 +151,7 @@ def init(state, b, params, deal_seed) -> None:
     """Deal game ``b`` (deal 0 of ``deal_seed``, or the stacked deck) and set up the bidding. In place."""
     pr = params[0]
     deck = np.empty(NUM_CARDS, dtype=np.int16)
-    if pr.n_stacked > 0:
-        deck[:] = pr.stacked[0]
-    else:
-        deal_deck(DECK, deal_seed, 0, deck)
+    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, 0, deck)
     first = pr.first_bidder
     if first < 0:
         first = uniform_index(stream(deal_seed, FIRST_BIDDER_STREAM), PLAYERS)

@@ -45,7 +45,7 @@ from numba import njit
 
 from cardenvs.core import kernels
 from cardenvs.core.cards import card_value_order
-from cardenvs.core.rng import deal_deck
+from cardenvs.core.rng import episode_deck
 
 VALUE_OF = card_value_order()  # card id -> 1..10
 NUM_VALUES = 10
@@ -213,11 +213,7 @@ def _next_round(state, b, params) -> None:
     r = s.round_index
     if not (pr.swap_deals and r % 2 == 1):
         k = r // 2 if pr.swap_deals else r
-        if k < pr.n_stacked:
-            for i in range(DECK_SIZE):
-                s.deck[i] = pr.stacked[k, i]
-        else:
-            deal_deck(DECK, s.deal_seed, k, s.deck)
+        episode_deck(pr.stacked, pr.n_stacked, DECK, s.deal_seed, k, s.deck)
     start_round(state, b)
 
 

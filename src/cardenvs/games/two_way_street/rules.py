@@ -61,7 +61,7 @@ from numba import njit
 
 from cardenvs.core import kernels
 from cardenvs.core.cards import BLACK_JOKER, JOKER, RED_JOKER  # noqa: F401 (JOKER re-exported)
-from cardenvs.core.rng import deal_deck
+from cardenvs.core.rng import episode_deck
 
 N_LOW = {2: 10, 3: 8, 4: 6, 5: 5, 6: 4, 7: 3, 8: 3, 9: 2, 10: 2}
 N_LOW_TABLE = np.array([1, 1, 10, 8, 6, 5, 4, 3, 3, 2, 2], dtype=np.int64)  # by player count; 11+: 1
@@ -441,10 +441,7 @@ def _start_hand(state, b, params) -> None:
     s.first = s.hand_no % n
     k = s.deal_no
     s.deal_no += 1
-    if k < pr.n_stacked:
-        s.stock[:length] = pr.stacked[k]
-    else:
-        deal_deck(pr.deck, s.seed, k, s.stock[:length])
+    episode_deck(pr.stacked, pr.n_stacked, pr.deck, s.seed, k, s.stock[:length])
     s.hands[:] = 0
     for i in range(n):
         p = (s.first + i) % n

@@ -7,18 +7,7 @@ from cardenvs.core import kernels
 
 from . import moves, policies, rules
 
-kernels.register(
-    rules.STATE,
-    init=rules.init,
-    to_move=rules.to_move,
-    legal_ids=rules.legal_ids,
-    apply=rules.apply,
-    status=rules.status,
-    scores=rules.scores,
-    outcome=rules.outcome,
-    observe=rules.observe,
-    policy=policies.policy,
-)
+kernels.register_rules(rules, policies.policy)
 
 
 def legal_moves(hand: str, to_beat: str | None = None, bomb_order: str = "classic", hand_size: int = 13) -> list[str]:

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import kernels
-from cardenvs.core.rng import deal_deck
+from cardenvs.core.rng import episode_deck
 
 from . import moves
 from .bombs import rarity_order, run_probabilities
@@ -158,10 +158,7 @@ def init(state, b, params, deal_seed) -> None:
     player_0 first, the rest out of play; the holder of the lowest card leads. In place."""
     pr = params[0]
     deck = np.empty(NUM_CARDS, dtype=np.int16)
-    if pr.n_stacked > 0:
-        deck[:] = pr.stacked[0]
-    else:
-        deal_deck(DECK, deal_seed, 0, deck)
+    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, 0, deck)
     s = state[b]
     s.hands[:] = 0
     s.played[:] = 0

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import kernels
-from cardenvs.core.rng import EXTRA_STREAM, deal_deck, stream, uniform_index
+from cardenvs.core.rng import EXTRA_STREAM, episode_deck, stream, uniform_index
 
 DECK_SIZE = 52
 HALF = 26
@@ -153,10 +153,7 @@ def init(state, b, params, deal_seed) -> None:
     """Deal game ``b``: the stacked deck if given, else deal 0 of ``deal_seed``. In place."""
     pr = params[0]
     deck = np.empty(DECK_SIZE, dtype=np.int16)
-    if pr.n_stacked > 0:
-        deck[:] = pr.stacked[0]
-    else:
-        deal_deck(DECK, deal_seed, 0, deck)
+    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, 0, deck)
     deal(state, b, deck, stream(deal_seed, SHUFFLE_STREAM)[0])
 
 
