@@ -695,10 +695,14 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
     if workers == 1:
         outputs = map(_worker, jobs)
     else:
+        import itertools
         import multiprocessing
 
+        # numba's disk cache is not safe for processes compiling into it at once: the parent plays the
+        # first job (compiling what these games need) before the workers start and load that code
+        first = _worker(jobs[0])
         pool = multiprocessing.get_context("spawn").Pool(workers)
-        outputs = pool.imap(_worker, jobs)
+        outputs = itertools.chain([first], pool.imap(_worker, jobs[1:]))
     for records in outputs:
         results.records.extend(records)
         if bar:
