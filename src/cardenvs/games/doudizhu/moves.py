@@ -307,53 +307,16 @@ MOVE_NEED = _table_bits(MOVE_COUNTS)
 MAIN_NEED = _table_bits(MOVE_MAIN_COUNTS)
 
 
-@njit(cache=True)
-def legal_moves_mask(
-    hand_cards: np.ndarray,
-    last: int,
-    out: np.ndarray,
-    rank_of: np.ndarray,
-    move_need: np.ndarray,
-    main_need: np.ndarray,
-    move_type: np.ndarray,
-    move_main: np.ndarray,
-    move_length: np.ndarray,
-    group_start: np.ndarray,
-    group_end: np.ndarray,
-    tl_index: np.ndarray,
-    tl_groups: np.ndarray,
-    bomb_groups: np.ndarray,
-) -> int:
+def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
     """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
-    ``last`` (-1: leading); returns how many. ``out`` must be zeroed by the caller."""
-    hand = encoding.planes_bits(encoding.rank_counts(hand_cards, rank_of, NUM_RANKS), NUM_RANKS, 4)
-    ids = np.empty(move_need.shape[0], dtype=np.int64)
+    ``last`` (-1: leading); returns how many (pass not included). For people and tests; the envs go through
+    :func:`cardenvs.games.doudizhu.rules.legal_ids`."""
+    counts = encoding.rank_counts(np.asarray(hand_cards, dtype=np.int8), RANK_OF_CARD, NUM_RANKS)
+    ids = np.empty(NUM_MOVES, dtype=np.int64)
     found = collect_moves(
-        hand,
+        encoding.planes_bits(counts, NUM_RANKS, 4),
         last,
         ids,
-        move_need,
-        main_need,
-        move_type,
-        move_main,
-        move_length,
-        group_start,
-        group_end,
-        tl_index,
-        tl_groups,
-        bomb_groups,
-    )
-    for i in range(found):
-        out[ids[i]] = 1
-    return found
-
-
-def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
-    return legal_moves_mask(
-        hand_cards,
-        last,
-        out,
-        RANK_OF_CARD,
         MOVE_NEED,
         MAIN_NEED,
         MOVE_TYPE,
@@ -365,6 +328,8 @@ def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
         TL_GROUPS,
         BOMB_GROUPS,
     )
+    out[ids[:found]] = 1
+    return int(found)
 
 
 def beats(move: int, last: int) -> bool:
