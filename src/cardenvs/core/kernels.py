@@ -175,6 +175,37 @@ def _ol_policy(state, b, params, which, rng):
         return lambda state, b, params, which, rng: f(state, b, params, which, rng)
 
 
+# ---------------------------------------------------------------- determinization (search over hidden cards)
+_DETERMINIZERS: list[tuple[np.dtype, Any]] = []
+
+
+def register_determinize(state_dtype: np.dtype, function) -> None:
+    """Make ``function`` the implementation of :func:`determinize` for ``state_dtype`` (games with hidden
+    cards register one in their ``__init__``)."""
+    _DETERMINIZERS.append((np.dtype(state_dtype), function))
+
+
+def has_determinize(state_dtype: np.dtype) -> bool:
+    return any(dtype == np.dtype(state_dtype) for dtype, _ in _DETERMINIZERS)
+
+
+def determinize(state, b, params, p, rng, out, ob):
+    """Write to ``out[ob]`` a copy of game ``b`` in which every card seat ``p`` cannot see is re-dealt at
+    random (from ``rng``, a ``uint64[1]`` stream), consistently with everything ``p`` has observed; cards
+    ``p`` can see and all public fields are unchanged. It must read nothing of ``state[b]`` that ``p``
+    has not observed, except to copy it through to where it is overwritten."""
+    raise NotImplementedError("numba only")
+
+
+@overload(determinize, jit_options=CACHED)
+def _ol_determinize(state, b, params, p, rng, out, ob):
+    if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
+        for dtype, f in _DETERMINIZERS:
+            if from_dtype(dtype) == state.dtype:
+                return lambda state, b, params, p, rng, out, ob: f(state, b, params, p, rng, out, ob)
+    return None
+
+
 # ---------------------------------------------------------------- helpers games share
 @njit(cache=True)
 def win_share(scores_: np.ndarray, out: np.ndarray) -> None:
