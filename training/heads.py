@@ -38,7 +38,28 @@ def doudizhu_action_features() -> np.ndarray:
     return out
 
 
-ACTION_FEATURES: dict[str, Callable[[], np.ndarray]] = {"doudizhu_v0": doudizhu_action_features}
+def twos_action_features() -> np.ndarray:
+    """One row per Twos action: its shape (one-hot over ``moves.SHAPES``), how many cards it takes of each
+    rank (/ 4), its top card (one-hot over the 52 values), whether it is a bomb, and pass."""
+    from cardenvs.games.twos import moves
+
+    n_shapes = len(moves.SHAPES)
+    out = np.zeros((moves.NUM_ACTIONS, n_shapes + 13 + 52 + 2), dtype=np.float32)
+    for a, (shape, top) in enumerate(moves.ACTIONS):
+        n, length = moves.SHAPE_N[shape], moves.SHAPE_L[shape]
+        top_rank = top // 4
+        out[a, shape] = 1
+        out[a, n_shapes + top_rank - length + 1 : n_shapes + top_rank + 1] = n / 4
+        out[a, n_shapes + 13 + top] = 1
+        out[a, -2] = float(moves.SHAPE_IS_BOMB[shape])
+    out[moves.PASS, -1] = 1
+    return out
+
+
+ACTION_FEATURES: dict[str, Callable[[], np.ndarray]] = {
+    "doudizhu_v0": doudizhu_action_features,
+    "twos_v0": twos_action_features,
+}
 
 
 def action_features(game: str) -> np.ndarray:
@@ -103,3 +124,22 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data.update(action_game=self.action_game, action_dim=self.action_dim)
         return data
+
+
+def move_features(game: str) -> np.ndarray:
+    """Features of every action of ``game`` for the DMC move network: the action-feature table where the
+    game has one (Dou Dizhu's also gets each move's kicker counts per rank / 4), else a one-hot of the
+    action (games with few actions: Twenty's ten card values, War, Two Way Street)."""
+    from cardenvs import make, resolve_id
+
+    key = resolve_id(game)
+    if key == "doudizhu_v0":
+        from cardenvs.games.doudizhu import moves
+
+        kickers = np.zeros((moves.NUM_ACTIONS, 15), dtype=np.float32)
+        kickers[: moves.NUM_MOVES] = moves.MOVE_KICKERS / 4
+        return np.concatenate([doudizhu_action_features(), kickers], axis=1)
+    if key in ACTION_FEATURES:
+        return ACTION_FEATURES[key]()
+    n = make(key).unwrapped.num_actions
+    return np.eye(n, dtype=np.float32)

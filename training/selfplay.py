@@ -31,6 +31,8 @@ from typing import Any
 
 import yaml
 
+from training.config import add_config_arguments, read_config
+
 
 @dataclass
 class Args:
@@ -80,7 +82,7 @@ POLICIES = ("mlp", "action_features")  # values of Args.policy
 
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Self-play MaskablePPO on a cardenvs game.")
-    parser.add_argument("--config", help="YAML config (configs/<game>_ppo.yaml)")
+    add_config_arguments(parser, "configs/<game>_ppo.yaml")
     parser.add_argument("--total-timesteps", type=int)
     parser.add_argument("--time-limit-minutes", type=float)
     parser.add_argument("--out", help="output folder (default runs/)")
@@ -89,50 +91,11 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--eval-every", type=int)
     parser.add_argument("--eval-games", type=int)
     parser.add_argument("--no-progress-bar", action="store_true")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)",
-    )
     ns = parser.parse_args(argv)
-    values: dict[str, Any] = {}
-    if ns.config:
-        path = Path(ns.config)
-        if not path.is_file():
-            parser.error(f"config file {ns.config} " + ("is a folder" if path.is_dir() else "does not exist"))
-        try:
-            values = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            parser.error(f"config file {ns.config} is not valid YAML: {str(exc).splitlines()[0]}")
-        values = {} if values is None else values
-        if not isinstance(values, dict):
-            parser.error(f"config file {ns.config} must hold a mapping of settings, got {type(values).__name__}")
-    known = {f.name for f in dataclasses.fields(Args)}
-    for text in ns.set:
-        key, sep, value = text.partition("=")
-        if not sep or not key.strip():
-            parser.error(f"--set {text!r} must look like key=value")
-        try:
-            parsed = yaml.safe_load(value)
-        except yaml.YAMLError as exc:
-            parser.error(f"--set {text!r}: the value is not valid YAML: {str(exc).splitlines()[0]}")
-        target = values
-        *parents, leaf = key.strip().split(".")
-        for depth, parent in enumerate(parents):
-            target = target.setdefault(parent, {})
-            if not isinstance(target, dict):
-                parser.error(f"--set {text!r}: {'.'.join(parents[: depth + 1])} is not a mapping")
-        target[leaf] = parsed
-    for flag in ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games"):
-        if getattr(ns, flag) is not None:
-            values[flag] = getattr(ns, flag)
+    flags = ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games")
+    values = read_config(parser, ns, Args, flags)
     if ns.no_progress_bar:
         values["progress_bar"] = False
-    unknown = set(values) - known
-    if unknown:
-        parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
     for key in ("options", "opponents", "ppo"):
         if key in values and not isinstance(values[key], dict):
             parser.error(

@@ -149,6 +149,21 @@ class _Batch:
         return {"observation": self.obs, "action_mask": self.mask}
 
 
+def _internal_kind(batch: _Batch, opponent: Any) -> int:
+    """The kernels' code of an opponent played in numba: 1 random, 2 + k the game's policy k."""
+    if not isinstance(opponent, str):
+        raise ValueError(f"opponent {opponent!r}: expected 'random', a policy name or a callable")
+    if opponent == "random":
+        return 1
+    names = tuple(batch.core.POLICIES)
+    game = batch.env_id.rsplit("_v", 1)[0]
+    name = opponent[len(game) + 1 :] if opponent.startswith(game + ".") else opponent
+    if name not in names:
+        known = ", ".join(["random"] + [f"{game}.{p}" for p in names])
+        raise ValueError(f"opponent {opponent!r} is not a numba policy of {batch.env_id}; known: {known}, or a callable")
+    return 2 + names.index(name)
+
+
 class VectorEnv:
     """B games of one env id stepped together, turn-based (the player to move acts in every game).
 
@@ -238,6 +253,22 @@ class VectorEnv:
         """``(legal_ids [B, K], num_legal [B])``: the legal action ids of every game, padded with -1 to the
         largest count K of this step."""
         return self._b.legal_ids()
+
+    def policy_actions(self, policy: str, games: Any = None) -> np.ndarray:
+        """The actions ``policy`` (``"random"`` or one of the game's numba policies, ``"doudizhu.rule"``)
+        would take for the player to move in ``games`` (indices; all games by default), computed in numba
+        from each game's state; nothing is stepped. Random draws come from each game's own stream, seeded
+        by ``reset``. Pass them to :meth:`step` (mixed with others) to let a heuristic play some seats."""
+        b = self._b
+        if not b.has_reset:
+            raise ValueError(f"{self.env_id}: call reset() before policy_actions()")
+        kind = _internal_kind(b, policy)
+        which = b.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if which.size and (which.min() < 0 or which.max() >= b.num_envs):
+            raise ValueError(f"games must be indices in 0..{b.num_envs - 1}, got {which.min()}..{which.max()}")
+        out = np.empty(which.shape[0], dtype=np.int64)
+        kernels.policy_range(b.state, b.params, which, kind, b.rngs, b.num_actions, out)
+        return out
 
     def close(self) -> None:
         pass
@@ -329,19 +360,7 @@ class LearnerVectorEnv(GymVectorEnv):
         if callable(opponent):
             self.callables.append(opponent)
             return -len(self.callables)
-        if not isinstance(opponent, str):
-            raise ValueError(f"opponent {opponent!r}: expected 'random', a policy name or a callable")
-        if opponent == "random":
-            return 1
-        names = tuple(self._b.core.POLICIES)
-        game = self.env_id.rsplit("_v", 1)[0]
-        name = opponent[len(game) + 1 :] if opponent.startswith(game + ".") else opponent
-        if name not in names:
-            known = ", ".join(["random"] + [f"{game}.{p}" for p in names])
-            raise ValueError(
-                f"opponent {opponent!r} is not a numba policy of {self.env_id}; known: {known}, or a callable"
-            )
-        return 2 + names.index(name)
+        return _internal_kind(self._b, opponent)
 
     def _seat(self, which: np.ndarray) -> None:
         """Seats of the learner and its opponents in games ``which`` (for their current episode)."""

@@ -487,6 +487,16 @@ def _pick(state, b, params, kind, rng, ids) -> int:
 
 
 @njit(cache=True)
+def policy_range(state, params, which, kind, rngs, num_actions, out) -> None:
+    """``out[i]``: the action of internal opponent ``kind`` (1 random, 2 + k the game's policy k) for the seat
+    to act in game ``which[i]``; the games are not changed (only the streams ``rngs[b]`` advance)."""
+    ids = np.empty(num_actions, dtype=np.int64)
+    for i in range(which.shape[0]):
+        b = which[i]
+        out[i] = _pick(state, b, params, kind, rngs[b], ids)
+
+
+@njit(cache=True)
 def advance_range(
     state,
     params,

@@ -1,0 +1,66 @@
+"""The one config loader of the training scripts: a YAML file, then ``--set key=value`` overrides (dotted
+keys for nested mappings), then the script's own flags; unknown keys are an error naming the known ones."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--config`` and ``--set``, the flags every training script shares."""
+    parser.add_argument("--config", help=f"YAML config ({example})")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)",
+    )
+
+
+def read_config(
+    parser: argparse.ArgumentParser, ns: argparse.Namespace, args_class: type, flags: Sequence[str]
+) -> dict[str, Any]:
+    """The settings of a run: ``ns.config`` (YAML), ``ns.set`` overrides, then each of ``flags`` that was given
+    on the command line (an attribute of ``ns`` of the same name, not None). Errors go to ``parser.error``."""
+    values: dict[str, Any] = {}
+    if ns.config:
+        path = Path(ns.config)
+        if not path.is_file():
+            parser.error(f"config file {ns.config} " + ("is a folder" if path.is_dir() else "does not exist"))
+        try:
+            values = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            parser.error(f"config file {ns.config} is not valid YAML: {str(exc).splitlines()[0]}")
+        values = {} if values is None else values
+        if not isinstance(values, dict):
+            parser.error(f"config file {ns.config} must hold a mapping of settings, got {type(values).__name__}")
+    for text in ns.set:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"--set {text!r} must look like key=value")
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            parser.error(f"--set {text!r}: the value is not valid YAML: {str(exc).splitlines()[0]}")
+        target = values
+        *parents, leaf = key.strip().split(".")
+        for depth, parent in enumerate(parents):
+            target = target.setdefault(parent, {})
+            if not isinstance(target, dict):
+                parser.error(f"--set {text!r}: {'.'.join(parents[: depth + 1])} is not a mapping")
+        target[leaf] = parsed
+    for flag in flags:
+        if getattr(ns, flag, None) is not None:
+            values[flag] = getattr(ns, flag)
+    known = {f.name for f in dataclasses.fields(args_class)}
+    unknown = set(values) - known
+    if unknown:
+        parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
+    return values

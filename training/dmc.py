@@ -1,0 +1,596 @@
+"""Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom.
+
+    python -m training.dmc --config configs/doudizhu_dmc.yaml [--total-frames N] [--minutes M] [--out DIR]
+                           [--seed S] [--resume] [--set key=value ...]
+    cardenvs train doudizhu --algo dmc [same flags]
+
+DMC learns ``Q(state, move)``, the expected final return of the acting seat after it plays ``move``, by
+regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
+final return of the seat that made it (``target: win`` -> +1/-1 per side, ``points`` -> the game's score),
+losses included. The actors play every seat with the current networks, epsilon-greedily.
+
+1. **Config** (``Args``): YAML, ``--set`` overrides and flags (:mod:`training.config`). The run is
+   ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its checkpoint and frame count.
+2. **Features.** The state is the observation, scaled by its segments' bounds; a segment called
+   ``history`` (Dou Dizhu's last 15 moves, ``[15, 54]``) goes through a 1-D convolution first. Moves are
+   described by the game's move table (:func:`training.heads.move_features`: cards, type, main rank,
+   kickers), so alike moves share what is learnt.
+3. **Networks**, one per role (:func:`roles_of`): Dou Dizhu has the landlord, the farmer after the
+   landlord, the farmer before it, and the bidder; other games one network, seat-relative.
+   ``Q = w . relu(A h(state) + B e(move) + c)``: the state part is computed once per decision and the move
+   part once per move for all moves (a table refreshed after each update), so scoring the ~30 legal moves
+   of a decision costs little more than one forward pass.
+4. **Actors**: ``num_envs`` games of :func:`cardenvs.vector.make`, batched inference without gradients,
+   a ring of the last steps of every game; when a game ends its decisions get their seats' returns and go
+   to the learner's per-role buffers (only finished episodes, each sample used once).
+5. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
+   norm clipped. Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two
+   cores that measured faster than an actor process feeding a learner process, which copies every batch).
+6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role) and TensorBoard; every ``eval_minutes`` a
+   checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
+   ``eval.csv``; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt`` (:class:`DMCAgent`).
+
+A *frame* is one decision trained on (DouZero's unit): learner frames/s = samples consumed by updates per
+second of wall time, actors included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+
+from training.config import add_config_arguments, read_config
+
+TARGETS = ("win", "points")
+
+
+@dataclass
+class Args:
+    game: str = "doudizhu_v0"  # env id or short name
+    exp: str = "dmc"  # experiment name, part of the run name
+    seed: int = 1
+    options: dict = field(default_factory=dict)  # env options (the game variant); reward is set by target
+    target: str = "win"  # the acting seat's final return: "win" (+1/-1 per side) or "points" (the score)
+    target_scale: float = 1.0  # targets are divided by this (points can be large)
+    total_frames: int = 100_000_000  # stop after this many learner frames ...
+    minutes: float | None = None  # ... or this many minutes of wall time
+    num_envs: int = 256  # games the actor steps together
+    rollout_steps: int = 16  # actor steps (of every game) between learner phases
+    batch_size: int = 1024  # samples per update (per role)
+    learning_rate: float = 3e-4
+    max_grad_norm: float = 40.0
+    epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
+    opponent: str | None = None  # a numba policy ("doudizhu.rule") that plays some seats of the actors' games
+    opponent_share: float = 0.0  # each seat of each episode is the opponent with this probability (not all)
+    hidden: list = field(default_factory=lambda: [256, 256])  # the state MLP
+    move_hidden: int = 128  # the move MLP
+    head_hidden: int = 256  # the joint layer
+    history_channels: int = 64  # 1-D conv channels over the history segment (0: feed it flat)
+    history_kernel: int = 3  # moves per conv window (kernel = stride)
+    torch_threads: int = 1
+    eval_minutes: float = 10.0  # minutes between checkpoints + arena evaluations (0: only at the end)
+    eval_games: int = 100  # duplicate deals per evaluation
+    final_eval_games: int = 500  # duplicate deals of the final evaluation (0: none)
+    eval_opponent: str = "random"  # fills every other seat in evaluations
+    eval_options: dict = field(default_factory=dict)  # env options of the evaluations (e.g. bidding: false)
+    out: str = "runs"
+    resume: bool = False
+
+    @property
+    def run_name(self) -> str:
+        from cardenvs import resolve_id
+
+        return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
+
+
+def parse_args(argv: Sequence[str] | None) -> Args:
+    parser = argparse.ArgumentParser(description="Deep Monte Carlo self-play on a cardenvs game.")
+    add_config_arguments(parser, "configs/<game>_dmc.yaml")
+    parser.add_argument("--total-frames", type=int)
+    parser.add_argument("--minutes", type=float)
+    parser.add_argument("--out", help="output folder (default runs/)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--num-envs", type=int)
+    parser.add_argument("--eval-games", type=int)
+    parser.add_argument("--final-eval-games", type=int)
+    parser.add_argument("--resume", action="store_true", default=None, help="continue OUT/RUN/model.pt")
+    ns = parser.parse_args(argv)
+    flags = ("total_frames", "minutes", "out", "seed", "num_envs", "eval_games", "final_eval_games", "resume")
+    values = read_config(parser, ns, Args, flags)
+    for key in ("options", "eval_options"):
+        if not isinstance(values.get(key, {}), dict):
+            parser.error(f"config key {key} must be a mapping (or {{}} for none)")
+    if values.get("target", "win") not in TARGETS:
+        parser.error(f"target {values['target']!r}: expected one of {', '.join(TARGETS)}")
+    for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads"):
+        if key in values and (not isinstance(values[key], int) or values[key] < 1):
+            parser.error(f"{key}={values[key]!r}: expected an integer >= 1")
+    for key in ("epsilon", "opponent_share"):
+        if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
+            parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
+    if values.get("opponent_share", 0) > 0 and not values.get("opponent"):
+        parser.error("opponent_share > 0 needs an opponent (a numba policy such as doudizhu.rule)")
+    args = Args(**values)
+    from cardenvs import make, resolve_id, vector
+
+    try:
+        args.game = resolve_id(str(args.game))
+        make(args.game, **{**args.options, "reward": args.target})
+        make(args.game, **{**args.options, **args.eval_options})
+        if args.opponent:
+            probe = vector.make(args.game, 1, **{**args.options, "reward": args.target})
+            probe.reset(seed=0)
+            probe.policy_actions(args.opponent)
+    except ValueError as exc:
+        parser.error(f"game {args.game!r} with options {args.options}: {exc}")
+    return args
+
+
+# ---------------------------------------------------------------- 2. features and roles
+def observation_scale(layout) -> np.ndarray:
+    """Per-entry divisors that bring every segment to [0, 1] (its declared bound)."""
+    return (1.0 / np.maximum(layout.high.astype(np.float32), 1.0)).astype(np.float32)
+
+
+def role_names(game: str) -> list[str]:
+    if game == "doudizhu_v0":
+        return ["landlord", "farmer_after_landlord", "farmer_before_landlord", "bidder"]
+    return ["player"]
+
+
+def roles_of(game: str, layout, obs: np.ndarray) -> np.ndarray:
+    """The network each decision uses (see :func:`role_names`), from the observations ``[N, D]``.
+
+    Dou Dizhu's ``landlord`` segment is relative (0 = the observer, 1 = the next seat, 2 = the previous):
+    the landlord at 2 means the observer plays right after the landlord."""
+    if game != "doudizhu_v0":
+        return np.zeros(len(obs), dtype=np.int64)
+    landlord = obs[:, layout.slices["landlord"]]
+    bidding = obs[:, layout.slices["bidding"]][:, 0] > 0
+    role = np.where(landlord[:, 0] > 0, 0, np.where(landlord[:, 2] > 0, 1, 2))
+    return np.where(bidding, 3, role).astype(np.int64)
+
+
+# ---------------------------------------------------------------- 3. the Q network of one role
+class QNet(nn.Module):
+    """``Q(s, m) = w . relu(A h(s) + B e(m) + c) + d`` with ``h`` the state MLP (a 1-D conv over the history
+    segment, if any) and ``e`` the move MLP over the move table's features."""
+
+    def __init__(self, layout, move_table: np.ndarray, args: Args):
+        super().__init__()
+        size = layout.size
+        history = layout.slices.get("history") if "history" in layout else None
+        if history is not None and args.history_channels > 0:
+            seg = next(s for s in layout.segments if s.name == "history")
+            steps, width = seg.shape
+            kernel = args.history_kernel
+            if steps % kernel:
+                raise ValueError(f"history_kernel={kernel} must divide the history's {steps} moves")
+            rest = np.setdiff1d(np.arange(size), np.arange(history.start, history.stop))
+            self.register_buffer("rest_index", torch.as_tensor(rest), persistent=False)
+            self.history = (history.start, history.stop, steps // kernel, kernel * width)
+            # a 1-D convolution over the moves with kernel = stride = history_kernel (Dou Dizhu: 3 moves, one
+            # round of the table), written as one Linear over each window: on CPU it costs a fifth of Conv1d
+            self.conv: nn.Module | None = nn.Sequential(nn.Linear(kernel * width, args.history_channels), nn.ReLU())
+            state_in = len(rest) + steps // kernel * args.history_channels
+        else:
+            self.conv, self.history = None, None
+            state_in = size
+        layers: list[nn.Module] = []
+        for width_out in args.hidden:
+            layers += [nn.Linear(state_in, width_out), nn.ReLU()]
+            state_in = width_out
+        self.state_mlp = nn.Sequential(*layers)
+        self.register_buffer("moves", torch.as_tensor(move_table, dtype=torch.float32), persistent=False)
+        self.move_mlp = nn.Sequential(nn.Linear(move_table.shape[1], args.move_hidden), nn.ReLU())
+        self.state_proj = nn.Linear(state_in, args.head_hidden)
+        self.move_proj = nn.Linear(args.move_hidden, args.head_hidden, bias=False)
+        self.out = nn.Linear(args.head_hidden, 1)
+        self._table: torch.Tensor | None = None  # move_proj(move_mlp(every move)), cached without gradients
+
+    def state_part(self, x: torch.Tensor) -> torch.Tensor:
+        if self.conv is not None and self.history is not None:
+            start, stop, windows, window = self.history
+            seq = x[:, start:stop].reshape(-1, windows, window)
+            x = torch.cat([x.index_select(1, self.rest_index), self.conv(seq).flatten(1)], dim=1)
+        return self.state_proj(self.state_mlp(x))
+
+    def move_part(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.move_proj(self.move_mlp(self.moves[actions]))
+
+    def forward(self, x: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q of one move per state (training)."""
+        return self.out(torch.relu(self.state_part(x) + self.move_part(actions))).squeeze(1)
+
+    @torch.no_grad()
+    def move_table(self) -> torch.Tensor:
+        if self._table is None:
+            self._table = self.move_proj(self.move_mlp(self.moves))
+        return self._table
+
+    def invalidate(self) -> None:
+        self._table = None
+
+    @torch.no_grad()
+    def q_pairs(self, x: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q of the pairs (state ``rows[i]`` of ``x``, move ``actions[i]``), without gradients (acting)."""
+        h = self.state_part(x)
+        return self.out(torch.relu(h[rows] + self.move_table()[actions])).squeeze(1)
+
+
+def build_nets(game: str, layout, args: Args) -> nn.ModuleList:
+    from training.heads import move_features
+
+    table = move_features(game)
+    return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])
+
+
+def choose(
+    nets: nn.ModuleList,
+    x: torch.Tensor,
+    roles: np.ndarray,
+    ids: np.ndarray,
+    counts: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The greedy move of each state (ties: the lowest id) among its legal ids (``ids[i, :counts[i]]``),
+    or with probability ``epsilon`` a uniformly random legal one."""
+    n, width = ids.shape
+    chosen = np.empty(n, dtype=np.int64)
+    valid = np.arange(width)[None, :] < counts[:, None]
+    for role in np.unique(roles):
+        sel = np.flatnonzero(roles == role)
+        sub_valid = valid[sel]
+        rows_local, cols = np.nonzero(sub_valid)
+        q = nets[role].q_pairs(
+            x[torch.as_tensor(sel)], torch.as_tensor(rows_local), torch.as_tensor(ids[sel][rows_local, cols])
+        )
+        grid = torch.full((len(sel), width), -math.inf)
+        grid[torch.as_tensor(rows_local), torch.as_tensor(cols)] = q
+        best_col = grid.argmax(dim=1).numpy()
+        chosen[sel] = ids[sel, best_col]
+    if epsilon > 0:
+        explore = rng.random(n) < epsilon
+        if explore.any():
+            k = np.flatnonzero(explore)
+            cols = (rng.random(len(k)) * counts[k]).astype(np.int64)
+            chosen[k] = ids[k, cols]
+    return chosen
+
+
+# ---------------------------------------------------------------- 4. actors: finished episodes -> samples
+class EpisodeRing:
+    """The last ``capacity`` steps of every game; an episode's decisions leave it, with their targets, when
+    the episode ends."""
+
+    def __init__(self, num_envs: int, obs_size: int, num_players: int, capacity: int = 256):
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, num_envs, obs_size), dtype=np.int8)
+        self.action = np.zeros((capacity, num_envs), dtype=np.int64)
+        self.seat = np.zeros((capacity, num_envs), dtype=np.int64)
+        self.role = np.zeros((capacity, num_envs), dtype=np.int64)
+        self.returns = np.zeros((num_envs, num_players))
+        self.start = np.zeros(num_envs, dtype=np.int64)
+        self.t = 0
+
+    def add(self, obs: np.ndarray, action: np.ndarray, seat: np.ndarray, role: np.ndarray) -> None:
+        i = self.t % self.capacity
+        self.obs[i] = obs
+        self.action[i], self.seat[i], self.role[i] = action, seat, role
+
+    def finish_step(self, rewards: np.ndarray, done: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+        """Add the step's rewards; for each game that ended, its decisions as (obs, action, role, target)."""
+        self.returns += rewards
+        out = []
+        for b in np.flatnonzero(done):
+            length = self.t - self.start[b] + 1
+            if length > self.capacity:
+                raise RuntimeError(f"an episode of {length} steps outgrew the ring of {self.capacity}")
+            steps = np.arange(self.start[b], self.t + 1) % self.capacity
+            seats = self.seat[steps, b]
+            out.append((self.obs[steps, b], self.action[steps, b], self.role[steps, b], self.returns[b, seats]))
+            self.returns[b] = 0
+            self.start[b] = self.t + 1
+        self.t += 1
+        return out
+
+
+def episode_targets(rewards: Sequence[np.ndarray], seats: Sequence[int]) -> np.ndarray:
+    """Each decision's DMC target: the final return of the seat that made it (the sum of that seat's rewards
+    over the episode). ``rewards[t]`` is the reward vector of every seat after step ``t``. Used by tests as
+    the plain statement of what :class:`EpisodeRing` computes."""
+    total = np.sum(np.asarray(rewards, dtype=np.float64), axis=0)
+    return total[np.asarray(seats)]
+
+
+# ---------------------------------------------------------------- 6. checkpoints and the arena agent
+def save_checkpoint(path: Path, nets: nn.ModuleList, optimizers: list, args: Args, frames: int, minutes: float):
+    """``model.pt`` (what the arena loads: the networks in float16, the config, the frame count) and, beside
+    it, ``optimizer.pt`` (what ``--resume`` adds: full-precision weights and Adam's state)."""
+    full = {"nets": nets.state_dict(), "optimizers": [o.state_dict() for o in optimizers]}
+    half = {k: v.half() if v.is_floating_point() else v for k, v in nets.state_dict().items()}
+    model = {
+        "format": "cardenvs-dmc-1",
+        "game": args.game,
+        "args": dataclasses.asdict(args),
+        "nets": half,
+        "frames": frames,
+        "minutes": minutes,
+    }
+    for target, data in ((path.with_name("optimizer.pt"), full), (path, model)):
+        tmp = target.with_suffix(".tmp")
+        torch.save(data, tmp)
+        tmp.replace(target)
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    p = Path(path)
+    if p.is_dir():
+        p = p / "model.pt"
+    if not p.is_file():
+        raise ValueError(f"no DMC checkpoint at {path} (expected model.pt written by training.dmc)")
+    try:
+        data = torch.load(p, map_location="cpu", weights_only=False)
+    except Exception as exc:  # a truncated or foreign file: say which
+        raise ValueError(f"{p} is not a readable DMC checkpoint: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != "cardenvs-dmc-1":
+        raise ValueError(f"{p} is not a DMC checkpoint of training.dmc (format cardenvs-dmc-1)")
+    return data
+
+
+class DMCAgent:
+    """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
+    env API (the observation dict and the env's layout). The env must be the game it was trained on, with
+    the same observation size."""
+
+    def __init__(self, env: Any, path: str):
+        data = load_checkpoint(path)
+        base = env.unwrapped
+        game = base.metadata["name"]
+        if data["game"] != game:
+            raise ValueError(f"dmc:{path} was trained on {data['game']}, not {game}")
+        fields = {f.name for f in dataclasses.fields(Args)}
+        self.args = Args(**{k: v for k, v in data["args"].items() if k in fields})
+        self.layout = base.layout
+        self.nets = build_nets(game, self.layout, self.args)
+        try:
+            self.nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})
+        except RuntimeError as exc:
+            raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
+        self.nets.eval()
+        self.scale = torch.as_tensor(observation_scale(self.layout))
+        self.game = game
+        self.name = f"dmc:{path}"
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        obs = np.asarray(observation["observation"])[None, :]
+        legal = np.flatnonzero(np.asarray(observation["action_mask"]).view(np.bool_))
+        if len(legal) == 0:
+            raise ValueError("dmc agent asked to act with an empty action mask")
+        x = torch.as_tensor(obs, dtype=torch.float32) * self.scale
+        roles = roles_of(self.game, self.layout, obs)
+        return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
+
+
+def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
+    """The checkpoint against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
+    from cardenvs import arena, make
+
+    options = {**args.options, **args.eval_options}
+    n = make(args.game, **options).unwrapped.num_players
+    agents = [f"dmc:{path}"] + [args.eval_opponent] * (n - 1)
+    results = arena.run_tournament(args.game, agents, games, seed=seed, options=options, duplicate=True)
+    label = results.agents[0]
+    st = results.stats()[label]
+    out = {
+        "win_rate": st["win_rate"],
+        "win_rate_lo": st["win_rate_ci"][0],
+        "win_rate_hi": st["win_rate_ci"][1],
+        "mean_score": st["mean_score"],
+        "games": st["games"],
+    }
+    if results.has_roles():
+        roles = results.role_stats()[label]
+        for key, value in roles.items():
+            if isinstance(value, (int, float)):
+                out[f"role_{key}"] = value
+            elif isinstance(value, (list, tuple)) and len(value) == 2:
+                out[f"role_{key}_lo"], out[f"role_{key}_hi"] = value
+    return out
+
+
+# ---------------------------------------------------------------- the run
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    from cardenvs import vector
+
+    # 1. seeding and the run folder
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    rng = np.random.default_rng(args.seed)
+    run_dir = Path(args.out) / args.run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint = run_dir / "model.pt"
+    if checkpoint.exists() and not args.resume:
+        print(f"error: {checkpoint} exists; pass --resume to continue it or --out elsewhere", file=sys.stderr)
+        return 2
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
+    print(f"run {args.run_name} -> {run_dir}", flush=True)
+
+    # 4. the actors' games (the learner's target is the env's reward: win scale or points)
+    env = vector.make(args.game, args.num_envs, **{**args.options, "reward": args.target})
+    layout = env.layout
+    scale = torch.as_tensor(observation_scale(layout))
+
+    # 3. networks and optimizers, maybe resumed
+    nets = build_nets(args.game, layout, args)
+    optimizers = [torch.optim.Adam(net.parameters(), lr=args.learning_rate) for net in nets]
+    frames, minutes_before = 0, 0.0
+    if args.resume and checkpoint.exists():
+        data = load_checkpoint(checkpoint)
+        full = torch.load(checkpoint.with_name("optimizer.pt"), map_location="cpu", weights_only=False)
+        nets.load_state_dict(full["nets"])
+        for opt, state in zip(optimizers, full["optimizers"], strict=True):
+            opt.load_state_dict(state)
+        frames, minutes_before = int(data["frames"]), float(data["minutes"])
+        print(f"resumed at {frames:,} frames ({minutes_before:.1f} min)", flush=True)
+    names = role_names(args.game)
+
+    # 6. logs
+    writer = None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run_dir))
+    except ImportError:  # tensorboard is in the train extra; the CSV logs are enough without it
+        pass
+    progress_csv, eval_csv = run_dir / "progress.csv", run_dir / "eval.csv"
+    if not (args.resume and progress_csv.exists()):
+        with open(progress_csv, "w", newline="") as f:
+            csv.writer(f).writerow(["frames", "minutes", "frames_per_s", "episodes"] + [f"loss_{n}" for n in names])
+    if not (args.resume and eval_csv.exists()):
+        with open(eval_csv, "w", newline="") as f:
+            csv.writer(f).writerow(["frames", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score"])
+
+    started = time.time()
+
+    def minutes() -> float:
+        return minutes_before + (time.time() - started) / 60
+
+    def checkpoint_and_evaluate(games: int) -> dict[str, Any]:
+        save_checkpoint(checkpoint, nets, optimizers, args, frames, minutes())
+        if games <= 0:
+            return {}
+        nets.eval()
+        result = evaluate(checkpoint, args, games, seed=args.seed + 10_000)
+        with open(eval_csv, "a", newline="") as f:
+            csv.writer(f).writerow(
+                [frames, f"{minutes():.2f}"]
+                + [result[k] for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_score")]
+            )
+        if writer is not None:
+            writer.add_scalar("eval/win_rate", result["win_rate"], frames)
+        print(
+            f"[{minutes():6.1f} min] {frames:>11,d} frames: vs {args.eval_opponent} win rate "
+            f"{result['win_rate']:.3f} [{result['win_rate_lo']:.3f}, {result['win_rate_hi']:.3f}]",
+            flush=True,
+        )
+        return result
+
+    # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
+    obs, info = env.reset(seed=args.seed)
+    ring = EpisodeRing(args.num_envs, layout.size, env.num_players)
+    # which seats of each game's episode the opponent plays (redrawn when the game ends)
+    by_opponent = np.zeros((args.num_envs, env.num_players), dtype=np.bool_)
+
+    def draw_opponent_seats(games: np.ndarray) -> None:
+        if args.opponent_share <= 0 or len(games) == 0:
+            return
+        seats = rng.random((len(games), env.num_players)) < args.opponent_share
+        full = np.flatnonzero(seats.all(axis=1))
+        seats[full, rng.integers(env.num_players, size=len(full))] = False  # a network plays at least one seat
+        by_opponent[games] = seats
+
+    draw_opponent_seats(np.arange(args.num_envs))
+    everyone = np.arange(args.num_envs)
+    buffers: list[list[tuple[np.ndarray, ...]]] = [[] for _ in names]
+    buffered = np.zeros(len(names), dtype=np.int64)
+    losses = [float("nan")] * len(names)
+    episodes, window_frames, window_start = 0, 0, time.time()
+    next_eval = time.time() + 60 * args.eval_minutes if args.eval_minutes > 0 else math.inf
+    next_log = time.time() + 30
+    while frames < args.total_frames and (args.minutes is None or minutes() < args.minutes):
+        nets.eval()
+        for _ in range(args.rollout_steps):
+            raw = obs["observation"]
+            roles = roles_of(args.game, layout, raw)
+            ids, counts = env.legal_ids()
+            actions = np.empty(args.num_envs, dtype=np.int64)
+            scripted = by_opponent[everyone, info["to_move"]]
+            if scripted.any():
+                actions[scripted] = env.policy_actions(args.opponent, np.flatnonzero(scripted))
+            net_rows = np.flatnonzero(~scripted)
+            x = torch.as_tensor(raw[net_rows], dtype=torch.float32) * scale
+            actions[net_rows] = choose(nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, rng)
+            ring.add(raw, actions, info["to_move"], roles)
+            obs, rewards, terminated, truncated, info = env.step(actions)
+            draw_opponent_seats(np.flatnonzero(terminated | truncated))
+            for ep_obs, ep_actions, ep_roles, ep_targets in ring.finish_step(rewards, terminated | truncated):
+                episodes += 1
+                for role in np.unique(ep_roles):
+                    sel = ep_roles == role
+                    buffers[role].append((ep_obs[sel], ep_actions[sel], ep_targets[sel] / args.target_scale))
+                    buffered[role] += int(sel.sum())
+        nets.train()
+        for role in np.flatnonzero(buffered >= args.batch_size):
+            data_obs = np.concatenate([b[0] for b in buffers[role]])
+            data_act = np.concatenate([b[1] for b in buffers[role]])
+            data_tgt = np.concatenate([b[2] for b in buffers[role]])
+            usable = len(data_obs) - len(data_obs) % args.batch_size
+            order = rng.permutation(usable)
+            net, opt = nets[role], optimizers[role]
+            for lo in range(0, usable, args.batch_size):
+                idx = order[lo : lo + args.batch_size]
+                x = torch.as_tensor(data_obs[idx], dtype=torch.float32) * scale
+                q = net(x, torch.as_tensor(data_act[idx]))
+                loss = torch.mean((q - torch.as_tensor(data_tgt[idx], dtype=torch.float32)) ** 2)
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+                opt.step()
+                losses[role] = float(loss.detach())
+            net.invalidate()
+            frames += usable
+            window_frames += usable
+            buffers[role] = [(data_obs[usable:], data_act[usable:], data_tgt[usable:])]
+            buffered[role] = len(data_obs) - usable
+        now = time.time()
+        if now >= next_log:
+            rate = window_frames / (now - window_start)
+            with open(progress_csv, "a", newline="") as f:
+                csv.writer(f).writerow([frames, f"{minutes():.2f}", f"{rate:.0f}", episodes] + losses)
+            if writer is not None:
+                writer.add_scalar("train/frames_per_s", rate, frames)
+                for name, value in zip(names, losses, strict=True):
+                    writer.add_scalar(f"loss/{name}", value, frames)
+            print(
+                f"[{minutes():6.1f} min] {frames:>11,d} frames, {rate:,.0f} frames/s, {episodes:,} episodes, loss "
+                + " ".join(f"{n}={v:.3f}" for n, v in zip(names, losses, strict=True)),
+                flush=True,
+            )
+            window_frames, window_start, next_log = 0, now, now + 30
+        if now >= next_eval:
+            checkpoint_and_evaluate(args.eval_games)
+            next_eval = time.time() + 60 * args.eval_minutes
+
+    # the final checkpoint and evaluation
+    result = checkpoint_and_evaluate(args.final_eval_games)
+    if result:
+        (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
+    if writer is not None:
+        writer.close()
+    print(
+        f"saved {checkpoint} ({frames:,} frames); play it with: cardenvs arena {args.game} "
+        f"--agents dmc:{checkpoint},{args.eval_opponent}",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
