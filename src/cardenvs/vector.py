@@ -160,7 +160,9 @@ def _internal_kind(batch: _Batch, opponent: Any) -> int:
     name = opponent[len(game) + 1 :] if opponent.startswith(game + ".") else opponent
     if name not in names:
         known = ", ".join(["random"] + [f"{game}.{p}" for p in names])
-        raise ValueError(f"opponent {opponent!r} is not a numba policy of {batch.env_id}; known: {known}, or a callable")
+        raise ValueError(
+            f"opponent {opponent!r} is not a numba policy of {batch.env_id}; known: {known}, or a callable"
+        )
     return 2 + names.index(name)
 
 

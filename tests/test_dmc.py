@@ -1,0 +1,242 @@
+"""Deep Monte Carlo training (training/dmc.py): targets, move features, the Q networks over legal moves,
+and tiny runs through a subprocess whose checkpoints the arena plays as ``dmc:PATH``."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardenvs import vector  # noqa: E402
+from training import dmc  # noqa: E402
+from training.heads import move_features  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*argv: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
+    return subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+# ---------------------------------------------------------------- targets
+@pytest.mark.parametrize("game, options", [("doudizhu_v0", {"bidding": False}), ("twos_v0", {}), ("twenty_v0", {})])
+def test_each_decision_gets_its_own_seats_final_return(game, options):
+    """Random play on a small batch: every decision that leaves the ring carries the final return of the
+    seat that made it (losses included), as the plain sum of that seat's rewards over the episode."""
+    num_envs = 4
+    env = vector.make(game, num_envs, reward="win", **options)
+    obs, info = env.reset(seed=3)
+    ring = dmc.EpisodeRing(num_envs, env.layout.size, env.num_players, capacity=512)
+    rng = np.random.default_rng(0)
+    log_seats: list[list[int]] = [[] for _ in range(num_envs)]
+    log_rewards: list[list[np.ndarray]] = [[] for _ in range(num_envs)]
+    checked = negative = 0
+    for _ in range(400):
+        ids, counts = env.legal_ids()
+        actions = np.array([ids[b, rng.integers(counts[b])] for b in range(num_envs)])
+        roles = dmc.roles_of(game, env.layout, obs["observation"])
+        ring.add(obs["observation"], actions, info["to_move"], roles)
+        for b in range(num_envs):
+            log_seats[b].append(int(info["to_move"][b]))
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        for b in range(num_envs):
+            log_rewards[b].append(rewards[b].copy())
+        done = terminated | truncated
+        finished = ring.finish_step(rewards, done)
+        assert len(finished) == int(done.sum())
+        for (_, ep_actions, _, ep_targets), b in zip(finished, np.flatnonzero(done), strict=True):
+            expected = dmc.episode_targets(log_rewards[b], log_seats[b])
+            np.testing.assert_array_equal(ep_targets, expected)
+            # the win scale: each seat's return is its result in the final scores' order
+            final = info["final_scores"][b]
+            for seat, target in zip(log_seats[b], ep_targets, strict=True):
+                others = np.delete(final, seat)
+                if final[seat] > others.max():
+                    assert target > 0
+                elif final[seat] < final.max():
+                    assert target < 0
+            assert len(ep_actions) == len(log_seats[b])
+            negative += int((ep_targets < 0).sum())
+            checked += len(ep_targets)
+            log_seats[b], log_rewards[b] = [], []
+    assert checked > 50 and negative > 0  # losing seats got their losses
+
+
+def test_doudizhu_roles_follow_the_landlord_seat():
+    env = vector.make("doudizhu_v0", 64, bidding=False)
+    obs, info = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    seen = set()
+    for _ in range(30):
+        roles = dmc.roles_of("doudizhu_v0", env.layout, obs["observation"])
+        landlord_seat = 0  # bidding off: the first bidder (player_0 after reset(seed) games) may vary; read state
+        for b in range(64):
+            landlord_seat = int(env._b.state["landlord"][b])
+            seat = int(info["to_move"][b])
+            expected = 0 if seat == landlord_seat else 1 if seat == (landlord_seat + 1) % 3 else 2
+            assert roles[b] == expected
+            seen.add(expected)
+        ids, counts = env.legal_ids()
+        obs, *_, info = env.step(np.array([ids[b, rng.integers(counts[b])] for b in range(64)]))
+    assert seen == {0, 1, 2}
+
+
+# ---------------------------------------------------------------- move features and the Q network
+def test_doudizhu_move_features_are_the_move_table():
+    from cardenvs.games.doudizhu import moves
+
+    table = move_features("doudizhu_v0")
+    assert table.shape[0] == moves.NUM_ACTIONS
+    n_types = len(moves.TYPES)
+    for text in ("3", "333+44", "34567", "3333+45", "BR", "2222"):
+        a = moves.MOVE_ID[text]
+        row = table[a]
+        counts = moves.MOVE_COUNTS[a]
+        planes = row[:52].reshape(4, 13)  # "at least k of rank r", k-major
+        np.testing.assert_array_equal(planes.sum(axis=0), counts[:13])
+        np.testing.assert_array_equal(row[52:54], counts[13:15])
+        assert row[54 + moves.MOVE_TYPE[a]] == 1 and row[54 : 54 + n_types].sum() == 1
+        assert row[54 + n_types + moves.MOVE_MAIN[a]] == 1
+        np.testing.assert_allclose(row[-15:], moves.MOVE_KICKERS[a] / 4)
+    # 3333+45: the kickers are one 4 and one 5
+    np.testing.assert_allclose(table[moves.MOVE_ID["3333+45"]][-15:][:3], [0, 0.25, 0.25])
+    assert table[moves.PASS, :54].sum() == 0
+
+
+def test_twos_move_features_are_the_move_table():
+    from cardenvs.games.twos import moves
+
+    table = move_features("twos_v0")
+    n_shapes = len(moves.SHAPES)
+    for a in (0, 17, 200, moves.PASS - 1):
+        shape, top = moves.ACTIONS[a]
+        row = table[a]
+        assert row[shape] == 1 and row[:n_shapes].sum() == 1
+        ranks = row[n_shapes : n_shapes + 13] * 4
+        assert ranks.sum() == moves.SHAPE_N[shape] * moves.SHAPE_L[shape]  # cards the move takes
+        assert ranks[top // 4] == moves.SHAPE_N[shape]
+        assert row[n_shapes + 13 + top] == 1
+    assert table[moves.PASS, -1] == 1 and table[moves.PASS, :-1].sum() == 0
+
+
+@pytest.mark.parametrize("game", ["doudizhu_v0", "twos_v0"])
+def test_q_network_scores_exactly_the_legal_moves(game):
+    """``choose`` picks, among each state's legal ids only, the move of highest Q, as scoring every legal
+    move one by one with the training forward pass says."""
+    torch.manual_seed(0)
+    args = dmc.Args(game=game)
+    env = vector.make(game, 16)
+    nets = dmc.build_nets(game, env.layout, args)
+    nets.eval()
+    scale = torch.as_tensor(dmc.observation_scale(env.layout))
+    obs, info = env.reset(seed=7)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        raw = obs["observation"]
+        roles = dmc.roles_of(game, env.layout, raw)
+        ids, counts = env.legal_ids()
+        x = torch.as_tensor(raw, dtype=torch.float32) * scale
+        chosen = dmc.choose(nets, x, roles, ids, counts, 0.0, rng)
+        for b in range(16):
+            legal = ids[b, : counts[b]]
+            assert chosen[b] in legal
+            assert obs["action_mask"][b, chosen[b]]
+            with torch.no_grad():
+                q = nets[roles[b]](x[b : b + 1].repeat(len(legal), 1), torch.as_tensor(legal))
+            assert chosen[b] == legal[int(torch.argmax(q))]
+        obs, *_, info = env.step(chosen)
+
+
+# ---------------------------------------------------------------- tiny runs, the arena, resume, bad input
+TINY = [
+    "--set",
+    "num_envs=16",
+    "--set",
+    "batch_size=64",
+    "--set",
+    "rollout_steps=8",
+    "--set",
+    "hidden=[32]",
+    "--set",
+    "move_hidden=16",
+    "--set",
+    "head_hidden=16",
+    "--set",
+    "eval_minutes=0",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["doudizhu_v0", "twos_v0", "twenty_v0", "war_v0", "two_way_street_v0"])
+def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_path, game):
+    out = str(tmp_path)
+    first = _run(
+        "-m", "training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out,
+        "--final-eval-games", "2", *TINY,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    run_dir = next(tmp_path.iterdir())
+    model = run_dir / "model.pt"
+    frames_1 = dmc.load_checkpoint(model)["frames"]
+    assert frames_1 >= 300
+    assert (run_dir / "final_eval.json").exists() and (run_dir / "progress.csv").exists()
+    seats = {"doudizhu_v0": 3, "twos_v0": 3, "two_way_street_v0": 4}.get(game, 2)
+    agents = ",".join([f"dmc:{model}"] + ["random"] * (seats - 1))
+    arena = _run("-m", "cardenvs", "arena", game, "--agents", agents, "--games", "2", "--seed", "1")
+    assert arena.returncode == 0, arena.stderr[-2000:]
+    assert f"dmc:{model}" in arena.stdout
+    # without --resume an existing run is not overwritten
+    again = _run("-m", "training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out, *TINY)
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = _run(
+        "-m", "training.dmc", "--set", f"game={game}", "--total-frames", str(frames_1 + 300), "--out", out,
+        "--resume", "--final-eval-games", "0", *TINY,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"resumed at {frames_1:,} frames" in resumed.stdout
+    assert dmc.load_checkpoint(model)["frames"] >= frames_1 + 300
+    with open(run_dir / "eval.csv") as f:
+        assert len(list(csv.reader(f))) == 2  # the header and the first run's final evaluation
+
+
+def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
+    from cardenvs import make
+
+    with pytest.raises(ValueError, match="no DMC checkpoint"):
+        dmc.DMCAgent(make("twos_v0"), str(tmp_path / "nothing.pt"))
+    args = dmc.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
+    env = make("twenty_v0")
+    nets = dmc.build_nets("twenty_v0", env.unwrapped.layout, args)
+    opts = [torch.optim.Adam(n.parameters()) for n in nets]
+    dmc.save_checkpoint(tmp_path / "model.pt", nets, opts, args, 10, 0.1)
+    agent = dmc.DMCAgent(env, str(tmp_path))  # the folder works too
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs, np.random.default_rng(0))]
+    with pytest.raises(ValueError, match="trained on twenty_v0, not twos_v0"):
+        dmc.DMCAgent(make("twos_v0"), str(tmp_path / "model.pt"))
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--set", "target=score"], "target 'score'"),
+        (["--set", "epsilon=2"], "epsilon=2"),
+        (["--set", "learning_rat=1"], "unknown config keys ['learning_rat']"),
+        (["--set", "opponent_share=0.5"], "needs an opponent"),
+        (["--set", "game=chess"], "unknown game"),
+    ],
+)
+def test_bad_settings_are_named(flags, message):
+    result = _run("-m", "training.dmc", "--total-frames", "1", "--out", "/nonexistent/never", *flags, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
