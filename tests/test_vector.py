@@ -208,3 +208,38 @@ print("trained", model.num_timesteps)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "trained" in out.stdout
+
+
+def test_policy_actions_are_the_heuristics_choices_and_change_nothing():
+    """``policy_actions`` gives, for each game, the move the game's heuristic agent makes in the AEC env on
+    the same deal (game i after reset(seed=s) is the AEC deal of seed s + i), over several steps, and leaves
+    the batch untouched."""
+    from cardenvs import make
+    from cardenvs.agent import load_agent
+
+    venv = vector.make("twos_v0", 6)
+    obs, info = venv.reset(seed=40)
+    aecs = []
+    for i in range(6):
+        env = make("twos_v0")
+        env.reset(seed=40 + i)
+        aecs.append((env, load_agent("twos.heuristic", env)))
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        before = obs["observation"].copy()
+        actions = venv.policy_actions("twos.heuristic")
+        np.testing.assert_array_equal(obs["observation"], before)  # nothing was stepped
+        assert np.array_equal(venv.policy_actions("heuristic", np.arange(6)), actions)
+        for i, (env, agent) in enumerate(aecs):
+            assert actions[i] == agent.act(env.observe(env.agent_selection), rng)
+            env.step(int(actions[i]))
+        obs, _, terminated, _, info = venv.step(actions)
+        if terminated.any():
+            break
+    assert venv.policy_actions("random", [0, 5]).shape == (2,)
+    with pytest.raises(ValueError, match="not a numba policy of twos_v0; known: random, twos.heuristic"):
+        venv.policy_actions("doudizhu.rule")
+    with pytest.raises(ValueError, match="indices in 0..5"):
+        venv.policy_actions("random", [6])
+    with pytest.raises(ValueError, match="call reset"):
+        vector.make("twos_v0", 2).policy_actions("random")

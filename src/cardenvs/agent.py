@@ -15,7 +15,14 @@ Names (:func:`load_agent`):
   ``Class(env, PATH)``. This project's ``training/`` registers ``ppo`` (a MaskablePPO model,
   ``training.policies:PPOAgent``) and ``rllib`` (an RLlib checkpoint, ``training.rllib_policies:RLlibAgent``)
   in ``pyproject.toml``; ``cardenvs`` itself never imports them.
+* ``GAME.pimc`` and ``GAME.ismcts`` (``doudizhu.pimc``): the search agents of :mod:`cardenvs.search`, for every
+  game that registers a determinizer; they take parameters in parentheses, ``NAME(key=value,...)``
+  (``doudizhu.pimc(playouts=2000)``, ``twos.ismcts(ms=50,seed=3)``), each converted to the parameter's type
+  (:data:`cardenvs.search.PARAMETERS`). An unknown parameter or a bad value is a ``ValueError`` naming the
+  accepted parameters with their defaults; other agents take no parameters.
 * ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
+
+Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).
 
 A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
 is not installed means no heuristics; one that fails to import (a missing dependency, a broken module)
@@ -81,6 +88,64 @@ def _game_of(env: Any) -> str | None:
     return name.rsplit("_v", 1)[0] if isinstance(name, str) else None
 
 
+def split_agent_names(text: str) -> list[str]:
+    """``a,b(x=1,y=2),c`` -> ``["a", "b(x=1,y=2)", "c"]``: commas inside parentheses belong to a name."""
+    names: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "," and depth == 0:
+            names.append("".join(current).strip())
+            current = []
+            continue
+        depth += (ch == "(") - (ch == ")")
+        current.append(ch)
+    names.append("".join(current).strip())
+    return names
+
+
+def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
+    """``NAME(key=value,...)`` -> (``NAME``, {key: value text}); a name without parentheses -> (name, None)."""
+    text = name.strip()
+    if "(" not in text and ")" not in text:
+        return text, None
+    base, _, rest = text.partition("(")
+    if not rest.endswith(")") or rest.count("(") or rest.count(")") != 1:
+        raise ValueError(f"agent {name!r}: write parameters as NAME(key=value,...), e.g. twos.pimc(playouts=500)")
+    params: dict[str, str] = {}
+    body = rest[:-1].strip()
+    for item in body.split(",") if body else []:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ValueError(f"agent {name!r}: parameter {item.strip()!r} must look like key=value")
+        if key in params:
+            raise ValueError(f"agent {name!r}: parameter {key!r} is given twice")
+        params[key] = value
+    return base.strip(), params
+
+
+def _search_games() -> list[str]:
+    """Short names of the games with a determinizer (they have the search agents ``GAME.pimc``, ``GAME.ismcts``)."""
+    from .core import kernels
+    from .registry import env_ids, raw_env_class
+
+    out = []
+    for env_id in env_ids():
+        core = getattr(raw_env_class(env_id), "CORE", None)
+        if core is not None and kernels.has_determinize(core.STATE):
+            out.append(env_id.rsplit("_v", 1)[0])
+    return out
+
+
+def search_agent_names(game: str | None = None) -> list[str]:
+    """``GAME.pimc`` and ``GAME.ismcts`` for every game with a determinizer (or only ``game``)."""
+    from .search import METHODS
+
+    short = game.rsplit("_v", 1)[0] if game else None
+    return [f"{g}.{m}" for g in _search_games() if short is None or g == short for m in METHODS]
+
+
 def known_agents(game: str | None = None) -> list[str]:
     """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
     those that play it."""
@@ -91,7 +156,35 @@ def known_agents(game: str | None = None) -> list[str]:
             continue
         module = importlib.import_module(f"agents.{module_name}")
         names += [f"{module_name}.{n}" for n in getattr(module, "AGENTS", {})]
-    return names
+    return names + search_agent_names(game)
+
+
+def _convert(agent: str, key: str, text: str, kind: type, accepted: str) -> Any:
+    """A parameter's text as its type (int, float, or str with optional quotes)."""
+    try:
+        if kind is int:
+            return int(text)
+        if kind is float:
+            return float(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise ValueError(f"agent {agent!r}: {key}={text!r} is not {what}; accepted: {accepted}") from None
+    return text.strip("'\"")
+
+
+def _load_search(name: str, base: str, params: dict[str, str], env: Any) -> Agent:
+    from .search import PARAMETERS, SearchAgent, describe_parameters, game_policies
+
+    game, _, method = base.partition(".")
+    accepted = PARAMETERS[method]
+    described = describe_parameters(method, game_policies(game))
+    for key in params:
+        if key not in accepted:
+            raise ValueError(f"agent {name!r}: unknown parameter {key!r}; {base} accepts {described}")
+    values = {k: _convert(name, k, v, accepted[k][0], described) for k, v in params.items()}
+    agent = SearchAgent(env, method, **values)
+    agent.name = name
+    return agent
 
 
 def agent_kinds() -> dict[str, EntryPoint]:
@@ -149,6 +242,18 @@ def load_agent(name: str, env: Any) -> Agent:
     """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
+    base_name, params = parse_agent_name(name)
+    game = _game_of(env)
+    if base_name in search_agent_names():
+        short = base_name.partition(".")[0]
+        if game is not None and short != game:
+            raise ValueError(
+                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
+            )
+        return _load_search(name, base_name, params or {}, env)
+    if params:
+        raise ValueError(f"agent {base_name!r} takes no parameters (got {name!r}); only the search agents do")
+    name = base_name
     if name == "random":
         return RandomAgent(env)
     if ":" in name:
@@ -157,7 +262,6 @@ def load_agent(name: str, env: Any) -> Agent:
         if kind in kinds:
             return _load_kind(name, kinds[kind], path, env)
         return _load_class(name, env)
-    game = _game_of(env)
     if "." in name:
         module_name, _, key = name.partition(".")
         if module_name in _agent_modules():

@@ -22,6 +22,10 @@ Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the 
 same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
 not depend on how deals are split between worker processes.
 
+Replays: with ``replays=DIR`` (``cardenvs arena --replays DIR``) every game is also written to
+``DIR/game_NNNNNN.json`` by the process that plays it (:mod:`cardenvs.replay`); ``NNNNNN`` numbers the games
+over the whole tournament (table, then deal, then seating), so the names do not depend on ``workers``.
+
 A win is a positive result on the env's ``"win"`` scale (:meth:`CardEnv.outcome`) whatever the reward
 option; an illegal action loses the game for the agent that made it (the others draw).
 """
@@ -530,11 +534,18 @@ def _play_deals(
     duplicate: bool,
     table: int,
     bidding: bool = False,
+    replays_dir: str | None = None,
+    total_deals: int = 0,
 ) -> list[GameRecord]:
     env = make(env_id, **options)
     base = env.unwrapped
     built = [load_agent(name, base) for name in agent_names]
     extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    recorder = None
+    if replays_dir is not None:
+        from .replay import Recorder
+
+        recorder = Recorder(env)
     records = []
     for d in deals:
         replays = [(perm, opt) for opt in extra for perm in seatings(base.num_players, duplicate)]
@@ -542,20 +553,41 @@ def _play_deals(
             n = base.num_players
             replays = [(tuple((s + d) % n for s in range(n)), {})]
         for k, (perm, reset_options) in enumerate(replays):
-            records.append(
-                play_one(
-                    env,
-                    [built[i] for i in perm],
-                    [labels[i] for i in perm],
-                    game_seed(seed, d),
-                    agent_rng(seed, d, k),
-                    reset_options or None,
-                    d,
-                    k,
-                    table,
-                )
+            record = play_one(
+                recorder or env,
+                [built[i] for i in perm],
+                [labels[i] for i in perm],
+                game_seed(seed, d),
+                agent_rng(seed, d, k),
+                reset_options or None,
+                d,
+                k,
+                table,
             )
+            records.append(record)
+            if recorder is not None and replays_dir is not None:
+                index = (table * total_deals + d) * len(replays) + k
+                _write_replay(
+                    recorder,
+                    record,
+                    [agent_names[i] for i in perm],
+                    options,
+                    seed,
+                    d,
+                    reset_options,
+                    replays_dir,
+                    index,
+                )
     return records
+
+
+def _write_replay(
+    recorder, record: GameRecord, names: list[str], options: dict, seed: int, deal: int, reset_options, folder, index
+) -> None:
+    from .replay import FILE_PATTERN, from_game
+
+    game = from_game(recorder, record, names, options, game_seed(seed, deal), reset_options, tournament_seed=seed)
+    game.save(Path(folder) / FILE_PATTERN.format(index=index))
 
 
 def _worker(job: tuple) -> list[GameRecord]:
@@ -577,6 +609,7 @@ class Plan:
     tables: list[tuple[int, ...]]
     games_per_deal: int
     bidding: bool = False
+    replays: str | None = None  # folder for one replay file per game (cardenvs.replay)
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -595,10 +628,12 @@ def plan_tournament(
     workers: int = 1,
     round_robin: bool = False,
     bidding: bool = False,
+    replays: str | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
-    below 1, a negative seed, ``bidding`` for a game without it)."""
+    below 1, a negative seed, ``bidding`` for a game without it, a ``replays`` folder that cannot take
+    the replays)."""
     env_id = resolve_id(env_id)
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict of {env_id} options, got {type(options).__name__} {options!r}")
@@ -636,6 +671,10 @@ def plan_tournament(
             stacklevel=2,
         )
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
+    if replays is not None:
+        from .replay import check_replays_folder
+
+        check_replays_folder(str(replays))
     return Plan(
         env_id,
         agent_names,
@@ -648,6 +687,7 @@ def plan_tournament(
         tables,
         games_per_deal,
         bidding,
+        None if replays is None else str(replays),
     )
 
 
@@ -673,6 +713,8 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
                     plan.duplicate,
                     t,
                     plan.bidding,
+                    plan.replays,
+                    games,
                 )
             )
     results = Results(
@@ -686,6 +728,8 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
         __version__,
         bidding=plan.bidding,
     )
+    if plan.replays is not None:
+        Path(plan.replays).mkdir(exist_ok=True)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -726,11 +770,14 @@ def run_tournament(
     round_robin: bool = False,
     progress: bool = False,
     bidding: bool = False,
+    replays: str | None = None,
 ) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
-    ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord."""
+    ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord; ``replays``:
+    a folder to write every game to (:mod:`cardenvs.replay`)."""
     return run_plan(
-        plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding), progress
+        plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding, replays),
+        progress,
     )
 
 

@@ -171,6 +171,7 @@ def game_options(args: argparse.Namespace, env_id: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ list
 def cmd_list(args: argparse.Namespace) -> int:
     from .agent import agent_name_forms, known_agents
+    from .search import METHODS, describe_parameters, game_policies
 
     print(f"cardenvs {__version__}\n\ngames:")
     for env_id in env_ids():
@@ -180,7 +181,12 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
         if len(cls.VARIANTS) > 1:
             print(f"    variants: {', '.join(f'{k}={v}' for k, v in cls.VARIANTS.items() if k != 'default')}")
-    print("\nagents:\n  " + "\n  ".join(known_agents()) + "\n  " + agent_name_forms())
+    lines = []
+    for name in known_agents():
+        game, _, method = name.partition(".")
+        searching = method in METHODS
+        lines.append(f"{name}({describe_parameters(method, game_policies(game))})" if searching else name)
+    print("\nagents:\n  " + "\n  ".join(lines) + "\n  " + agent_name_forms())
     print("\nanalyses: " + ", ".join(sorted(_analyses())))
     return 0
 
@@ -188,11 +194,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ arena
 def cmd_arena(args: argparse.Namespace) -> int:
     from . import arena
+    from .agent import split_agent_names
 
     with user_input():
         env_id = resolve_id(args.game)
     options = game_options(args, env_id)
-    agents = [a.strip() for a in args.agents.split(",")]
+    agents = split_agent_names(args.agents)
     if not all(agents):
         raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
     if args.out:
@@ -214,6 +221,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             workers=args.workers,
             round_robin=args.round_robin,
             bidding=args.bidding,
+            replays=args.replays,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -223,6 +231,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if args.plot:
         results.plot(args.plot)
         print(f"wrote {args.plot}")
+    if args.replays:
+        print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
     return 0
 
 
@@ -255,6 +265,31 @@ def _run_study(module, args: argparse.Namespace) -> int:
     # ValueError is reported as a user error; known limitation: one raised later would be reported alike
     with user_input(f"analyze {module.COMMAND}: "):
         return module.run(args)
+
+
+# ------------------------------------------------------------------ serve
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The web app (``cardenvs.web``, the web extra): imported here, so ``cardenvs`` never needs starlette."""
+    missing = [m for m in ("starlette", "uvicorn", "jinja2") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CLIError(
+            f"cardenvs serve needs the web extra ({', '.join(missing)} missing): pip install 'cardenvs[web]'"
+        )
+    if not 0 < args.port < 65536:
+        raise CLIError(f"--port {args.port} is not a port number (1..65535)")
+    if args.replays and not Path(args.replays).exists():
+        raise CLIError(f"--replays {args.replays} does not exist")
+    import socket
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((args.host, args.port))
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise CLIError(f"cannot serve on {args.host}:{args.port}: {reason}; pass another --port") from None
+    from .web import serve
+
+    return serve(args.host, args.port, replays=args.replays)
 
 
 # ------------------------------------------------------------------ bench
@@ -309,6 +344,8 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
         env_id = resolve_id(args.game)
     short = env_id.rsplit("_v", 1)[0]
     trainers = _plugins(TRAIN_GROUP)
+    if args.backend == "ppo":  # --algo ppo: MaskablePPO is the sb3 trainer
+        args.backend = "sb3"
     if args.backend not in trainers:
         known = (
             ", ".join(sorted(trainers))
@@ -368,7 +405,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("arena", help="a tournament between agents, with confidence intervals and ratings")
     game_args(p)
-    p.add_argument("--agents", required=True, help="comma-separated agent names, e.g. twos.heuristic,random,random")
+    p.add_argument(
+        "--agents",
+        required=True,
+        help="comma-separated agent names, e.g. twos.heuristic,random,random or "
+        "twos.pimc(playouts=500,seed=1),twos.heuristic,twos.heuristic (see cardenvs list)",
+    )
     p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
     p.add_argument(
@@ -387,6 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--round-robin", action="store_true", help="play every table of agents out of a larger list")
     p.add_argument("--out", help="write results as JSON (and CSV beside it)")
     p.add_argument("--plot", help="draw win rates with 95%% intervals to this PNG")
+    p.add_argument(
+        "--replays",
+        metavar="DIR",
+        help="write every game as a replay (JSON, DIR/game_NNNNNN.json; a new or empty folder)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 
@@ -413,15 +460,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the rows as JSON")
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("serve", help="watch and play in the browser: a local web app (needs the web extra)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--replays", metavar="DIR", help="a replay folder (from arena --replays) for the start page")
+    p.set_defaults(func=cmd_serve)
+
     p = sub.add_parser("train", help="self-play training (needs the train extra); extra flags go to the trainer")
     p.add_argument("game", help="env id or short name")
     p.add_argument(
         "--backend",
+        "--algo",
+        dest="backend",
         default="sb3",
-        help="the trainer: sb3 (MaskablePPO, default) or rllib; trainers "
+        help="the trainer: sb3 or ppo (MaskablePPO, default), dmc (Deep Monte Carlo) or rllib; trainers "
         f"are registered by installed packages (entry-point group {TRAIN_GROUP})",
     )
-    p.add_argument("--config", help="training YAML (default configs/<game>_ppo.yaml)")
+    p.add_argument("--config", help="training YAML (default configs/<game>_ppo.yaml, configs/<game>_dmc.yaml, ...)")
     p.set_defaults(func=None)
     return parser
 

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .agent import load_agent
+from .agent import load_agent, split_agent_names
 from .core.env import check_seed, play_episode
 from .registry import make, resolve_id
 
@@ -40,7 +40,7 @@ def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: in
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
         raise ValueError(f"--seat {seat!r} is not a seat of {env_id} with these options (0..{n - 1})")
     seed = check_seed(seed, "--seed")
-    names = [a.strip() for a in agent_names.split(",") if a.strip()] or ["random"]
+    names = [a for a in split_agent_names(agent_names) if a] or ["random"]
     others = [s for s in range(n) if s != seat]
     agents = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
     return PlaySession(env_id, env, agents, int(seat), seed, reveal)

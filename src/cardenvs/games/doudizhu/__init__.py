@@ -1,5 +1,5 @@
 """Dou Dizhu: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
-numba heuristics (:mod:`.policies`), the env (:mod:`.env`)."""
+numba heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), the env (:mod:`.env`)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import numpy as np
 
 from cardenvs.core import kernels
 
-from . import moves, policies, rules
+from . import determinize, moves, policies, rules
 from .moves import classify  # noqa: F401
 
 kernels.register_rules(rules, policies.policy)
+kernels.register_determinize(rules.STATE, determinize.determinize)
 
 
 def legal_moves(hand: str, last: str | None = None) -> list[str]:

@@ -1,13 +1,14 @@
 """Twos: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
-numba heuristics (:mod:`.policies`), the env (:mod:`.env`)."""
+numba heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), the env (:mod:`.env`)."""
 
 from __future__ import annotations
 
 from cardenvs.core import kernels
 
-from . import moves, policies, rules
+from . import determinize, moves, policies, rules
 
 kernels.register_rules(rules, policies.policy)
+kernels.register_determinize(rules.STATE, determinize.determinize)
 
 
 def legal_moves(hand: str, to_beat: str | None = None, bomb_order: str = "classic", hand_size: int = 13) -> list[str]:

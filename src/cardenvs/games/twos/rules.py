@@ -25,9 +25,10 @@ State (:data:`STATE`, one record per game, sized for :data:`MAX_PLAYERS`; :mod:`
 states the functions' contract): hands and played cards of every seat and the cards out of play, all
 0/1 per card *value* (:mod:`.moves`); the seat to move; the combination to beat (shape index and top
 value, -1 when leading) and who played it; who has passed in this trick; the trick's plays so far (for
-``render``); the winner. :data:`PARAMS` holds one configuration: players, hand size, ``pass_locks_out``,
-the bomb order, the stacked decks of the AEC env's ``options["deck"]``, the observation offsets and the
-move tables the generator (:func:`.moves.collect_moves`) reads.
+``render``); the winner; who led the first trick (it held the lowest card dealt, which determinization
+needs). :data:`PARAMS` holds one configuration: players, hand size, ``pass_locks_out``, the bomb order,
+the stacked decks of the AEC env's ``options["deck"]``, the observation offsets and the move tables the
+generator (:func:`.moves.collect_moves`) reads.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ STATE = np.dtype(
         ("trick_action", np.int16, (MAX_TRICK,)),
         ("n_trick", np.int16),
         ("winner", np.int8),
+        ("leader", np.int8),  # who led the first trick: the holder of the lowest card dealt (public)
     ]
 )
 
@@ -178,6 +180,7 @@ def init(state, b, params, deal_seed) -> None:
         else:
             s.out_of_play[v] = 1
     s.to_move = leader
+    s.leader = leader
     s.to_beat_shape = -1
     s.to_beat_top = -1
     s.last_player = -1

@@ -1,0 +1,606 @@
+"""Search agents over the numba game core: determinized Monte Carlo (PIMC) and information-set MCTS.
+
+API
+===
+``pimc(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0)``
+    Perfect-information Monte Carlo for the seat to act in game ``b`` of the batched ``state``: deals
+    ``d = 0, 1, ...`` are sampled by :func:`cardenvs.core.kernels.determinize` for that seat (stream
+    ``2d`` of ``seed``); on each deal every legal move is applied and the game rolled out to the end with
+    the game's numba heuristic ``rollout`` (:func:`kernels.policy`, stream ``2d + 1``, the same for every
+    move: common random numbers). The move with the best mean :func:`kernels.outcome` for the seat wins
+    (ties: the lower action id). ``playouts`` is the total number of rollouts (each deal costs one per legal
+    move, at least one deal); ``ms`` a time limit checked between batches of deals; with neither,
+    :data:`DEFAULT_PLAYOUTS`. ``threads > 1`` spreads the deals over cores (``prange``): with a playout
+    budget the result does not depend on the thread count.
+``ismcts(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0,
+c=DEFAULT_C, trees=1)``
+    Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
+    determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose
+    action is legal in this deal by UCB1 with availability counts (``c`` the exploration constant, on the
+    outcome scale -1..1), expands one untried legal action, rolls out with the heuristic, and credits each
+    node with the outcome of the seat that moved into it. ``trees`` independent trees (root
+    parallelization, seeds ``seed + t``) share the ``playouts`` budget; ``threads`` runs them on several
+    cores, so with a playout budget the result depends on ``trees`` but not on ``threads``. The move is
+    the root child with the most visits (ties: the lower action id).
+
+Both return a :class:`SearchResult` (``action``, candidate ``actions``, their mean ``values`` and
+``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.
+
+:class:`SearchAgent` ``(env, method="pimc", **parameters)`` is the agent (``act(observation, rng)``): it reads
+the env's current state (``env.unwrapped.states``, ``params``) only through ``determinize`` for the seat to
+act; the search seed of each move mixes ``seed`` with one draw from the caller's ``rng`` (the arena seeds
+it), so a game replays exactly under a playout budget. Its parameters (:data:`PARAMETERS`) come from agent
+names such as ``doudizhu.pimc(playouts=2000)`` or ``twos.ismcts(ms=50,seed=3)`` (:mod:`cardenvs.agent`).
+
+How a game plugs in: its package registers its rules (:func:`kernels.register_rules`: the generic
+``init/to_move/legal_ids/apply/status/outcome/policy`` the search calls) and a determinizer
+(``kernels.register_determinize(rules.STATE, determinize)``, contract in :func:`kernels.determinize`). The
+agent names ``GAME.pimc`` and ``GAME.ismcts`` then exist for that game (:func:`has_search`); nothing here
+names a game, and the numba functions compile once per state dtype (cached).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .core import kernels
+from .core.rng import splitmix64, stream, uniform_index
+
+DEFAULT_PLAYOUTS = 1000
+DEFAULT_C = 0.7
+METHODS = ("pimc", "ismcts")
+#: the agents' parameters: name -> (type, default, meaning); ``playouts`` None means DEFAULT_PLAYOUTS
+#: unless ``ms`` is given
+PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
+    "pimc": {
+        "playouts": (int, None, f"rollouts per move ({DEFAULT_PLAYOUTS} unless ms is given)"),
+        "ms": (float, None, "time limit per move in milliseconds"),
+        "seed": (int, 0, "search seed (mixed with the caller's rng)"),
+        "threads": (int, 1, "cores for the rollouts (same result for any number under a playout budget)"),
+        "rollout": (str, "", "the game's numba heuristic for rollouts (default: its first)"),
+    },
+    "ismcts": {
+        "playouts": (int, None, f"iterations per move ({DEFAULT_PLAYOUTS} unless ms is given)"),
+        "ms": (float, None, "time limit per move in milliseconds"),
+        "seed": (int, 0, "search seed (mixed with the caller's rng)"),
+        "threads": (int, 1, "cores for the trees (same result for any number under a playout budget)"),
+        "trees": (int, 1, "independent trees sharing the budget (root parallelization)"),
+        "c": (float, DEFAULT_C, "UCB1 exploration constant (outcomes on -1..1)"),
+        "rollout": (str, "", "the game's numba heuristic for rollouts (default: its first)"),
+    },
+}
+
+
+# ---------------------------------------------------------------- numba: shared pieces
+@njit(cache=True)
+def seat_to_move(state, b, params) -> int:
+    """The seat to act in game ``b`` (a Python-callable twin of :func:`kernels.to_move`)."""
+    return kernels.to_move(state, b, params)
+
+
+@njit(cache=True)
+def root_moves(state, b, params, ids) -> int:
+    """The legal ids of the seat to act into ``ids``; returns how many (Python-callable)."""
+    return kernels.legal_ids(state, b, params, ids)
+
+
+@njit(cache=True)
+def determinize_into(state, b, params, p, seed, k, out, ob) -> None:
+    """:func:`kernels.determinize` of game ``b`` for seat ``p`` with stream ``k`` of ``seed`` into ``out[ob]``
+    (Python-callable; tests and tools)."""
+    kernels.determinize(state, b, params, p, stream(seed, k), out, ob)
+
+
+def determinized(state: np.ndarray, b: int, params: np.ndarray, p: int, seed: int, k: int = 0) -> np.ndarray:
+    """A new one-game state: game ``b`` determinized for seat ``p`` by stream ``k`` of ``seed``."""
+    out = np.zeros(1, dtype=state.dtype)
+    determinize_into(state, b, params, p, np.uint64(seed), k, out, 0)
+    return out
+
+
+@njit(cache=True)
+def rollout_value(sim, params, seat, rollout, rng, result) -> float:
+    """Play game 0 of ``sim`` to its end with heuristic ``rollout`` for every seat (in place); the outcome of
+    ``seat`` (all outcomes in ``result``)."""
+    while kernels.status(sim, 0, params) == kernels.RUNNING:
+        kernels.apply(sim, 0, params, kernels.policy(sim, 0, params, rollout, rng))
+    kernels.outcome(sim, 0, params, result)
+    return result[seat]
+
+
+# ---------------------------------------------------------------- numba: PIMC
+@njit(cache=True)
+def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row) -> None:
+    """Deal ``d``: one determinization, then every move of ``moves`` rolled out on it with the same stream."""
+    kernels.determinize(state, b, params, seat, stream(seed, 2 * d), det, 0)
+    for i in range(moves.shape[0]):
+        sim[0] = det[0]
+        kernels.apply(sim, 0, params, moves[i])
+        values_row[i] = rollout_value(sim, params, seat, rollout, stream(seed, 2 * d + 1), result)
+
+
+@njit(cache=True)
+def pimc_deals(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values) -> None:
+    """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``."""
+    for d in range(d_lo, d_hi):
+        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo])
+
+
+@njit(cache=True, parallel=True)
+def pimc_deals_parallel(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values) -> None:
+    """:func:`pimc_deals` with the deals spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
+    chunks = dets.shape[0]
+    for c in prange(chunks):
+        for d in range(d_lo + c, d_hi, chunks):
+            _pimc_deal(
+                state,
+                b,
+                params,
+                seat,
+                moves,
+                seed,
+                d,
+                rollout,
+                dets[c : c + 1],
+                sims[c : c + 1],
+                results[c],
+                values[d - d_lo],
+            )
+
+
+# ---------------------------------------------------------------- numba: ISMCTS
+@njit(cache=True)
+def _new_node(tree_i, tree_f, n_nodes, action, parent, mover) -> int:
+    """A fresh node (index returned) under ``parent``, reached by ``mover`` playing ``action``."""
+    k = n_nodes[0]
+    n_nodes[0] += 1
+    tree_i[k, 0] = action
+    tree_i[k, 1] = parent
+    tree_i[k, 2] = mover
+    tree_i[k, 3] = -1  # first child
+    tree_i[k, 4] = tree_i[parent, 3] if parent >= 0 else -1  # next sibling
+    if parent >= 0:
+        tree_i[parent, 3] = k
+    tree_f[k, 0] = 0.0  # visits
+    tree_f[k, 1] = 1.0  # availability
+    tree_f[k, 2] = 0.0  # reward sum, for the mover
+    return k
+
+
+@njit(cache=True)
+def ismcts_iterations(
+    state, b, params, seat, seed, it_lo, it_hi, rollout, c, tree_i, tree_f, n_nodes, sim, slot, ids, result
+) -> int:
+    """Iterations ``it_lo .. it_hi - 1`` of one tree (``tree_i[:, 0..4]``: action, parent, mover, first child,
+    next sibling; ``tree_f[:, 0..2]``: visits, availability, reward sum; node 0 the root; ``n_nodes[0]``
+    nodes used). Stops early when the tree is full; returns the iterations done. ``slot`` (``-1``
+    everywhere, size ``num_actions``) is scratch and is left as found."""
+    capacity = tree_i.shape[0]
+    for it in range(it_lo, it_hi):
+        if n_nodes[0] >= capacity:
+            return it - it_lo
+        rng = stream(seed, it)
+        kernels.determinize(state, b, params, seat, rng, sim, 0)
+        node = 0
+        while kernels.status(sim, 0, params) == kernels.RUNNING:
+            n = kernels.legal_ids(sim, 0, params, ids)
+            child = tree_i[node, 3]
+            while child >= 0:
+                slot[tree_i[child, 0]] = child
+                child = tree_i[child, 4]
+            untried = 0
+            for i in range(n):
+                if slot[ids[i]] < 0:
+                    untried += 1
+            chosen = -1
+            if untried > 0:
+                k = uniform_index(rng, untried)
+                for i in range(n):
+                    if slot[ids[i]] < 0:
+                        if k == 0:
+                            chosen = ids[i]
+                            break
+                        k -= 1
+            else:
+                best = -1.0e300
+                for i in range(n):
+                    ch = slot[ids[i]]
+                    tree_f[ch, 1] += 1.0
+                    visits = tree_f[ch, 0]
+                    score = tree_f[ch, 2] / visits + c * math.sqrt(math.log(tree_f[ch, 1]) / visits)
+                    if score > best:
+                        best = score
+                        chosen = ids[i]
+            nxt = slot[chosen]
+            child = tree_i[node, 3]
+            while child >= 0:
+                slot[tree_i[child, 0]] = -1
+                child = tree_i[child, 4]
+            mover = kernels.to_move(sim, 0, params)
+            kernels.apply(sim, 0, params, chosen)
+            if nxt < 0:
+                node = _new_node(tree_i, tree_f, n_nodes, chosen, node, mover)
+                break
+            node = nxt
+        rollout_value(sim, params, seat, rollout, rng, result)
+        while node > 0:
+            tree_f[node, 0] += 1.0
+            tree_f[node, 2] += result[tree_i[node, 2]]
+            node = tree_i[node, 1]
+        tree_f[0, 0] += 1.0
+    return it_hi - it_lo
+
+
+@njit(cache=True, parallel=True)
+def ismcts_trees_parallel(
+    state, b, params, seat, seeds, it_lo, it_hi, rollout, c, trees_i, trees_f, n_nodes, sims, slots, ids, results
+) -> None:
+    """:func:`ismcts_iterations` for every tree ``t`` (seed ``seeds[t]``), the trees over the cores."""
+    for t in prange(seeds.shape[0]):
+        ismcts_iterations(
+            state,
+            b,
+            params,
+            seat,
+            seeds[t],
+            it_lo,
+            it_hi,
+            rollout,
+            c,
+            trees_i[t],
+            trees_f[t],
+            n_nodes[t],
+            sims[t : t + 1],
+            slots[t],
+            ids[t],
+            results[t],
+        )
+
+
+# ---------------------------------------------------------------- Python drivers
+@dataclass
+class SearchResult:
+    """A search's choice and what it saw at the root (``actions`` ascending)."""
+
+    action: int
+    actions: np.ndarray
+    values: np.ndarray  # mean outcome for the seat to act, per candidate
+    visits: np.ndarray  # rollouts (PIMC) or root-child visits (ISMCTS), per candidate
+    playouts: int
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _budget(playouts: int | None, ms: float | None) -> tuple[int, float]:
+    """(playout cap, deadline in seconds from now; inf when none)."""
+    if playouts is not None and playouts < 1:
+        raise ValueError(f"playouts must be >= 1, got {playouts}")
+    if ms is not None and ms <= 0:
+        raise ValueError(f"ms must be > 0, got {ms}")
+    if playouts is None:
+        playouts = DEFAULT_PLAYOUTS if ms is None else 1 << 62
+    return playouts, math.inf if ms is None else ms / 1000.0
+
+
+def _legal(state, b, params, num_actions: int) -> np.ndarray:
+    ids = np.empty(num_actions, dtype=np.int64)
+    return ids[: root_moves(state, b, params, ids)].copy()
+
+
+def _with_threads(threads: int, fn, *args):
+    saved = numba.get_num_threads()
+    most = int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
+    numba.set_num_threads(max(1, min(threads, most)))
+    try:
+        return fn(*args)
+    finally:
+        numba.set_num_threads(saved)
+
+
+def _trivial(moves: np.ndarray, start: float) -> SearchResult:
+    if len(moves) == 0:
+        raise ValueError("search: the game is over (no legal move)")
+    return SearchResult(int(moves[0]), moves, np.zeros(1), np.zeros(1, dtype=np.int64), 0, time.perf_counter() - start)
+
+
+def pimc(
+    state: np.ndarray,
+    b: int,
+    params: np.ndarray,
+    *,
+    num_actions: int,
+    num_players: int,
+    playouts: int | None = None,
+    ms: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    rollout: int = 0,
+) -> SearchResult:
+    """Determinized Monte Carlo for the seat to act in game ``b`` (module docstring); reads the state only
+    through :func:`kernels.determinize`, writes nothing."""
+    start = time.perf_counter()
+    cap, limit = _budget(playouts, ms)
+    moves = _legal(state, b, params, num_actions)
+    if len(moves) <= 1:
+        return _trivial(moves, start)
+    seat = int(seat_to_move(state, b, params))
+    seed_u = np.uint64(seed)
+    n_moves = len(moves)
+    deals_cap = max(1, cap // n_moves)
+    chunks = max(1, threads)
+    dets = np.zeros(chunks, dtype=state.dtype)
+    sims = np.zeros(chunks, dtype=state.dtype)
+    results = np.zeros((chunks, max(num_players, 1)), dtype=np.float64)
+    blocks: list[np.ndarray] = []
+    done = 0
+    batch = chunks
+    while done < deals_cap:
+        hi = min(deals_cap, done + batch)
+        values = np.empty((hi - done, n_moves), dtype=np.float64)
+        t0 = time.perf_counter()
+        if threads > 1:
+            _with_threads(
+                threads,
+                pimc_deals_parallel,
+                state,
+                b,
+                params,
+                seat,
+                moves,
+                seed_u,
+                done,
+                hi,
+                rollout,
+                dets,
+                sims,
+                results,
+                values,
+            )
+        else:
+            pimc_deals(state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values)
+        blocks.append(values)
+        spent = time.perf_counter() - t0
+        done = hi
+        now = time.perf_counter() - start
+        if now >= limit:
+            break
+        if math.isfinite(limit):  # size the next batch to a quarter of the time left
+            per_deal = max(spent / max(1, len(values)), 1e-7)
+            batch = max(chunks, int((limit - now) / 4 / per_deal))
+        else:
+            batch = max(batch, min(deals_cap - done, 4 * batch))
+    table = np.concatenate(blocks)
+    means = table.mean(axis=0)
+    best = int(np.argmax(means))  # first maximum: the lowest id among ties (moves are ascending)
+    return SearchResult(
+        int(moves[best]),
+        moves,
+        means,
+        np.full(n_moves, len(table), dtype=np.int64),
+        len(table) * n_moves,
+        time.perf_counter() - start,
+        {"deals": len(table)},
+    )
+
+
+def ismcts(
+    state: np.ndarray,
+    b: int,
+    params: np.ndarray,
+    *,
+    num_actions: int,
+    num_players: int,
+    playouts: int | None = None,
+    ms: float | None = None,
+    seed: int = 0,
+    threads: int = 1,
+    rollout: int = 0,
+    c: float = DEFAULT_C,
+    trees: int = 1,
+) -> SearchResult:
+    """Information-set MCTS for the seat to act in game ``b`` (module docstring); reads the state only
+    through :func:`kernels.determinize`, writes nothing."""
+    start = time.perf_counter()
+    cap, limit = _budget(playouts, ms)
+    if trees < 1:
+        raise ValueError(f"trees must be >= 1, got {trees}")
+    moves = _legal(state, b, params, num_actions)
+    if len(moves) <= 1:
+        return _trivial(moves, start)
+    seat = int(seat_to_move(state, b, params))
+    per_tree = max(1, cap // trees) if cap < (1 << 62) else cap
+    capacity = min(per_tree, 1 << 12) + 1
+    seeds = np.array([splitmix64(np.uint64(seed) + np.uint64(t)) for t in range(trees)], dtype=np.uint64)
+    trees_i = np.zeros((trees, capacity, 5), dtype=np.int32)
+    trees_f = np.zeros((trees, capacity, 3), dtype=np.float64)
+    n_nodes = np.ones((trees, 1), dtype=np.int64)  # node 0: the root
+    trees_i[:, 0, :] = -1
+    sims = np.zeros(trees, dtype=state.dtype)
+    slots = np.full((trees, num_actions), -1, dtype=np.int32)
+    ids = np.empty((trees, num_actions), dtype=np.int64)
+    results = np.zeros((trees, max(num_players, 1)), dtype=np.float64)
+    done = 0
+    batch = 8
+    while done < per_tree:
+        hi = min(per_tree, done + batch)
+        need = int(n_nodes.max()) + (hi - done)
+        if need > trees_i.shape[1]:  # grow the trees: at most one node per iteration
+            grow = max(need, 2 * trees_i.shape[1]) - trees_i.shape[1]
+            trees_i = np.concatenate([trees_i, np.zeros((trees, grow, 5), dtype=np.int32)], axis=1)
+            trees_f = np.concatenate([trees_f, np.zeros((trees, grow, 3), dtype=np.float64)], axis=1)
+        t0 = time.perf_counter()
+        if trees > 1 and threads > 1:
+            _with_threads(
+                threads,
+                ismcts_trees_parallel,
+                state,
+                b,
+                params,
+                seat,
+                seeds,
+                done,
+                hi,
+                rollout,
+                c,
+                trees_i,
+                trees_f,
+                n_nodes,
+                sims,
+                slots,
+                ids,
+                results,
+            )
+        else:
+            for t in range(trees):
+                ismcts_iterations(
+                    state,
+                    b,
+                    params,
+                    seat,
+                    seeds[t],
+                    done,
+                    hi,
+                    rollout,
+                    c,
+                    trees_i[t],
+                    trees_f[t],
+                    n_nodes[t],
+                    sims[t : t + 1],
+                    slots[t],
+                    ids[t],
+                    results[t],
+                )
+        spent = time.perf_counter() - t0
+        n_batch = hi - done
+        done = hi
+        now = time.perf_counter() - start
+        if now >= limit:
+            break
+        if math.isfinite(limit):
+            per_it = max(spent / n_batch, 1e-7)
+            batch = max(1, int((limit - now) / 4 / per_it))
+        else:
+            batch = min(per_tree - done, 4 * batch) or 1
+    index = {int(a): i for i, a in enumerate(moves)}
+    visits = np.zeros(len(moves), dtype=np.float64)
+    rewards = np.zeros(len(moves), dtype=np.float64)
+    for t in range(trees):
+        child = trees_i[t, 0, 3]
+        while child >= 0:
+            i = index[int(trees_i[t, child, 0])]
+            visits[i] += trees_f[t, child, 0]
+            rewards[i] += trees_f[t, child, 2]
+            child = trees_i[t, child, 4]
+    best = int(np.argmax(visits))
+    values = np.divide(rewards, visits, out=np.zeros_like(rewards), where=visits > 0)
+    return SearchResult(
+        int(moves[best]),
+        moves,
+        values,
+        visits.astype(np.int64),
+        done * trees,
+        time.perf_counter() - start,
+        {"nodes": n_nodes[:, 0].tolist()},
+    )
+
+
+# ---------------------------------------------------------------- the agent
+def has_search(env: Any) -> bool:
+    """Does the env's game register a determinizer (so ``GAME.pimc`` and ``GAME.ismcts`` play it)?"""
+    core = getattr(getattr(env, "unwrapped", env), "CORE", None)
+    return core is not None and kernels.has_determinize(core.STATE)
+
+
+def describe_parameters(method: str, policies: tuple[str, ...] = ()) -> str:
+    """``playouts=None, ms=None, seed=0, ...``: a method's parameters with their defaults (``rollout``: the
+    first of the game's ``policies`` when given)."""
+    shown = {"": policies[0] if policies else "<the game's first heuristic>"}
+    return ", ".join(
+        f"{k}={shown.get(v[1], v[1]) if v[1] is not None else None}" for k, v in PARAMETERS[method].items()
+    )
+
+
+def game_policies(game: str) -> tuple[str, ...]:
+    """The numba heuristics (``POLICIES``) of a game by env id or short name."""
+    from .registry import raw_env_class
+
+    return tuple(getattr(getattr(raw_env_class(game), "CORE", None), "POLICIES", ()))
+
+
+class SearchAgent:
+    """A search agent: PIMC or ISMCTS (``method``) for the seat to act, over the env's numba core.
+
+    At ``act`` it reads the env's current state (``env.unwrapped.states`` and ``params``) and hands it to
+    :func:`pimc` or :func:`ismcts`, which read the true state only through the game's ``determinize`` for
+    the acting seat: every card that seat cannot see is re-dealt before anything looks at it, so the agent
+    plays on the acting seat's information alone. Parameters: :data:`PARAMETERS` (a bad one is a
+    ``ValueError`` naming the accepted ones with their defaults).
+    """
+
+    def __init__(self, env: Any, method: str = "pimc", **parameters: Any):
+        if method not in METHODS:
+            raise ValueError(f"search method {method!r} is unknown; known: {', '.join(METHODS)}")
+        base = getattr(env, "unwrapped", env)
+        game = str(getattr(base, "metadata", {}).get("name", "?")).rsplit("_v", 1)[0]
+        if not has_search(base):
+            raise ValueError(f"{game} has no determinizer registered, so no search agent plays it")
+        accepted = PARAMETERS[method]
+        self.name = f"{game}.{method}"
+        policies = tuple(getattr(base.CORE, "POLICIES", ()))
+        hint = f"{self.name} accepts {describe_parameters(method, policies)}"
+        unknown = [k for k in parameters if k not in accepted]
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter {unknown[0]!r}; {hint}")
+        values = {k: v[1] for k, v in accepted.items()}
+        values.update(parameters)
+        rollout = values.pop("rollout") or (policies[0] if policies else "0")
+        if rollout not in policies:
+            raise ValueError(
+                f"{self.name}: rollout={rollout!r} is not a heuristic of {game} ({', '.join(policies)}); {hint}"
+            )
+        for key in ("playouts", "threads", "trees"):
+            if key in values and values[key] is not None and (not isinstance(values[key], int) or values[key] < 1):
+                raise ValueError(f"{self.name}: {key}={values[key]!r} must be an integer >= 1; {hint}")
+        if values["ms"] is not None and not values["ms"] > 0:
+            raise ValueError(f"{self.name}: ms={values['ms']!r} must be > 0; {hint}")
+        if not isinstance(values["seed"], int) or values["seed"] < 0:
+            raise ValueError(f"{self.name}: seed={values['seed']!r} must be an integer >= 0; {hint}")
+        if "c" in values and not values["c"] >= 0:
+            raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
+        self.env = base
+        self.method = method
+        self.rollout = policies.index(rollout)
+        self.parameters = values
+        self.last: SearchResult | None = None
+
+    def search(self, seed: int) -> SearchResult:
+        """Search the env's current position for the seat to act with search seed ``seed``."""
+        base = self.env
+        options = dict(self.parameters)
+        options["seed"] = seed
+        fn = pimc if self.method == "pimc" else ismcts
+        return fn(
+            base.states,
+            0,
+            base.params,
+            num_actions=int(base.num_actions),
+            num_players=int(base.num_players),
+            rollout=self.rollout,
+            **options,
+        )
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
+        seed = int(splitmix64(np.uint64(self.parameters["seed"]) ^ draw) >> np.uint64(1))
+        self.last = self.search(seed)
+        action = self.last.action
+        if not observation["action_mask"][action]:
+            raise RuntimeError(f"{self.name} chose {action}, which the observation's mask does not allow")
+        return action

@@ -1,0 +1,315 @@
+"""Games the web app holds: play against agents, watch agents, step through a replay.
+
+A :class:`GameSession` is one game behind one session id. It keeps the deal (env id, options, reset seed
+and reset options) and the actions taken, so any position is the env reset and stepped through the first
+``k`` actions: *back* rebuilds, *next* steps (a recorded action, or at the end of what was played the
+agent to move chooses one). In play mode the person holds one seat; after each of their moves the agents
+play until it is the person's turn again or the game is over, and the view is always the person's seat.
+
+Everything a person chooses is checked with ``ValueError`` naming the problem (the app answers 400).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import yaml
+
+from ..agent import load_agent, split_agent_names
+from ..core.env import check_seed
+from ..registry import make, resolve_id
+from ..replay import Replay
+from .views import public_move, selection_token, table_view
+
+MODES = ("play", "watch", "replay")
+MAX_SESSIONS = 200
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``key=value`` pairs separated by commas or new lines, the values read as YAML (``rounds=4,
+    exposed_hands=true``)."""
+    options: dict[str, Any] = {}
+    for part in text.replace("\n", ",").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"option {part.strip()!r} must look like key=value (e.g. rounds=4)")
+        try:
+            options[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ValueError(f"option {part.strip()!r}: the value {value.strip()!r} is not valid YAML") from None
+    return options
+
+
+@dataclass
+class GameSession:
+    mode: str
+    env_id: str
+    options: dict[str, Any]
+    seed: int | None
+    reset_options: dict[str, Any]
+    agent_names: list[str]  # per seat; "you" for the person's seat
+    human: int | None = None
+    viewer: int | None = None  # whose view (None: every hand); the person's seat in play mode
+    replay: Replay | None = None
+    replay_path: str = ""
+    actions: list[int] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)  # the seat of each action
+    cursor: int = 0
+    agents: dict[int, Any] = field(default_factory=dict)
+    env: Any = None
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def new_game(
+        cls,
+        mode: str,
+        game: str,
+        options: dict[str, Any],
+        agents: str,
+        seat: int | None = None,
+        seed: int | None = None,
+    ) -> GameSession:
+        """``play``: the person in ``seat``, ``agents`` (comma-separated, cycled) in the other seats;
+        ``watch``: ``agents`` in every seat. Unknown game, option, agent or seat: ``ValueError``."""
+        if mode not in ("play", "watch"):
+            raise ValueError(f"unknown mode {mode!r}; new games are played (play) or watched (watch)")
+        env_id = resolve_id(game)
+        env = make(env_id, illegal_action="raise", **options)
+        base = env.unwrapped
+        n = base.num_players
+        seed = check_seed(seed, "seed")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        names = [a for a in split_agent_names(agents) if a] or ["random"]
+        human = None
+        if mode == "play":
+            if seat is None or not 0 <= seat < n:
+                raise ValueError(f"seat {seat!r} is not a seat of {env_id} with these options (0..{n - 1})")
+            human = seat
+        others = [s for s in range(n) if s != human]
+        built = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
+        labels = [names[others.index(s) % len(names)] if s != human else "you" for s in range(n)]
+        session = cls(
+            mode,
+            env_id,
+            dict(options),
+            seed,
+            {},
+            labels,
+            human=human,
+            viewer=human,
+            agents=built,
+            rng=np.random.default_rng([seed, 11]),
+        )
+        session.env = env
+        env.reset(seed=seed)
+        if mode == "play":
+            session.play_agents()
+        return session
+
+    @classmethod
+    def from_replay(cls, game: Replay, path: str = "") -> GameSession:
+        session = cls(
+            "replay",
+            game.env_id,
+            dict(game.options),
+            game.seed,
+            dict(game.reset_options),
+            list(game.labels or game.agents),
+            replay=game,
+            replay_path=path,
+            actions=game.actions,
+            seats=[s.seat for s in game.steps],
+        )
+        session.env = game.new_env()
+        return session
+
+    # ------------------------------------------------------------------ state
+    @property
+    def base(self) -> Any:
+        return self.env.unwrapped
+
+    def over(self) -> bool:
+        env = self.env
+        return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+    def to_move(self) -> int | None:
+        return None if self.over() else self.base.agent_name_mapping[self.env.agent_selection]
+
+    def legal(self) -> list[int]:
+        return [] if self.over() else [int(a) for a in self.base.legal_actions()]
+
+    def _rebuild(self, k: int) -> None:
+        if self.replay is not None:
+            self.env = self.replay.new_env()
+        else:
+            self.env = make(self.env_id, illegal_action="raise", **self.options)
+            self.env.reset(seed=self.seed, options=self.reset_options or None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a replay's recorded illegal action warns
+            for action in self.actions[:k]:
+                self.env.step(action)
+        self.cursor = k
+
+    def _step(self, action: int) -> None:
+        seat = self.to_move()
+        assert seat is not None
+        if self.cursor < len(self.actions):  # stepping on through what was played before
+            self.env.step(self.actions[self.cursor])
+        else:
+            self.env.step(action)
+            self.actions.append(action)
+            self.seats.append(seat)
+        self.cursor += 1
+
+    # ------------------------------------------------------------------ actions
+    def play_agents(self) -> None:
+        """Play mode: the agents move until it is the person's turn or the game is over."""
+        while not self.over() and self.to_move() != self.human:
+            seat = self.to_move()
+            assert seat is not None
+            self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
+
+    def move(self, action: Any = None, text: Any = None) -> None:
+        """The person's move, as an action id or as text the env parses; ``ValueError`` naming the legal moves
+        (and nothing changes) when it is not one."""
+        if self.mode != "play":
+            raise ValueError(f"this is a {self.mode} session: nobody moves here but the agents; use next and back")
+        if self.over():
+            raise ValueError("the game is over; start a new one")
+        legal = self.legal()
+        names = ", ".join(self.base.action_name(a) for a in legal[:60]) + (" ..." if len(legal) > 60 else "")
+        if action is not None:
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise ValueError(f"action must be an integer action id, got {action!r}; legal moves: {names}")
+            if action not in legal:
+                raise ValueError(f"action {action} is not a legal move here; legal moves: {names}")
+        elif isinstance(text, str) and text.strip():
+            try:
+                action = self.base.parse_action(text)
+            except ValueError as exc:
+                raise ValueError(f"{exc}; legal moves: {names}") from None
+        else:
+            raise ValueError(f'send {{"action": id}} or {{"move": "text"}}; legal moves: {names}')
+        self._step(int(action))
+        self.play_agents()
+
+    def next(self) -> None:
+        if self.mode == "play":
+            raise ValueError("next and back step through watched games and replays; in play mode, move")
+        if self.over():
+            raise ValueError("the game is over: no next step")
+        if self.cursor < len(self.actions):
+            self._step(self.actions[self.cursor])
+            return
+        seat = self.to_move()
+        assert seat is not None
+        self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
+
+    def back(self) -> None:
+        if self.mode == "play":
+            raise ValueError("next and back step through watched games and replays; in play mode, move")
+        if self.cursor == 0:
+            raise ValueError("this is the start of the game: no step back")
+        self._rebuild(self.cursor - 1)
+
+    def goto(self, k: Any) -> None:
+        if self.mode == "play":
+            raise ValueError("goto steps through watched games and replays")
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(self.actions):
+            raise ValueError(f"step {k!r} is not in this game (0..{len(self.actions)})")
+        self._rebuild(k)
+
+    def set_viewer(self, viewer: Any) -> None:
+        if self.mode == "play":
+            raise ValueError("in play mode the view is your seat's")
+        n = self.base.num_players
+        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):
+            raise ValueError(f"viewer {viewer!r} is not a seat (0..{n - 1}) or null (every hand)")
+        self.viewer = viewer
+
+    # ------------------------------------------------------------------ what the page gets
+    def view(self) -> dict[str, Any]:
+        base = self.base
+        viewer = self.human if self.mode == "play" else self.viewer
+        out = table_view(base, viewer)
+        to_move = self.to_move()
+        your_turn = self.mode == "play" and to_move == self.human
+        for seat in out["seats"]:
+            seat["agent"] = self.agent_names[seat["seat"]]
+            seat["you"] = seat["seat"] == self.human
+            seat["to_move"] = seat["seat"] == to_move
+            if seat["cards"] is not None:
+                seat["tokens"] = [selection_token(out["game"], c) for c in seat["cards"]]
+        base.viewer, base.reveal = viewer, False
+        try:
+            text = base.render_text()
+        finally:
+            base.viewer = None
+        out.update(
+            {
+                "session": self.id,
+                "mode": self.mode,
+                "env_id": self.env_id,
+                "options": self.options,
+                "seed": self.seed if self.mode != "play" or self.over() else None,
+                "viewer": viewer,
+                "step": self.cursor,
+                "steps": len(self.actions),
+                "to_move": to_move,
+                "over": self.over(),
+                "your_turn": your_turn,
+                "legal": [{"action": a, "move": base.action_name(a)} for a in self.legal()] if your_turn else [],
+                "log": [
+                    {
+                        "seat": s,
+                        "agent": self.agent_names[s],
+                        "move": public_move(base, s, a, viewer),
+                    }
+                    for s, a in zip(self.seats[: self.cursor], self.actions[: self.cursor], strict=True)
+                ],
+                "text": text,
+                "outcome": [float(x) for x in base.outcome()] if self.over() else None,
+            }
+        )
+        if self.replay is not None:
+            out["replay"] = {
+                "path": self.replay_path,
+                "final_scores": self.replay.scores,
+                "deal": self.replay.deal,
+                "seating": self.replay.replay,
+            }
+        return out
+
+
+class SessionStore:
+    """Sessions by id, the oldest dropped beyond ``limit``."""
+
+    def __init__(self, limit: int = MAX_SESSIONS):
+        self.limit = limit
+        self._sessions: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, session: GameSession) -> str:
+        with self._lock:
+            self._sessions[session.id] = session
+            while len(self._sessions) > self.limit:
+                self._sessions.popitem(last=False)
+        return session.id
+
+    def get(self, sid: str) -> GameSession | None:
+        with self._lock:
+            return self._sessions.get(sid)
+
+    def __len__(self) -> int:
+        return len(self._sessions)

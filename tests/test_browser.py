@@ -1,0 +1,187 @@
+"""``cardenvs serve`` in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+The server runs as a subprocess on a free port; the tests click through a whole Twenty match, a Dou Dizhu
+hand and an arena replay, and read the page. CI installs Chromium (``.ci/run``); without
+``/usr/bin/chromium`` the tests are skipped.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="no system Chromium at /usr/bin/chromium (apt-get install chromium)"
+    ),
+    pytest.mark.xdist_group("browser"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
+pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[web]') is not installed")
+
+from cardenvs import replay  # noqa: E402
+from cardenvs.arena import run_tournament  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def replays_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("arena") / "replays"
+    run_tournament("twenty", ["twenty.greedy", "random"], 1, seed=12, replays=str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(replays_folder):
+    port = free_port()
+    cmd = [sys.executable, "-m", "cardenvs", "serve", "--port", str(port), "--replays", str(replays_folder)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"cardenvs serve exited: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("cardenvs serve did not start within 60 s")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def click_and_reload(page, selector: str) -> None:
+    with page.expect_navigation():
+        page.click(selector)
+
+
+def start_game(page, server: str, game: str, **fields: str) -> None:
+    page.goto(server + "/")
+    form = f"#game-{game} form"
+    for name, value in fields.items():
+        if name == "mode":
+            page.check(f'{form} input[name="mode"][value="{value}"]')
+        else:
+            page.fill(f'{form} input[name="{name}"]', value)
+    with page.expect_navigation():
+        page.click(f"{form} button[type=submit]")
+    assert "/game/" in page.url
+
+
+def scores_on_page(page) -> list[str]:
+    return [s.inner_text().removeprefix("score ") for s in page.query_selector_all(".seat .score")]
+
+
+def test_play_a_whole_twenty_match_by_clicking(page, server, tmp_path):
+    start_game(page, server, "twenty", agents="twenty.greedy", options="rounds=1", seed="21", seat="0")
+    assert page.inner_text("#status").startswith("your turn")
+    # the first card by selecting it in the hand, the others with the move buttons
+    page.click(".hand.selectable .card-wrap >> nth=0")
+    click_and_reload(page, "#play-selected")
+    clicks = 1
+    while page.get_attribute("#game", "data-over") == "false":
+        assert page.inner_text("#status").startswith("your turn")
+        click_and_reload(page, "button.move >> nth=0")
+        clicks += 1
+        assert clicks <= 25
+    assert clicks == 25  # five hands of five cards
+    final = page.inner_text("#final-scores")
+    assert final == ", ".join(scores_on_page(page))
+    state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
+    assert final == ", ".join(str(s) for s in state["scores"]) and state["over"]
+    page.screenshot(path=str(tmp_path / "twenty.png"))
+    assert (tmp_path / "twenty.png").stat().st_size > 10_000
+
+
+def test_play_a_dou_dizhu_hand_by_clicking(page, server):
+    start_game(page, server, "doudizhu", agents="doudizhu.rule", seed="5", seat="0")
+    turns = 0
+    while page.get_attribute("#game", "data-over") == "false":
+        buttons = page.query_selector_all("button.move")
+        names = [b.inner_text() for b in buttons]
+        assert buttons and page.query_selector_all(".seat.you .card")  # my hand, drawn as SVG cards
+        # bid the most while bidding (to play the hand as landlord), then play the first move listed
+        target = "button.move >> nth=-1" if any("bid" in n for n in names) else "button.move >> nth=0"
+        click_and_reload(page, target)
+        turns += 1
+        assert turns < 60
+    assert "game over" in page.inner_text("#status")
+    state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
+    assert state["log"][0]["move"].startswith("bid") and any(s["notes"][0] == "landlord" for s in state["seats"])
+    assert page.inner_text("#final-scores") == ", ".join(str(s) for s in state["scores"])
+    # other hands stayed hidden: only their counts are drawn
+    assert len(page.query_selector_all(".seat:not(.you) .card")) == 0
+    assert len(page.query_selector_all(".seat:not(.you) .count")) == 2
+
+
+def test_open_an_arena_replay_and_step_to_its_end(page, server, replays_folder, tmp_path):
+    files = replay.replay_files(replays_folder)
+    game = replay.load(files[0])
+    page.goto(server + "/")
+    assert page.input_value("#open-replays input[name=path]") == str(replays_folder)
+    with page.expect_navigation():
+        page.click("#open-replays button")
+    links = page.query_selector_all("a.replay-link")
+    assert [a.inner_text() for a in links] == [f.name for f in files]
+    with page.expect_navigation():
+        links[0].click()
+    assert page.inner_text("#step") == f"step 0 of {len(game.steps)}"
+    for _ in range(3):
+        click_and_reload(page, "#next")
+    click_and_reload(page, "#back")
+    assert page.inner_text("#step") == f"step 2 of {len(game.steps)}"
+    assert [li.text_content().split(": ", 1)[1] for li in page.query_selector_all("#log li")] == [
+        s.move for s in game.steps[:2]
+    ]
+    page.select_option("#viewer", "1")
+    page.wait_for_load_state()
+    page.wait_for_selector(".seat[data-seat='0'] .count")  # player_0's hand hidden in player_1's view
+    click_and_reload(page, "#end")
+    assert page.inner_text("#step") == f"step {len(game.steps)} of {len(game.steps)}"
+    expected = ", ".join(str(int(s)) if float(s).is_integer() else str(s) for s in game.scores)
+    assert page.inner_text("#final-scores") == expected == page.inner_text("#replay-scores").replace(".0", "")
+    assert page.is_disabled("#next")
+    shot = tmp_path / "replay.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+
+
+def test_an_illegal_typed_move_shows_the_legal_moves(page, server):
+    start_game(page, server, "twenty", agents="random", seed="3", seat="0")
+    before = page.inner_text(".seat.you .hand")
+    page.fill("#typed", "nonsense")
+    page.click("#send-typed")
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "legal moves:" in page.inner_text("#error")
+    page.reload()
+    assert page.inner_text(".seat.you .hand") == before

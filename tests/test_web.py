@@ -1,0 +1,279 @@
+"""``cardenvs serve``'s app through Starlette's test client: every route, bad moves, hidden hands, sessions."""
+
+import re
+import socket
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[web]') is not installed")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's deprecation note on httpx
+    from starlette.testclient import TestClient
+
+from cardenvs import cli, replay  # noqa: E402
+from cardenvs.arena import run_tournament  # noqa: E402
+from cardenvs.core.cards import card_code  # noqa: E402
+from cardenvs.web import create_app  # noqa: E402
+
+
+@pytest.fixture
+def client():
+    return TestClient(create_app())
+
+
+def start(client, **query) -> str:
+    response = client.get("/new", params=query, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    location = response.headers["location"]
+    assert location.startswith("/game/")
+    return location.rsplit("/", 1)[1]
+
+
+def session(client, sid):
+    return client.app.state.sessions.get(sid)
+
+
+def view(client, sid) -> dict:
+    response = client.get(f"/api/game/{sid}")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_start_page_lists_every_game_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    for game in ("twenty", "twos", "doudizhu", "two_way_street", "war"):
+        assert f'id="game-{game}"' in page.text
+    assert "twenty.greedy" in page.text and "exposed_hands" in page.text
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert "fetch(" in client.get("/static/app.js").text
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/static/secret.py").status_code == 404
+
+
+def test_play_twenty_to_the_end(client):
+    sid = start(client, mode="play", game="twenty", agents="twenty.greedy", seat=1, seed=5)
+    page = client.get(f"/game/{sid}")
+    assert page.status_code == 200 and "<svg" in page.text
+    v = view(client, sid)
+    assert v["mode"] == "play" and v["viewer"] == 1 and v["seats"][1]["you"]
+    moves = 0
+    while not v["over"]:
+        assert v["your_turn"] and v["legal"]
+        assert {m["move"] for m in v["legal"]} <= set("A23456789T")
+        response = client.post(f"/api/game/{sid}/move", json={"action": v["legal"][-1]["action"]})
+        assert response.status_code == 200, response.text
+        v = response.json()
+        moves += 1
+    assert moves == 25 * 2  # two rounds of five hands of five cards
+    base = session(client, sid).base
+    assert v["scores"] == base.scores().tolist() and v["outcome"] == base.outcome().tolist()
+    assert v["seed"] == 5  # shown once the game is over
+    assert "final scores" in client.get(f"/game/{sid}").text
+    over = client.post(f"/api/game/{sid}/move", json={"action": 0})
+    assert over.status_code == 400 and "over" in over.json()["error"]
+
+
+def test_illegal_and_malformed_moves_are_400_naming_the_legal_moves(client):
+    sid = start(client, mode="play", game="twenty", agents="random", seat=0, seed=2)
+    before = view(client, sid)
+    legal = [m["move"] for m in before["legal"]]
+    illegal = next(a for a in range(10) if a not in {m["action"] for m in before["legal"]})
+    bad_requests = [
+        {"json": {"action": illegal}},
+        {"json": {"action": 99}},
+        {"json": {"action": "3"}},
+        {"json": {"action": True}},
+        {"json": {"move": "Z"}},
+        {"json": {"move": ""}},
+        {"json": {}},
+        {"json": [1, 2]},
+        {"content": b"not json"},
+    ]
+    for request in bad_requests:
+        response = client.post(f"/api/game/{sid}/move", **request)
+        assert response.status_code == 400, request
+        message = response.json()["error"]
+        assert "legal moves: " + ", ".join(legal) in message, (request, message)
+        assert view(client, sid) == before  # the game is unchanged
+    ok = client.post(f"/api/game/{sid}/move", json={"move": legal[0]})  # a move as text
+    assert ok.status_code == 200 and ok.json()["log"][0]["move"] == legal[0]
+
+
+def test_play_mode_has_no_stepping_or_other_views(client):
+    sid = start(client, mode="play", game="twos", agents="twos.heuristic", seat=0, seed=1)
+    for kind, body in [("next", {}), ("back", {}), ("goto", {"step": 0}), ("view", {"viewer": None})]:
+        response = client.post(f"/api/game/{sid}/{kind}", json=body)
+        assert response.status_code == 400 and response.json()["error"], kind
+    assert view(client, sid)["viewer"] == 0
+
+
+def held_codes(base, seat: int) -> list[str]:
+    hand = base.state.hands[seat]
+    return [card_code(c) for c in range(len(hand)) if hand[c]]
+
+
+@pytest.mark.parametrize("game, agent, seat", [("doudizhu", "doudizhu.rule", 1), ("twenty", "twenty.greedy", 0)])
+def test_hidden_hands_never_reach_the_page(client, game, agent, seat):
+    """At every turn of a whole game, no card another seat holds appears in the JSON or the HTML (but the
+    kitty, which every player sees before the landlord takes it)."""
+    sid = start(client, mode="play", game=game, agents=agent, seat=seat, seed=8)
+    s = session(client, sid)
+    turns = 0
+    while True:
+        v = view(client, sid)
+        payloads = [client.get(f"/api/game/{sid}").text, client.get(f"/game/{sid}").text]
+        base = s.base
+        for p in range(base.num_players):
+            if p == seat:
+                continue
+            assert v["seats"][p]["cards"] is None and v["seats"][p]["count"] >= 0
+            if game == "twenty":
+                from cardenvs.games.twenty.rules import hand_cards
+
+                codes = [card_code(c) for c in hand_cards(base.state, p)]
+            else:
+                codes = held_codes(base, p)
+            public = {c for pile in v["table"] for c in pile.get("cards", [])}  # Dou Dizhu's kitty is shown
+            for code in set(codes) - public:
+                for payload in payloads:
+                    assert not re.search(rf"\b{code}\b", payload), f"{code} of player_{p} leaks"
+        mine = v["seats"][seat]["cards"]
+        assert mine is not None and v["seed"] is None or v["over"]  # the seed would tell every hand
+        if v["over"]:
+            break
+        client.post(f"/api/game/{sid}/move", json={"action": v["legal"][0]["action"]}).raise_for_status()
+        turns += 1
+    assert turns > 3
+
+
+def test_two_way_street_hides_other_players_discards(client):
+    sid = start(client, mode="play", game="two_way_street", agents="two_way_street.heuristic", seat=1, seed=3)
+    s = session(client, sid)
+    for _ in range(40):
+        v = view(client, sid)
+        if v["over"]:
+            break
+        client.post(f"/api/game/{sid}/move", json={"action": v["legal"][0]["action"]}).raise_for_status()
+    log = view(client, sid)["log"]
+    others = [e for e in log if e["seat"] != 1 and s.base.metadata["name"] == "two_way_street_v0"]
+    assert others and not any(e["move"].startswith("discard ") for e in others)
+
+
+def test_two_sessions_are_independent(client):
+    a = start(client, mode="play", game="twenty", agents="random", seat=0, seed=4)
+    b = start(client, mode="play", game="twenty", agents="random", seat=0, seed=4)
+    assert a != b
+    first = view(client, b)
+    assert view(client, a)["seats"][0]["cards"] == first["seats"][0]["cards"]  # same seed, same deal
+    client.post(f"/api/game/{a}/move", json={"action": view(client, a)["legal"][0]["action"]}).raise_for_status()
+    assert len(view(client, a)["log"]) >= 1
+    assert view(client, b) == first
+
+
+def without_steps(v: dict) -> dict:
+    return {k: x for k, x in v.items() if k != "steps"}
+
+
+def test_watch_steps_forward_and_back(client):
+    sid = start(client, mode="watch", game="doudizhu", agents="doudizhu.rule,random,random", seed=6)
+    views = [view(client, sid)]
+    assert views[0]["viewer"] is None and all(s["cards"] for s in views[0]["seats"])
+    for _ in range(6):
+        views.append(client.post(f"/api/game/{sid}/next").json())
+    assert [v["step"] for v in views] == list(range(7))
+    client.post(f"/api/game/{sid}/back").raise_for_status()
+    client.post(f"/api/game/{sid}/back").raise_for_status()
+    assert without_steps(view(client, sid)) == without_steps(views[4])
+    assert view(client, sid)["steps"] == 6  # what was played is kept: next replays it
+    assert client.post(f"/api/game/{sid}/next").json() == views[5] | {"steps": 6}
+    assert client.post(f"/api/game/{sid}/goto", json={"step": 2}).json() == views[2] | {"steps": 6}
+    assert client.post(f"/api/game/{sid}/goto", json={"step": 99}).status_code == 400
+    seat_view = client.post(f"/api/game/{sid}/view", json={"viewer": 2}).json()
+    assert seat_view["viewer"] == 2 and seat_view["seats"][0]["cards"] is None and seat_view["seats"][2]["cards"]
+    assert client.post(f"/api/game/{sid}/view", json={"viewer": 7}).status_code == 400
+    client.post(f"/api/game/{sid}/goto", json={"step": 0}).raise_for_status()
+    assert client.post(f"/api/game/{sid}/back").status_code == 400
+    move = client.post(f"/api/game/{sid}/move", json={"action": 0})
+    assert move.status_code == 400 and "watch" in move.json()["error"]
+
+
+def test_replays_folder_and_file(client, tmp_path):
+    folder = tmp_path / "replays"
+    run_tournament("twenty", ["twenty.greedy", "random"], 1, seed=9, replays=str(folder))
+    files = replay.replay_files(folder)
+    listing = client.get("/replays", params={"path": str(folder)})
+    assert listing.status_code == 200
+    assert all(f.name in listing.text for f in files) and "twenty.greedy" in listing.text
+    response = client.get("/replays", params={"path": str(files[1])}, follow_redirects=False)
+    assert response.status_code == 303
+    sid = response.headers["location"].rsplit("/", 1)[1]
+    game = replay.load(files[1])
+    v = view(client, sid)
+    assert v["mode"] == "replay" and v["steps"] == len(game.steps) and v["step"] == 0
+    assert [s["agent"] for s in v["seats"]] == game.labels
+    end = client.post(f"/api/game/{sid}/goto", json={"step": len(game.steps)}).json()
+    assert end["over"] and end["scores"] == game.scores and end["replay"]["final_scores"] == game.scores
+    assert [e["move"] for e in end["log"]] == [s.move for s in game.steps]
+    assert client.post(f"/api/game/{sid}/next").status_code == 400
+    page = client.get(f"/game/{sid}").text
+    assert re.search(r'id="final-scores">([^<]*)<', page).group(1) == ", ".join(str(int(x)) for x in game.scores)
+
+
+def test_unknown_game_agent_option_seat_and_paths_are_clear_errors(client, tmp_path):
+    (tmp_path / "x.json").write_text("[]")
+    cases = [
+        ({"game": "poker"}, "unknown game 'poker'"),
+        ({"game": "twenty", "agents": "nobody"}, "unknown agent 'nobody'"),
+        ({"game": "twenty", "options": "colour=red"}, "unknown option 'colour'"),
+        ({"game": "twenty", "options": "rounds=0"}, "rounds=0 is out of range"),
+        ({"game": "twenty", "options": "rounds"}, "must look like key=value"),
+        ({"game": "twenty", "seat": "2"}, "seat 2 is not a seat"),
+        ({"game": "twenty", "seat": "x"}, "seat 'x' is not an integer"),
+        ({"game": "twenty", "mode": "fly"}, "unknown mode 'fly'"),
+        ({"game": "twos", "agents": "twenty.greedy"}, "plays twenty, not twos"),
+    ]
+    for query, message in cases:
+        response = client.get("/new", params=query)
+        assert response.status_code == 400, query
+        assert message in response.text.replace("&#39;", "'"), (query, response.text[-400:])
+        assert "Traceback" not in response.text
+    assert client.get("/game/nope").status_code == 404
+    assert client.get("/api/game/nope").status_code == 404
+    assert client.post("/api/game/nope/move", json={"action": 1}).status_code == 404
+    assert client.get("/replays", params={"path": str(tmp_path / "missing")}).status_code == 404
+    bad = client.get("/replays", params={"path": str(tmp_path / "x.json")})
+    assert bad.status_code == 400 and "not a cardenvs replay" in bad.text
+    assert client.get("/replays").status_code == 400
+
+
+def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "starlette" else real(name, *a))
+    assert cli.main(["serve", "--port", "8123"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'cardenvs[web]'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_serve_on_a_busy_port_is_an_error(capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert cli.main(["serve", "--port", str(port)]) == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_cardenvs_does_not_import_the_web_stack():
+    code = (
+        "import sys, cardenvs, cardenvs.cli, cardenvs.arena, cardenvs.replay; cardenvs.cli.build_parser(); "
+        "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
