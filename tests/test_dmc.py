@@ -240,3 +240,13 @@ def test_bad_settings_are_named(flags, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through():
+    result = _run(
+        "-m", "cardenvs", "train", "twos", "--algo", "dmc", "--total-frames", "1", "--set", "target=score",
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "target 'score'" in result.stderr  # reached training.dmc with configs/twos_dmc.yaml
+    assert "Traceback" not in result.stderr
