@@ -351,7 +351,7 @@ def test_twenty_variants_study(capsys):
     assert main(["analyze", "twenty-variants", "--matches", "4"]) == 0
     out = capsys.readouterr().out
     assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" not in out
-    assert "solver's margin over greedy with hands exposed" in out and "plays greedy" in out
+    assert "solver's margin over greedy with hands exposed" in out and "sampled opponent hands" in out
     assert "exposed " in out and "hidden " in out
 
 

@@ -5,10 +5,12 @@ Plays every pair of ``twenty.solver``, ``twenty.greedy`` and ``random`` over dup
 match with the seats swapped), once with hands hidden and once exposed, and prints the mean point margin
 of the first agent over the second with a 95% interval over duplicate sets.
 
-What it measures: with hands exposed, what exact play of the current pair of hands (the solver) gains
-over one-ply greedy play. It does not measure the skill that exposing the hands adds: with hands hidden
-the solver plays greedy, so the hidden solver-vs-greedy row is greedy against itself (0 up to noise),
-not what a better player could gain without seeing the other hand.
+What it measures: what the round solver (:func:`cardenvs.games.twenty.solver.solve_round`, via
+``twenty.solver``) gains over one-ply greedy play, with hands exposed and with hands hidden. The solver is
+exact in round 2 (every card is known from round 1, hidden or exposed) and in the last hand of a round;
+elsewhere it estimates the later deals by sampling and, with hands hidden, averages over sampled opponent
+hands. So the margins are those of this solver, not of perfect play; the difference between the exposed
+and hidden rows is what seeing the opponent's hand is worth to this solver, not to a perfect player.
 """
 
 from __future__ import annotations
@@ -68,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
     hidden = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "hidden"}
     exposed = {(r["agent"], r["opponent"]): r["margin"] for r in rows if r["hands"] == "exposed"}
     print(
-        f"\nsolver's margin over greedy with hands exposed (exact play of the current hands vs one-ply "
-        f"greedy): {exposed[PAIRS[0]]:+.2f} points"
+        f"\nsolver's margin over greedy with hands exposed (round solver: exact in round 2 and in last hands, "
+        f"sampled later deals elsewhere): {exposed[PAIRS[0]]:+.2f} points"
     )
     print(
-        f"(with hands hidden the solver plays greedy: its hidden margin, {hidden[PAIRS[0]]:+.2f}, is greedy "
-        f"against itself, not what exposing the hands is worth)"
+        f"solver's margin over greedy with hands hidden (the same solver averaged over sampled opponent "
+        f"hands; exact in round 2): {hidden[PAIRS[0]]:+.2f} points"
     )
     return 0

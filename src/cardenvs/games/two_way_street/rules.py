@@ -123,6 +123,7 @@ STATE = np.dtype(
         ("trick_len", np.int8),
         ("trick_cards", np.int8, (MAX_PLAYERS,)),  # card i played by seat (leader + i) % n
         ("led_suit", np.int8),  # -1 until known (a joker lead waits for a player to name it)
+        ("void", np.int8, (MAX_PLAYERS,)),  # suits (bits S C D H) each seat showed it lacks this hand
         ("bids", np.int8, (2,)),  # duel bids (-1: not yet)
         ("revealed", np.bool_),  # the dealer's bid is shown (after the responder's)
         ("duel_direction", np.int8),  # -1 not chosen, HIGH, LOW
@@ -452,6 +453,7 @@ def _start_hand(state, b, params) -> None:
     s.direction[:] = -1
     s.forced[:] = 0
     s.n_discards[:] = 0
+    s.void[:] = 0
     s.played[:] = 0
     s.taken[:] = 0
     s.trick_no = 0
@@ -740,7 +742,32 @@ def apply(state, b, params, action) -> None:
         else:
             s.led_suit = action - SUIT0
     else:
+        _show_void(state, b, params, p, action - PLAY0)
         _play(state, b, params, p, action - PLAY0)
+
+
+@njit(cache=True)
+def _show_void(state, b, params, p, card) -> None:
+    """Before seat ``p`` plays ``card`` in the play phase: record in ``void[p]`` the suits the play shows it
+    lacks (public: everyone saw the trick). Not following the suit led shows that suit is void (a joker
+    hides it where a joker may replace the suit: the colour's joker, any joker when they are not
+    distinct); playing after an unnamed joker lead without being asked to name shows every suit the
+    joker could stand for is void. In place (``void`` only)."""
+    s = state[b]
+    if s.trick_len == 0:
+        return
+    if s.led_suit >= 0:
+        if card < 52:
+            if card % 4 != s.led_suit:
+                s.void[p] |= 1 << s.led_suit
+        elif params[0].distinct and card != (RED_JOKER if s.led_suit >= 2 else BLACK_JOKER):
+            s.void[p] |= 1 << s.led_suit
+        return
+    lead = s.trick_cards[0]
+    if lead >= 52:  # reached the play phase directly: it held no suit the joker could stand for
+        for st in range(4):
+            if joker_allows(lead, st):
+                s.void[p] |= 1 << st
 
 
 @njit(cache=True)
