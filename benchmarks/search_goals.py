@@ -4,10 +4,16 @@ Deal ``d`` is the arena's (``arena.game_seed(seed, d)``, agent rng ``arena.agent
 same deals as ``cardenvs arena GAME --seed SEED``. Dou Dizhu (player_0 landlord at bid 1, as the arena's
 duplicate mode): per deal, the searcher as landlord against two ``doudizhu.rule`` farmers, both farmers
 searching against a ``doudizhu.rule`` landlord, and the all-rule game for the rule agent's own rates in the
-same seats. Twos: the searcher in each seat against two ``twos.heuristic`` (3 games a deal).
+same seats. Twos, Twenty and Two Way Street: the searcher in each seat against the game's heuristic in
+every other seat (``--options players=4`` for Two Way Street's four-player game), one game per seat a deal.
 
-    python benchmarks/search_goals.py doudizhu "doudizhu.pimc(ms=100)" --deals 200 --seed 17
+    python benchmarks/search_goals.py doudizhu "doudizhu.pimc(playouts=1500)" --deals 200 --seed 17
     python benchmarks/search_goals.py twos "twos.ismcts(ms=100)" --deals 200 --seed 17
+    python benchmarks/search_goals.py twenty "twenty.pimc(playouts=2000)" --deals 200 --seed 17
+    python benchmarks/search_goals.py two_way_street "two_way_street.pimc(playouts=300)" --options players=4
+
+Each searched move's wall time and CPU time (``time.process_time``, this process only) are reported: on a
+machine shared with other jobs the wall time overstates what the move costs on one free core.
 """
 
 from __future__ import annotations
@@ -24,18 +30,23 @@ from cardenvs.agent import load_agent
 from cardenvs.arena import agent_rng, game_seed, play_one
 
 
+HEURISTICS = {"twos": "twos.heuristic", "twenty": "twenty.greedy", "two_way_street": "two_way_street.heuristic"}
+
+
 class Timed:
-    """Wraps an agent and records the wall time of each ``act``."""
+    """Wraps an agent and records the wall time and the CPU time of each ``act``."""
 
     def __init__(self, agent):
         self.agent = agent
         self.name = agent.name
         self.times: list[float] = []
+        self.cpu: list[float] = []
 
     def act(self, observation, rng):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         a = self.agent.act(observation, rng)
         self.times.append(time.perf_counter() - t)
+        self.cpu.append(time.process_time() - c)
         return a
 
 
@@ -47,17 +58,23 @@ def ci(values) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("game", choices=["doudizhu", "twos"])
+    parser.add_argument("game", choices=["doudizhu", "twos", "twenty", "two_way_street"])
     parser.add_argument("searcher")
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--out")
+    parser.add_argument("--options", nargs="*", default=[], metavar="KEY=VALUE", help="env options (players=4)")
     args = parser.parse_args()
-    env = make(args.game)
+    options = {}
+    for text in args.options:
+        key, _, value = text.partition("=")
+        options[key] = int(value) if value.isdigit() else {"true": True, "false": False}.get(value, value)
+    env = make(args.game, **options)
     base = env.unwrapped
     searcher = Timed(load_agent(args.searcher, base))
     env.reset(seed=0)
-    searcher.agent.search(0)  # compile (or load the numba cache) before anything is timed
+    if hasattr(searcher.agent, "search"):
+        searcher.agent.search(0)  # compile (or load the numba cache) before anything is timed
     rows = []
     start = time.time()
     if args.game == "doudizhu":
@@ -88,16 +105,17 @@ def main() -> None:
         print(f"rule farmers vs rule landlord:     {ci(1 - np.asarray(rl))}")
         print(f"search farmers vs rule landlord:   {ci(sf)}")
         print(f"  difference (paired):             {ci(np.subtract(sf, 1 - np.asarray(rl)))}")
-        times = searcher.times + searcher2.times
+        times, cpu = searcher.times + searcher2.times, searcher.cpu + searcher2.cpu
     else:
-        heur = load_agent("twos.heuristic", base)
+        heur = load_agent(HEURISTICS[args.game], base)
+        n = base.num_players
         for d in range(args.deals):
             seed = game_seed(args.seed, d)
             wins = []
-            for k in range(3):
-                seats = [heur, heur, heur]
+            for k in range(n):
+                seats = [heur] * n
                 seats[k] = searcher
-                labels = ["h", "h", "h"]
+                labels = ["h"] * n
                 labels[k] = "s"
                 r = play_one(env, seats, labels, seed, agent_rng(args.seed, d, k))
                 wins.append(float(r.outcome[k] > 0))
@@ -105,14 +123,14 @@ def main() -> None:
             if d % 20 == 19:
                 print(f"{d + 1} deals, {time.time() - start:.0f} s", flush=True)
         rate = ci([r["search_win"] for r in rows])
-        print(f"search win rate vs two heuristics (parity 1/3), per deal over 3 seats: {rate}")
-        times = searcher.times
-    t = np.asarray(times) * 1000
-    p95 = np.percentile(t, 95)
-    print(f"ms per searched move: mean {t.mean():.1f}, p95 {p95:.1f}, max {t.max():.1f} ({len(t)} moves)")
+        print(f"search win rate vs {n - 1} x {HEURISTICS[args.game]} (parity 1/{n}), per deal over {n} seats: {rate}")
+        times, cpu = searcher.times, searcher.cpu
+    t, c = np.asarray(times) * 1000, np.asarray(cpu) * 1000
+    print(f"ms per move (wall): mean {t.mean():.1f}, p95 {np.percentile(t, 95):.1f}, max {t.max():.1f} ({len(t)} moves)")
+    print(f"ms per move (CPU):  mean {c.mean():.1f}, p95 {np.percentile(c, 95):.1f}, max {c.max():.1f}")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"args": vars(args), "rows": rows, "ms": t.tolist()}, f)
+            json.dump({"args": vars(args), "rows": rows, "ms": t.tolist(), "cpu_ms": c.tolist()}, f)
 
 
 if __name__ == "__main__":

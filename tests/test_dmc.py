@@ -250,3 +250,21 @@ def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through()
     assert result.returncode == 2
     assert "target 'score'" in result.stderr  # reached training.dmc with configs/twos_dmc.yaml
     assert "Traceback" not in result.stderr
+
+
+def test_targets_are_each_seats_return_to_go_hand_counted():
+    """A scripted three-step game of two seats: seat 0 scores 2 at step 0, seat 1 scores 5 at step 1,
+    seat 0 scores 1 at step 2. Points to go: step 0 (seat 0) 3, step 1 (seat 1) 5, step 2 (seat 0) 1;
+    margins to go: 3 - 5 = -2, 5 - 1 = 4, 1 - 0 = 1."""
+    rewards = [np.array([2.0, 0.0]), np.array([0.0, 5.0]), np.array([1.0, 0.0])]
+    seats = [0, 1, 0]
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats), [3, 5, 1])
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, margin=True), [-2, 4, 1])
+    ring = dmc.EpisodeRing(1, 4, 2, capacity=8, margin=True)
+    out = []
+    for t in range(3):
+        ring.add(np.zeros((1, 4), dtype=np.int8), np.array([t]), np.array([seats[t]]), np.array([0]))
+        out += ring.finish_step(rewards[t][None, :], np.array([t == 2]))
+    ((_, actions, _, targets),) = out
+    np.testing.assert_array_equal(actions, [0, 1, 2])
+    np.testing.assert_array_equal(targets, [-2, 4, 1])

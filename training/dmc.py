@@ -4,10 +4,12 @@
                            [--seed S] [--resume] [--set key=value ...]
     cardenvs train doudizhu --algo dmc [same flags]
 
-DMC learns ``Q(state, move)``, the expected final return of the acting seat after it plays ``move``, by
+DMC learns ``Q(state, move)``, the expected return of the acting seat after it plays ``move``, by
 regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
-final return of the seat that made it (``target: win`` -> +1/-1 per side, ``points`` -> the game's score),
-losses included. The actors play every seat with the current networks, epsilon-greedily.
+return of the seat that made it from that decision to the end, losses included (``target: win`` -> its
+final +1/-1; ``points`` -> the points it still scores; ``margin`` -> those minus the mean of the other
+seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty). The actors
+play every seat with the current networks, epsilon-greedily.
 
 1. **Config** (``Args``): YAML, ``--set`` overrides and flags (:mod:`training.config`). The run is
    ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its checkpoint and frame count.
@@ -55,7 +57,7 @@ from torch import nn
 
 from training.config import add_config_arguments, read_config
 
-TARGETS = ("win", "points")
+TARGETS = ("win", "points", "margin")
 
 
 @dataclass
@@ -64,7 +66,7 @@ class Args:
     exp: str = "dmc"  # experiment name, part of the run name
     seed: int = 1
     options: dict = field(default_factory=dict)  # env options (the game variant); reward is set by target
-    target: str = "win"  # the acting seat's final return: "win" (+1/-1 per side) or "points" (the score)
+    target: str = "win"  # the acting seat's return: "win" (+1/-1 per side), "points", "margin" (see EpisodeRing)
     target_scale: float = 1.0  # targets are divided by this (points can be large)
     total_frames: int = 100_000_000  # stop after this many learner frames ...
     minutes: float | None = None  # ... or this many minutes of wall time
@@ -95,6 +97,11 @@ class Args:
         from cardenvs import resolve_id
 
         return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
+
+
+def env_reward(target: str) -> str:
+    """The env's ``reward`` option that gives a target's rewards."""
+    return "win" if target == "win" else "points"
 
 
 def parse_args(argv: Sequence[str] | None) -> Args:
@@ -129,10 +136,10 @@ def parse_args(argv: Sequence[str] | None) -> Args:
 
     try:
         args.game = resolve_id(str(args.game))
-        make(args.game, **{**args.options, "reward": args.target})
+        make(args.game, **{**args.options, "reward": env_reward(args.target)})
         make(args.game, **{**args.options, **args.eval_options})
         if args.opponent:
-            probe = vector.make(args.game, 1, **{**args.options, "reward": args.target})
+            probe = vector.make(args.game, 1, **{**args.options, "reward": env_reward(args.target)})
             probe.reset(seed=0)
             probe.policy_actions(args.opponent)
     except ValueError as exc:
@@ -276,15 +283,17 @@ def choose(
 # ---------------------------------------------------------------- 4. actors: finished episodes -> samples
 class EpisodeRing:
     """The last ``capacity`` steps of every game; an episode's decisions leave it, with their targets, when
-    the episode ends."""
+    the episode ends. A decision's target is its seat's return from that decision to the end of the
+    episode (:func:`episode_targets`): the final result on the win scale, the points still to come with
+    ``points``, and with ``margin`` the points still to come minus the mean of the other seats'."""
 
-    def __init__(self, num_envs: int, obs_size: int, num_players: int, capacity: int = 256):
-        self.capacity = capacity
+    def __init__(self, num_envs: int, obs_size: int, num_players: int, capacity: int = 256, margin: bool = False):
+        self.capacity, self.margin = capacity, margin
         self.obs = np.zeros((capacity, num_envs, obs_size), dtype=np.int8)
         self.action = np.zeros((capacity, num_envs), dtype=np.int64)
         self.seat = np.zeros((capacity, num_envs), dtype=np.int64)
         self.role = np.zeros((capacity, num_envs), dtype=np.int64)
-        self.returns = np.zeros((num_envs, num_players))
+        self.rewards = np.zeros((capacity, num_envs, num_players))
         self.start = np.zeros(num_envs, dtype=np.int64)
         self.t = 0
 
@@ -295,27 +304,30 @@ class EpisodeRing:
 
     def finish_step(self, rewards: np.ndarray, done: np.ndarray) -> list[tuple[np.ndarray, ...]]:
         """Add the step's rewards; for each game that ended, its decisions as (obs, action, role, target)."""
-        self.returns += rewards
+        self.rewards[self.t % self.capacity] = rewards
         out = []
         for b in np.flatnonzero(done):
             length = self.t - self.start[b] + 1
             if length > self.capacity:
                 raise RuntimeError(f"an episode of {length} steps outgrew the ring of {self.capacity}")
             steps = np.arange(self.start[b], self.t + 1) % self.capacity
-            seats = self.seat[steps, b]
-            out.append((self.obs[steps, b], self.action[steps, b], self.role[steps, b], self.returns[b, seats]))
-            self.returns[b] = 0
+            targets = episode_targets(self.rewards[steps, b], self.seat[steps, b], self.margin)
+            out.append((self.obs[steps, b], self.action[steps, b], self.role[steps, b], targets))
             self.start[b] = self.t + 1
         self.t += 1
         return out
 
 
-def episode_targets(rewards: Sequence[np.ndarray], seats: Sequence[int]) -> np.ndarray:
-    """Each decision's DMC target: the final return of the seat that made it (the sum of that seat's rewards
-    over the episode). ``rewards[t]`` is the reward vector of every seat after step ``t``. Used by tests as
-    the plain statement of what :class:`EpisodeRing` computes."""
-    total = np.sum(np.asarray(rewards, dtype=np.float64), axis=0)
-    return total[np.asarray(seats)]
+def episode_targets(rewards: Sequence[np.ndarray] | np.ndarray, seats: Sequence[int], margin: bool = False):
+    """Each decision's DMC target, as a plain statement (:class:`EpisodeRing` uses it; tests compare with
+    it): ``rewards[t]`` is every seat's reward after step ``t`` and ``seats[t]`` the seat that acted at
+    ``t``; the target of step ``t`` is ``sum(rewards[t:])[seats[t]]``, that seat's return from its decision
+    to the end (with ``margin``, minus the mean of the other seats' returns)."""
+    r = np.asarray(rewards, dtype=np.float64)
+    to_go = np.cumsum(r[::-1], axis=0)[::-1]  # to_go[t] = sum of rewards[t:]
+    if margin and r.shape[1] > 1:
+        to_go = to_go - (to_go.sum(axis=1, keepdims=True) - to_go) / (r.shape[1] - 1)
+    return to_go[np.arange(len(r)), np.asarray(seats)]
 
 
 # ---------------------------------------------------------------- 6. checkpoints and the arena agent
@@ -433,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"run {args.run_name} -> {run_dir}", flush=True)
 
     # 4. the actors' games (the learner's target is the env's reward: win scale or points)
-    env = vector.make(args.game, args.num_envs, **{**args.options, "reward": args.target})
+    env = vector.make(args.game, args.num_envs, **{**args.options, "reward": env_reward(args.target)})
     layout = env.layout
     scale = torch.as_tensor(observation_scale(layout))
 
@@ -494,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
     obs, info = env.reset(seed=args.seed)
-    ring = EpisodeRing(args.num_envs, layout.size, env.num_players)
+    ring = EpisodeRing(args.num_envs, layout.size, env.num_players, margin=args.target == "margin")
     # which seats of each game's episode the opponent plays (redrawn when the game ends)
     by_opponent = np.zeros((args.num_envs, env.num_players), dtype=np.bool_)
 
