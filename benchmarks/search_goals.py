@@ -29,7 +29,6 @@ from cardenvs import make
 from cardenvs.agent import load_agent
 from cardenvs.arena import agent_rng, game_seed, play_one
 
-
 HEURISTICS = {"twos": "twos.heuristic", "twenty": "twenty.greedy", "two_way_street": "two_way_street.heuristic"}
 
 
@@ -126,7 +125,8 @@ def main() -> None:
         print(f"search win rate vs {n - 1} x {HEURISTICS[args.game]} (parity 1/{n}), per deal over {n} seats: {rate}")
         times, cpu = searcher.times, searcher.cpu
     t, c = np.asarray(times) * 1000, np.asarray(cpu) * 1000
-    print(f"ms per move (wall): mean {t.mean():.1f}, p95 {np.percentile(t, 95):.1f}, max {t.max():.1f} ({len(t)} moves)")
+    wall = f"mean {t.mean():.1f}, p95 {np.percentile(t, 95):.1f}, max {t.max():.1f}"
+    print(f"ms per move (wall): {wall} ({len(t)} moves)")
     print(f"ms per move (CPU):  mean {c.mean():.1f}, p95 {np.percentile(c, 95):.1f}, max {c.max():.1f}")
     if args.out:
         with open(args.out, "w") as f:
