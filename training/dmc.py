@@ -434,7 +434,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 1. seeding and the run folder
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
-    rng = np.random.default_rng(args.seed)
     run_dir = Path(args.out) / args.run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     checkpoint = run_dir / "model.pt"
@@ -505,7 +504,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return result
 
     # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
-    obs, info = env.reset(seed=args.seed)
+    # a resumed run goes on with new deals and exploration draws (seeded by the frames done), not the first ones
+    rng = np.random.default_rng([args.seed, frames])
+    obs, info = env.reset(seed=args.seed * 1_000_003 + frames)
     ring = EpisodeRing(args.num_envs, layout.size, env.num_players, margin=args.target == "margin")
     # which seats of each game's episode the opponent plays (redrawn when the game ends)
     by_opponent = np.zeros((args.num_envs, env.num_players), dtype=np.bool_)
