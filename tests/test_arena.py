@@ -139,7 +139,7 @@ def test_agents_by_name_and_errors():
     env = cardenvs.make("war").unwrapped
     assert isinstance(load_agent("random", env), RandomAgent)
     assert isinstance(load_agent("cardenvs.agent:RandomAgent", env), RandomAgent)
-    with pytest.raises(ValueError, match="unknown agent 'nope'; known agents for war: random, or ppo:PATH"):
+    with pytest.raises(ValueError, match="unknown agent 'nope'; known agents for war: random, or dmc:PATH, ppo:PATH"):
         load_agent("nope", env)
     with pytest.raises(ValueError, match="cannot load agent"):
         load_agent("no.such.module:Thing", env)
