@@ -268,3 +268,25 @@ def test_targets_are_each_seats_return_to_go_hand_counted():
     ((_, actions, _, targets),) = out
     np.testing.assert_array_equal(actions, [0, 1, 2])
     np.testing.assert_array_equal(targets, [-2, 4, 1])
+
+
+def test_the_ring_grows_for_episodes_longer_than_it():
+    """Episodes of 5 and 13 steps in a ring of 4: the ring doubles as needed and every decision keeps its
+    observation, action and target (rewards: 1 to seat 0 at every step, so step t's target is the number of
+    steps left)."""
+    ring = dmc.EpisodeRing(2, 3, 2, capacity=4)
+    lengths = (5, 13)
+    out: dict[int, tuple] = {}
+    for t in range(13):
+        obs = np.array([[t, 0, 0], [t, 1, 0]], dtype=np.int8)
+        ring.add(obs, np.array([t, 100 + t]), np.array([0, 0]), np.array([0, 0]))
+        done = np.array([t + 1 == lengths[0], t + 1 == lengths[1]])
+        finished = ring.finish_step(np.array([[1.0, 0.0], [1.0, 0.0]]), done)
+        for item, b in zip(finished, np.flatnonzero(done), strict=True):
+            out[int(b)] = item
+    assert ring.capacity >= 13
+    for b, n in enumerate(lengths):
+        obs, actions, _, targets = out[b]
+        np.testing.assert_array_equal(obs[:, 0], np.arange(n))
+        np.testing.assert_array_equal(actions, np.arange(n) + 100 * b)
+        np.testing.assert_array_equal(targets, np.arange(n, 0, -1))

@@ -297,7 +297,21 @@ class EpisodeRing:
         self.start = np.zeros(num_envs, dtype=np.int64)
         self.t = 0
 
+    def _grow(self) -> None:
+        """Double the ring, keeping every step of the episodes still running (long games: Two Way Street
+        plays to a target score, several hundred steps)."""
+        old, first = self.capacity, int(self.start.min())
+        self.capacity = 2 * old
+        for name in ("obs", "action", "seat", "role", "rewards"):
+            before = getattr(self, name)
+            after = np.zeros((self.capacity, *before.shape[1:]), dtype=before.dtype)
+            steps = np.arange(first, self.t)
+            after[steps % self.capacity] = before[steps % old]
+            setattr(self, name, after)
+
     def add(self, obs: np.ndarray, action: np.ndarray, seat: np.ndarray, role: np.ndarray) -> None:
+        if self.t - int(self.start.min()) + 1 > self.capacity:
+            self._grow()
         i = self.t % self.capacity
         self.obs[i] = obs
         self.action[i], self.seat[i], self.role[i] = action, seat, role
@@ -307,9 +321,6 @@ class EpisodeRing:
         self.rewards[self.t % self.capacity] = rewards
         out = []
         for b in np.flatnonzero(done):
-            length = self.t - self.start[b] + 1
-            if length > self.capacity:
-                raise RuntimeError(f"an episode of {length} steps outgrew the ring of {self.capacity}")
             steps = np.arange(self.start[b], self.t + 1) % self.capacity
             targets = episode_targets(self.rewards[steps, b], self.seat[steps, b], self.margin)
             out.append((self.obs[steps, b], self.action[steps, b], self.role[steps, b], targets))
