@@ -91,10 +91,92 @@ def twos_pair_position():
     return base, int(pair[0])
 
 
-POSITIONS = {"doudizhu": doudizhu_bomb_position, "twos": twos_pair_position}
+def two_way_street_last_tricks_position():
+    """A duel (2 players, target 1), two tricks left, direction high, tricks 4 - 4. The dealer (seat 0)
+    led the 5H to trick 9; the responder (seat 1, to move) holds RJ 3H and leads trick 10. Every heart but
+    the KH and the black joker are already played, so:
+
+    * 3H under the 5H loses trick 9, the RJ wins trick 10: 5 - 5, the dealer scores 1 for the tie and wins
+      the match whatever its last card is;
+    * the RJ (the red joker may replace hearts) wins trick 9, then the 3H wins trick 10 unless the dealer's
+      last card is the KH (the only card left that beats it): 4 - 6, the responder scores 4 and wins.
+
+    The only winning move is the RJ: in every determinization but those giving the dealer the KH (1 of 33
+    hidden cards), it wins, and 3H never does."""
+    from cardenvs.core.cards import parse_card, parse_cards
+    from cardenvs.games.two_way_street import rules as tws
+
+    env = cardenvs.make("two_way_street", players=2, target=1)
+    env.reset(seed=0)
+    base = env.unwrapped
+    s = base.states[0]
+    deck = list(np.asarray(base.params["deck"][0]))
+    mine, dealer_card, led = parse_cards("RJ 3H"), parse_card("9S"), parse_card("5H")
+    tricks = [  # (leader's card, follower's card); the dealer leads tricks 1, 3, 5, 7 and the responder 2, 4, 6, 8
+        "4H 2H",
+        "6H 7H",
+        "8H 9H",
+        "TH JH",
+        "QH AH",
+        "2S BJ",
+        "3S 4S",
+        "6C 5C",
+    ]
+    discards = {0: parse_cards("2C 3C"), 1: parse_cards("2D 3D")}
+    trick_cards = [parse_cards(t) for t in tricks]
+    seen = mine + [dealer_card, led] + [c for t in trick_cards for c in t] + discards[0] + discards[1]
+    rest = [c for c in deck if c not in seen]
+    assert len(rest) == 30 and parse_card("KH") in rest
+    s["phase"], s["current"], s["first"], s["hand_no"], s["over"] = tws.PLAY, 1, 0, 0, False
+    s["hands"][:] = 0
+    s["hands"][1, mine] = 1
+    s["hands"][0, dealer_card] = 1
+    s["played"][:] = 0
+    s["taken"][:] = 0
+    s["taken_cards"][:] = -1
+    s["trick_winners"][:] = -1
+    for k, pair in enumerate(trick_cards):
+        leader = k % 2  # trick k is led by seat (first + k) % 2
+        s["played"][pair] += 1
+        s["taken_cards"][2 * k : 2 * k + 2] = pair
+        winner = (leader + tws.trick_winner(pair, tws.suit(pair[0]))) % 2
+        s["trick_winners"][k] = winner
+        s["taken"][winner] += 1
+    assert list(s["taken"][:2]) == [4, 4]
+    s["played"][led] += 1
+    s["trick_no"], s["trick_on"], s["trick_leader"], s["trick_len"] = 8, True, 0, 1
+    s["trick_cards"][:] = -1
+    s["trick_cards"][0] = led
+    s["led_suit"] = tws.suit(led)
+    s["void"][:] = 0
+    s["direction"][:2] = tws.HIGH
+    s["forced"][:] = 0
+    s["bids"][:] = 0  # both "no bid": the dealer chose high, both discarded two and drew two
+    s["revealed"], s["duel_direction"], s["n_queue"] = True, tws.HIGH, 0
+    s["captured_tricks"][:] = 0
+    s["discards"][:] = -1
+    for q in (0, 1):
+        s["discards"][q] = discards[q]
+    s["n_discards"][:2] = 2
+    s["totals"][:] = 0
+    held = [c for t in trick_cards for c in t] + [led, dealer_card] + mine  # the 20 dealt and 4 drawn cards
+    s["stock"][:24] = held + discards[0][:1] + discards[1][:1] + discards[0][1:] + discards[1][1:]
+    s["stock"][24:54] = rest
+    s["stock"][54:58] = discards[0] + discards[1]
+    s["stock_head"], s["stock_end"] = 24, 58
+    ids = np.flatnonzero(base._core_legal_mask())
+    assert [a - tws.PLAY0 for a in ids] == sorted(mine)
+    return base, tws.PLAY0 + parse_card("RJ")
 
 
-@pytest.mark.parametrize("game", ["doudizhu", "twos"])
+POSITIONS = {
+    "doudizhu": doudizhu_bomb_position,
+    "twos": twos_pair_position,
+    "two_way_street": two_way_street_last_tricks_position,
+}
+
+
+@pytest.mark.parametrize("game", sorted(POSITIONS))
 @pytest.mark.parametrize("method", ["pimc", "ismcts"])
 def test_search_finds_the_only_winning_move(game, method):
     base, winning = POSITIONS[game]()
