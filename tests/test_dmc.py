@@ -136,14 +136,14 @@ def test_q_network_scores_exactly_the_legal_moves(game):
     env = vector.make(game, 16)
     nets = dmc.build_nets(game, env.layout, args)
     nets.eval()
-    scale = torch.as_tensor(dmc.observation_scale(env.layout))
+    features = dmc.StateFeatures(env.layout, "scaled")
     obs, info = env.reset(seed=7)
     rng = np.random.default_rng(2)
     for _ in range(5):
         raw = obs["observation"]
         roles = dmc.roles_of(game, env.layout, raw)
         ids, counts = env.legal_ids()
-        x = torch.as_tensor(raw, dtype=torch.float32) * scale
+        x = features(raw)
         chosen = dmc.choose(nets, x, roles, ids, counts, 0.0, rng)
         for b in range(16):
             legal = ids[b, : counts[b]]
@@ -225,6 +225,43 @@ def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
         dmc.DMCAgent(make("twos_v0"), str(tmp_path / "model.pt"))
 
 
+def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bounds(tmp_path):
+    """``scaled`` state features equal :func:`training.features.scaled` row by row (Twenty: scores and
+    n-Tally awards logarithmic), so a Twenty score of 80 is visible; a checkpoint saved without the
+    ``features`` key (the first DMC runs) is read with ``bounds``, what it was trained on."""
+    from cardenvs import make
+    from training.features import scaled
+
+    env = vector.make("twenty_v0", 32)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    rows = []
+    for _ in range(60):
+        rows.append(obs["observation"].copy())
+        ids, counts = env.legal_ids()
+        obs, *_ = env.step(ids[np.arange(32), rng.integers(0, counts)])
+    raw = np.concatenate(rows)
+    assert raw[:, env.layout.slices["scores"]].max() > 50, "no scores to scale in the sample"
+    single = make("twenty_v0").unwrapped
+    expected = np.stack([scaled(single, row, None) for row in raw])
+    got = dmc.StateFeatures(env.layout, "scaled")(raw).numpy()
+    assert np.allclose(got, expected, atol=1e-6)
+    scores = got[:, env.layout.slices["scores"]]
+    assert scores.max() > 0.25  # log1p(50) / log1p(1e6) = 0.28; dividing by the bound gives 5e-5
+    bounds = dmc.StateFeatures(env.layout, "bounds")(raw).numpy()
+    assert np.allclose(bounds, raw / np.maximum(env.layout.high, 1.0), atol=1e-6)
+    args = dmc.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
+    nets = dmc.build_nets("twenty_v0", env.layout, args)
+    dmc.save_checkpoint(tmp_path / "model.pt", nets, [torch.optim.Adam(n.parameters()) for n in nets], args, 1, 0)
+    data = torch.load(tmp_path / "model.pt", weights_only=False)
+    del data["args"]["features"]
+    torch.save(data, tmp_path / "model.pt")
+    assert dmc.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "bounds"
+    data["args"]["features"] = "scaled"
+    torch.save(data, tmp_path / "model.pt")
+    assert dmc.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "scaled"
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
@@ -233,6 +270,9 @@ def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
         (["--set", "learning_rat=1"], "unknown config keys ['learning_rat']"),
         (["--set", "opponent_share=0.5"], "needs an opponent"),
         (["--set", "game=chess"], "unknown game"),
+        (["--set", "features=raw"], "features 'raw'"),
+        (["--set", "horizon=4"], "horizon needs target points or margin"),
+        (["--set", "target=margin", "--set", "horizon=-1"], "horizon=-1"),
     ],
 )
 def test_bad_settings_are_named(flags, message):
@@ -260,6 +300,17 @@ def test_targets_are_each_seats_return_to_go_hand_counted():
     seats = [0, 1, 0]
     np.testing.assert_array_equal(dmc.episode_targets(rewards, seats), [3, 5, 1])
     np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, margin=True), [-2, 4, 1])
+    # horizon 2: steps t and t + 1 only. Points: 2 + 0, 5 + 0, 1; margins: 2 - 5, 5 - 1, 1
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=2), [2, 5, 1])
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, margin=True, horizon=2), [-3, 4, 1])
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=1), [2, 5, 1])
+    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=3), [3, 5, 1])
+    ring = dmc.EpisodeRing(1, 4, 2, capacity=8, margin=True, horizon=2)
+    out = []
+    for t in range(3):
+        ring.add(np.zeros((1, 4), dtype=np.int8), np.array([t]), np.array([seats[t]]), np.array([0]))
+        out += ring.finish_step(rewards[t][None, :], np.array([t == 2]))
+    np.testing.assert_array_equal(out[0][3], [-3, 4, 1])
     ring = dmc.EpisodeRing(1, 4, 2, capacity=8, margin=True)
     out = []
     for t in range(3):

@@ -13,7 +13,8 @@ play every seat with the current networks, epsilon-greedily.
 
 1. **Config** (``Args``): YAML, ``--set`` overrides and flags (:mod:`training.config`). The run is
    ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its checkpoint and frame count.
-2. **Features.** The state is the observation, scaled by its segments' bounds; a segment called
+2. **Features.** The state is the observation, scaled by its segments' bounds (``features``:
+   :class:`StateFeatures`, logarithmic for scores and awards); a segment called
    ``history`` (Dou Dizhu's last 15 moves, ``[15, 54]``) goes through a 1-D convolution first. Moves are
    described by the game's move table (:func:`training.heads.move_features`: cards, type, main rank,
    kickers), so alike moves share what is learnt.
@@ -68,6 +69,7 @@ class Args:
     options: dict = field(default_factory=dict)  # env options (the game variant); reward is set by target
     target: str = "win"  # the acting seat's return: "win" (+1/-1 per side), "points", "margin" (see EpisodeRing)
     target_scale: float = 1.0  # targets are divided by this (points can be large)
+    horizon: int = 0  # points / margin: count the rewards of this many steps from each decision (0: to the end)
     total_frames: int = 100_000_000  # stop after this many learner frames ...
     minutes: float | None = None  # ... or this many minutes of wall time
     num_envs: int = 256  # games the actor steps together
@@ -83,6 +85,7 @@ class Args:
     head_hidden: int = 256  # the joint layer
     history_channels: int = 64  # 1-D conv channels over the history segment (0: feed it flat)
     history_kernel: int = 3  # moves per conv window (kernel = stride)
+    features: str = "scaled"  # the state input: "scaled" (log for large bounds) or "bounds" (StateFeatures)
     torch_threads: int = 1
     eval_minutes: float = 10.0  # minutes between checkpoints + arena evaluations (0: only at the end)
     eval_games: int = 100  # duplicate deals per evaluation
@@ -123,6 +126,12 @@ def parse_args(argv: Sequence[str] | None) -> Args:
             parser.error(f"config key {key} must be a mapping (or {{}} for none)")
     if values.get("target", "win") not in TARGETS:
         parser.error(f"target {values['target']!r}: expected one of {', '.join(TARGETS)}")
+    if values.get("horizon", 0) and (not isinstance(values["horizon"], int) or values["horizon"] < 0):
+        parser.error(f"horizon={values['horizon']!r}: expected an integer >= 0 (0: to the end of the episode)")
+    if values.get("horizon", 0) and values.get("target", "win") == "win":
+        parser.error("horizon needs target points or margin (the win target is one reward at the end)")
+    if values.get("features", "scaled") not in FEATURES:
+        parser.error(f"features {values['features']!r}: expected one of {', '.join(FEATURES)}")
     for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads"):
         if key in values and (not isinstance(values[key], int) or values[key] < 1):
             parser.error(f"{key}={values[key]!r}: expected an integer >= 1")
@@ -148,9 +157,30 @@ def parse_args(argv: Sequence[str] | None) -> Args:
 
 
 # ---------------------------------------------------------------- 2. features and roles
-def observation_scale(layout) -> np.ndarray:
-    """Per-entry divisors that bring every segment to [0, 1] (its declared bound)."""
-    return (1.0 / np.maximum(layout.high.astype(np.float32), 1.0)).astype(np.float32)
+FEATURES = ("scaled", "bounds")
+
+
+class StateFeatures:
+    """Raw observation rows -> the networks' float32 input. ``scaled`` is :func:`training.features.scaled`
+    (every segment divided by its bound, bounds above 100 -- scores, awards -- logarithmic); ``bounds``
+    divides by the bound only (checkpoints from before ``features`` existed: a Twenty score of 80 was
+    80 / 1e6, invisible to the network)."""
+
+    def __init__(self, layout, kind: str):
+        from training.features import LOG_ABOVE
+
+        if kind not in FEATURES:
+            raise ValueError(f"features {kind!r}: expected one of {', '.join(FEATURES)}")
+        high = np.maximum(layout.high.astype(np.float64), 1.0)
+        big = (high > LOG_ABOVE) if kind == "scaled" else np.zeros(len(high), dtype=bool)
+        self.big = torch.as_tensor(big) if big.any() else None
+        self.div = torch.as_tensor(1.0 / np.where(big, np.log1p(high), high), dtype=torch.float32)
+
+    def __call__(self, raw: np.ndarray) -> torch.Tensor:
+        x = torch.as_tensor(raw, dtype=torch.float32)
+        if self.big is not None:
+            x = torch.where(self.big, torch.log1p(x.clamp(min=0.0)), x)
+        return x * self.div
 
 
 def role_names(game: str) -> list[str]:
@@ -287,8 +317,16 @@ class EpisodeRing:
     episode (:func:`episode_targets`): the final result on the win scale, the points still to come with
     ``points``, and with ``margin`` the points still to come minus the mean of the other seats'."""
 
-    def __init__(self, num_envs: int, obs_size: int, num_players: int, capacity: int = 256, margin: bool = False):
-        self.capacity, self.margin = capacity, margin
+    def __init__(
+        self,
+        num_envs: int,
+        obs_size: int,
+        num_players: int,
+        capacity: int = 256,
+        margin: bool = False,
+        horizon: int = 0,
+    ):
+        self.capacity, self.margin, self.horizon = capacity, margin, horizon
         self.obs = np.zeros((capacity, num_envs, obs_size), dtype=np.int8)
         self.action = np.zeros((capacity, num_envs), dtype=np.int64)
         self.seat = np.zeros((capacity, num_envs), dtype=np.int64)
@@ -322,20 +360,28 @@ class EpisodeRing:
         out = []
         for b in np.flatnonzero(done):
             steps = np.arange(self.start[b], self.t + 1) % self.capacity
-            targets = episode_targets(self.rewards[steps, b], self.seat[steps, b], self.margin)
+            targets = episode_targets(self.rewards[steps, b], self.seat[steps, b], self.margin, self.horizon)
             out.append((self.obs[steps, b], self.action[steps, b], self.role[steps, b], targets))
             self.start[b] = self.t + 1
         self.t += 1
         return out
 
 
-def episode_targets(rewards: Sequence[np.ndarray] | np.ndarray, seats: Sequence[int], margin: bool = False):
+def episode_targets(
+    rewards: Sequence[np.ndarray] | np.ndarray, seats: Sequence[int], margin: bool = False, horizon: int = 0
+):
     """Each decision's DMC target, as a plain statement (:class:`EpisodeRing` uses it; tests compare with
     it): ``rewards[t]`` is every seat's reward after step ``t`` and ``seats[t]`` the seat that acted at
     ``t``; the target of step ``t`` is ``sum(rewards[t:])[seats[t]]``, that seat's return from its decision
-    to the end (with ``margin``, minus the mean of the other seats' returns)."""
+    to the end (with ``margin``, minus the mean of the other seats' returns). With ``horizon`` H > 0 only
+    the rewards of steps ``t .. t + H - 1`` count (a truncated return: less noise from far-off play, blind
+    beyond H)."""
     r = np.asarray(rewards, dtype=np.float64)
     to_go = np.cumsum(r[::-1], axis=0)[::-1]  # to_go[t] = sum of rewards[t:]
+    if horizon > 0:
+        later = np.zeros_like(to_go)
+        later[: max(len(r) - horizon, 0)] = to_go[horizon:]
+        to_go = to_go - later  # sum of rewards[t : t + horizon]
     if margin and r.shape[1] > 1:
         to_go = to_go - (to_go.sum(axis=1, keepdims=True) - to_go) / (r.shape[1] - 1)
     return to_go[np.arange(len(r)), np.asarray(seats)]
@@ -388,7 +434,7 @@ class DMCAgent:
         if data["game"] != game:
             raise ValueError(f"dmc:{path} was trained on {data['game']}, not {game}")
         fields = {f.name for f in dataclasses.fields(Args)}
-        self.args = Args(**{k: v for k, v in data["args"].items() if k in fields})
+        self.args = Args(**{"features": "bounds", **{k: v for k, v in data["args"].items() if k in fields}})
         self.layout = base.layout
         self.nets = build_nets(game, self.layout, self.args)
         try:
@@ -396,7 +442,7 @@ class DMCAgent:
         except RuntimeError as exc:
             raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
         self.nets.eval()
-        self.scale = torch.as_tensor(observation_scale(self.layout))
+        self.features = StateFeatures(self.layout, self.args.features)
         self.game = game
         self.name = f"dmc:{path}"
 
@@ -405,7 +451,7 @@ class DMCAgent:
         legal = np.flatnonzero(np.asarray(observation["action_mask"]).view(np.bool_))
         if len(legal) == 0:
             raise ValueError("dmc agent asked to act with an empty action mask")
-        x = torch.as_tensor(obs, dtype=torch.float32) * self.scale
+        x = self.features(obs)
         roles = roles_of(self.game, self.layout, obs)
         return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
 
@@ -457,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 4. the actors' games (the learner's target is the env's reward: win scale or points)
     env = vector.make(args.game, args.num_envs, **{**args.options, "reward": env_reward(args.target)})
     layout = env.layout
-    scale = torch.as_tensor(observation_scale(layout))
+    features = StateFeatures(layout, args.features)
 
     # 3. networks and optimizers, maybe resumed
     nets = build_nets(args.game, layout, args)
@@ -465,6 +511,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     frames, minutes_before = 0, 0.0
     if args.resume and checkpoint.exists():
         data = load_checkpoint(checkpoint)
+        trained_on = data["args"].get("features", "bounds")
+        if trained_on != args.features:
+            print(f"error: {checkpoint} was trained with features={trained_on}; pass --set features={trained_on}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
         full = torch.load(checkpoint.with_name("optimizer.pt"), map_location="cpu", weights_only=False)
         nets.load_state_dict(full["nets"])
         for opt, state in zip(optimizers, full["optimizers"], strict=True):
@@ -518,7 +569,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a resumed run goes on with new deals and exploration draws (seeded by the frames done), not the first ones
     rng = np.random.default_rng([args.seed, frames])
     obs, info = env.reset(seed=args.seed * 1_000_003 + frames)
-    ring = EpisodeRing(args.num_envs, layout.size, env.num_players, margin=args.target == "margin")
+    ring = EpisodeRing(
+        args.num_envs, layout.size, env.num_players, margin=args.target == "margin", horizon=args.horizon
+    )
     # which seats of each game's episode the opponent plays (redrawn when the game ends)
     by_opponent = np.zeros((args.num_envs, env.num_players), dtype=np.bool_)
 
@@ -549,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if scripted.any():
                 actions[scripted] = env.policy_actions(args.opponent, np.flatnonzero(scripted))
             net_rows = np.flatnonzero(~scripted)
-            x = torch.as_tensor(raw[net_rows], dtype=torch.float32) * scale
+            x = features(raw[net_rows])
             actions[net_rows] = choose(nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, rng)
             ring.add(raw, actions, info["to_move"], roles)
             obs, rewards, terminated, truncated, info = env.step(actions)
@@ -570,7 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             net, opt = nets[role], optimizers[role]
             for lo in range(0, usable, args.batch_size):
                 idx = order[lo : lo + args.batch_size]
-                x = torch.as_tensor(data_obs[idx], dtype=torch.float32) * scale
+                x = features(data_obs[idx])
                 q = net(x, torch.as_tensor(data_act[idx]))
                 loss = torch.mean((q - torch.as_tensor(data_tgt[idx], dtype=torch.float32)) ** 2)
                 opt.zero_grad()

@@ -30,12 +30,20 @@ def raw(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.asarray(obs, dtype=np.float32)
 
 
-def scaled(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    high = np.maximum(env.layout.high.astype(np.float64), 1.0)
+LOG_ABOVE = 100.0  # segments with a larger bound (scores, awards) are scaled logarithmically
+
+
+def scale_by_bounds(high: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    """Observation rows (any leading shape) with each entry divided by its segment's bound ``high``, or, for
+    bounds above :data:`LOG_ABOVE`, mapped to ``log1p(x) / log1p(bound)``; negative entries count as 0."""
+    high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
     x = np.maximum(np.asarray(obs, dtype=np.float64), 0.0)
-    big = high > 100
-    out = np.where(big, np.log1p(x) / np.log1p(high), x / high)
+    out = np.where(high > LOG_ABOVE, np.log1p(x) / np.log1p(high), x / high)
     return out.astype(np.float32)
+
+
+def scaled(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return scale_by_bounds(env.layout.high, obs)
 
 
 def _one_hot(index: int, size: int) -> np.ndarray:
@@ -50,9 +58,7 @@ def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     parts = env.layout.decode(obs)
     if "replayed_hands" in env.layout:  # added after the shipped model was trained: left out of these features
         cut = env.layout.slices["replayed_hands"].start
-        high = np.maximum(env.layout.high[:cut].astype(np.float64), 1.0)
-        x = np.maximum(np.asarray(obs[:cut], dtype=np.float64), 0.0)
-        base = np.where(high > 100, np.log1p(x) / np.log1p(high), x / high)
+        base = scale_by_bounds(env.layout.high[:cut], obs[:cut])
     else:
         base = scaled(env, obs, mask)
     outlook = action_outlook(parts)  # (10, 3): points, clears, reply
