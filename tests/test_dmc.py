@@ -341,3 +341,23 @@ def test_the_ring_grows_for_episodes_longer_than_it():
         np.testing.assert_array_equal(obs[:, 0], np.arange(n))
         np.testing.assert_array_equal(actions, np.arange(n) + 100 * b)
         np.testing.assert_array_equal(targets, np.arange(n, 0, -1))
+
+
+SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc__*/model.pt"))
+
+
+@pytest.mark.parametrize("model", SHIPPED, ids=lambda p: p.parent.name)
+def test_shipped_models_load_and_beat_random_players(model):
+    """Each model kept under ``training/results`` loads as ``dmc:PATH`` on a fresh clone and, in the arena's
+    duplicate deals, wins well above parity against random players in every other seat."""
+    from cardenvs import arena, make
+
+    game = dmc.load_checkpoint(model)["game"]
+    n = make(game).unwrapped.num_players
+    results = arena.run_tournament(game, [f"dmc:{model}"] + ["random"] * (n - 1), 20, seed=3, duplicate=True)
+    stats = results.stats()[results.agents[0]]
+    assert stats["win_rate"] > 1 / n + 0.3, stats
+
+
+def test_models_are_shipped():
+    assert {p.parent.name for p in SHIPPED} >= {"doudizhu__dmc__1", "twos__dmc__1", "twenty__dmc__1"}

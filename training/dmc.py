@@ -8,8 +8,9 @@ DMC learns ``Q(state, move)``, the expected return of the acting seat after it p
 regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
 return of the seat that made it from that decision to the end, losses included (``target: win`` -> its
 final +1/-1; ``points`` -> the points it still scores; ``margin`` -> those minus the mean of the other
-seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty). The actors
-play every seat with the current networks, epsilon-greedily.
+seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty; ``horizon`` H
+counts only the rewards of the next H steps, a truncated return for games where the rest of a long match
+drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily.
 
 1. **Config** (``Args``): YAML, ``--set`` overrides and flags (:mod:`training.config`). The run is
    ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its checkpoint and frame count.
