@@ -263,10 +263,13 @@ def _node(
     rng,
     bonus,
     memo,
+    moves,
 ) -> float:
     """The value (leader's points - follower's, to the end of the round) of the position: slot ``slot``'s
     hands with the cards of masks ``lmask``/``fmask`` still held, the tally, its cards and the last scorer
-    (-1 nobody, 0 leader, 1 follower). The leader is to move when both hold as many cards."""
+    (-1 nobody, 0 leader, 1 follower). The leader is to move when both hold as many cards. A non-empty
+    ``moves`` (the root's call; deeper calls get an empty slice of it) also gets each move's value from the
+    mover's side, ``moves[v - 1]``."""
     key = _key(slot, lmask, fmask, tally, n_cards, last)
     got = memo.get(key, np.nan)
     if not np.isnan(got):
@@ -312,6 +315,7 @@ def _node(
                     rng,
                     bonus,
                     memo,
+                    moves[:0],
                 )
         memo[key] = value
         return value
@@ -347,11 +351,12 @@ def _node(
             rng,
             bonus,
             memo,
+            moves[:0],
         )
-        if who == LEADER:
-            best = max(best, points + sub)
-        else:
-            best = min(best, sub - points)
+        value = points + sub if who == LEADER else sub - points
+        best = max(best, value) if who == LEADER else min(best, value)
+        if moves.shape[0]:
+            moves[v - 1] = value if who == LEADER else -value
     memo[key] = best
     return best
 
@@ -420,40 +425,28 @@ def round_values(
             child_count[prev] = 1
             weight[c] = 1.0
             prev = c
-    lmask = (1 << slot_n[root, LEADER]) - 1
-    fmask = (1 << slot_n[root, FOLLOWER]) - 1
-    who = LEADER if slot_n[root, LEADER] >= slot_n[root, FOLLOWER] else FOLLOWER
-    mask = lmask if who == LEADER else fmask
     out[:] = -np.inf
-    for i in range(slot_n[root, who]):
-        v = slot_vals[root, who, i]
-        if i > 0 and slot_vals[root, who, i - 1] == v:
-            continue
-        points, clears = card_points(tally, n_cards, v)
-        new_tally, new_n = (0, 0) if clears else (tally + v, n_cards + 1)
-        new_last = who if points else last
-        rest = mask & ~(1 << i)
-        sub = _node(
-            root,
-            rest if who == LEADER else lmask,
-            fmask if who == LEADER else rest,
-            new_tally,
-            new_n,
-            new_last,
-            slot_vals,
-            slot_n,
-            slot_level,
-            slot_unseen,
-            child_start,
-            child_count,
-            weight,
-            ctx_ints,
-            samples,
-            rng,
-            bonus,
-            memo,
-        )
-        out[v - 1] = points + sub if who == LEADER else points - sub
+    _node(
+        root,
+        (1 << slot_n[root, LEADER]) - 1,
+        (1 << slot_n[root, FOLLOWER]) - 1,
+        tally,
+        n_cards,
+        last,
+        slot_vals,
+        slot_n,
+        slot_level,
+        slot_unseen,
+        child_start,
+        child_count,
+        weight,
+        ctx_ints,
+        samples,
+        rng,
+        bonus,
+        memo,
+        out,
+    )
 
 
 DEFAULT_SAMPLES = (0, 8, 4, 2, 0)  # draws per chance node, by the hand it deals (the last is enumerated)
