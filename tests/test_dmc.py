@@ -273,6 +273,7 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
         (["--set", "features=raw"], "features 'raw'"),
         (["--set", "horizon=4"], "horizon needs target points or margin"),
         (["--set", "target=margin", "--set", "horizon=-1"], "horizon=-1"),
+        (["--set", "lr_schedule=cosine"], "lr_schedule 'cosine'"),
     ],
 )
 def test_bad_settings_are_named(flags, message):
@@ -290,6 +291,20 @@ def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through()
     assert result.returncode == 2
     assert "target 'score'" in result.stderr  # reached training.dmc with configs/twos_dmc.yaml
     assert "Traceback" not in result.stderr
+
+
+def test_linear_learning_rate_decays_over_the_larger_share_of_the_budget_used():
+    from training.dmc import Args, learning_rate
+
+    args = Args(learning_rate=0.001, total_frames=1000, minutes=10.0, lr_schedule="linear")
+    assert learning_rate(args, 0, 0.0) == pytest.approx(0.001)
+    assert learning_rate(args, 250, 1.0) == pytest.approx(0.00075)  # a quarter of the frames
+    assert learning_rate(args, 100, 5.0) == pytest.approx(0.0005)  # half the minutes
+    assert learning_rate(args, 1200, 3.0) == 0.0  # past the budget: no steps, not negative ones
+    assert learning_rate(Args(learning_rate=0.001, total_frames=1000, lr_schedule="linear"), 900, 99.0) == (
+        pytest.approx(0.0001)
+    )  # no minutes budget: the frames alone
+    assert learning_rate(Args(learning_rate=0.001, total_frames=1000), 900, 9.0) == 0.001  # constant
 
 
 def test_targets_are_each_seats_return_to_go_hand_counted():

@@ -28,7 +28,7 @@ drowns a move's effect in noise). The actors play every seat with the current ne
    a ring of the last steps of every game; when a game ends its decisions get their seats' returns and go
    to the learner's per-role buffers (only finished episodes, each sample used once).
 5. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
-   norm clipped. Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two
+   norm clipped, the step size constant or decaying linearly to 0 over the budget (:func:`learning_rate`). Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two
    cores that measured faster than an actor process feeding a learner process, which copies every batch).
 6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role) and TensorBoard; every ``eval_minutes`` a
    checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
@@ -60,6 +60,7 @@ from torch import nn
 from training.config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
+LR_SCHEDULES = ("constant", "linear")
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Args:
     rollout_steps: int = 16  # actor steps (of every game) between learner phases
     batch_size: int = 1024  # samples per update (per role)
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"  # "linear": decay to 0 over the budget (the larger of frames and minutes done)
     max_grad_norm: float = 40.0
     epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
     opponent: str | None = None  # a numba policy ("doudizhu.rule") that plays some seats of the actors' games
@@ -131,6 +133,8 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         parser.error(f"horizon={values['horizon']!r}: expected an integer >= 0 (0: to the end of the episode)")
     if values.get("horizon", 0) and values.get("target", "win") == "win":
         parser.error("horizon needs target points or margin (the win target is one reward at the end)")
+    if values.get("lr_schedule", "constant") not in LR_SCHEDULES:
+        parser.error(f"lr_schedule {values['lr_schedule']!r}: expected one of {', '.join(LR_SCHEDULES)}")
     if values.get("features", "scaled") not in FEATURES:
         parser.error(f"features {values['features']!r}: expected one of {', '.join(FEATURES)}")
     for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads"):
@@ -484,6 +488,18 @@ def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def learning_rate(args: Args, frames: int, minutes: float) -> float:
+    """The learner's step size after ``frames`` frames and ``minutes`` minutes: ``learning_rate``, or with
+    ``lr_schedule: linear`` that times the budget left, the smaller of the frames and minutes left (CleanRL's
+    annealing; a resumed run picks up where its schedule was)."""
+    if args.lr_schedule == "constant":
+        return args.learning_rate
+    done = frames / args.total_frames
+    if args.minutes:
+        done = max(done, minutes / args.minutes)
+    return args.learning_rate * max(0.0, 1.0 - done)
+
+
 # ---------------------------------------------------------------- the run
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
@@ -615,6 +631,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     buffers[role].append((ep_obs[sel], ep_actions[sel], ep_targets[sel] / args.target_scale))
                     buffered[role] += int(sel.sum())
         nets.train()
+        lr = learning_rate(args, frames, minutes())
+        for opt in optimizers:
+            for group in opt.param_groups:
+                group["lr"] = lr
         for role in np.flatnonzero(buffered >= args.batch_size):
             data_obs = np.concatenate([b[0] for b in buffers[role]])
             data_act = np.concatenate([b[1] for b in buffers[role]])
