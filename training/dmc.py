@@ -320,7 +320,8 @@ class EpisodeRing:
     """The last ``capacity`` steps of every game; an episode's decisions leave it, with their targets, when
     the episode ends. A decision's target is its seat's return from that decision to the end of the
     episode (:func:`episode_targets`): the final result on the win scale, the points still to come with
-    ``points``, and with ``margin`` the points still to come minus the mean of the other seats'."""
+    ``points``, and with ``margin`` the points still to come minus the mean of the other seats'; with
+    ``horizon`` H > 0 only the rewards of the H steps from the decision count (a truncated return)."""
 
     def __init__(
         self,
