@@ -28,8 +28,9 @@ drowns a move's effect in noise). The actors play every seat with the current ne
    a ring of the last steps of every game; when a game ends its decisions get their seats' returns and go
    to the learner's per-role buffers (only finished episodes, each sample used once).
 5. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
-   norm clipped, the step size constant or decaying linearly to 0 over the budget (:func:`learning_rate`). Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two
-   cores that measured faster than an actor process feeding a learner process, which copies every batch).
+   norm clipped, the step size constant or decaying linearly to 0 over the budget (:func:`learning_rate`).
+   Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two cores that
+   measured faster than an actor process feeding a learner process, which copies every batch).
 6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role) and TensorBoard; every ``eval_minutes`` a
    checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
    ``eval.csv``; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt`` (:class:`DMCAgent`).
