@@ -1,0 +1,118 @@
+"""Where numba keeps the compiled kernels, keyed by the package's source.
+
+numba re-validates a cached function only against the file that defines it, but the kernels inline
+functions of other files (``core/rng.py``, ``core/encoding.py``, every game's rules): an edit there, a
+``git pull`` or another checkout at the same version would run the old compiled code, silently. So the
+cache folder's name carries a digest of every source file of the package, of numba's and numpy's versions
+and of Python's: any change of any of them gets a fresh folder, compiled anew on first use.
+
+The folders live under ``$XDG_CACHE_HOME/cardenvs/numba/`` (``~/.cache/cardenvs/numba/``), or under
+``$NUMBA_CACHE_DIR`` when that is set, and never inside the installed package (pip's uninstall would leave
+them there). When a new folder is made, older ones that no process has written to for an hour are pruned,
+keeping the newest :data:`KEEP`; ``cardenvs cache info`` lists them and ``cardenvs cache clear`` removes
+them. Subprocesses (arena workers, Ray actors) inherit the folder through ``NUMBA_CACHE_DIR``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+#: folders kept however old they are (the newest by last write); older ones go after STALE_SECONDS
+KEEP = 3
+STALE_SECONDS = 3600.0
+#: the environment variable that marks NUMBA_CACHE_DIR as set by this module (so a subprocess that imports
+#: a changed copy of the package keys its own folder beside it instead of inside it)
+MARKER = "CARDENVS_NUMBA_CACHE"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def source_key(package: Path = PACKAGE) -> str:
+    """16 hex digits over every ``.py`` file of the package (relative path and bytes, in sorted order) and
+    the versions of numba, numpy and Python. About 5 ms for the package's ~60 files."""
+    digest = hashlib.sha256()
+    for version in (numba.__version__, np.__version__, sys.version):
+        digest.update(version.encode() + b"\0")
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder that holds one cache folder per source key."""
+    numba_dir = environ.get("NUMBA_CACHE_DIR")
+    if numba_dir and numba_dir == environ.get(MARKER):  # ours, inherited from a parent process
+        return Path(numba_dir).parent
+    if numba_dir:
+        return Path(numba_dir)
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cardenvs" / "numba"
+
+
+@dataclass(frozen=True)
+class CacheFolder:
+    path: Path
+    bytes: int
+    files: int
+    last_write: float
+
+
+def folders(root: Path | None = None) -> list[CacheFolder]:
+    """The cache folders under ``root`` (every source key seen there), newest write first."""
+    root = cache_root() if root is None else root
+    out = []
+    if root.is_dir():
+        for path in root.iterdir():
+            if not path.is_dir() or path.is_symlink():
+                continue
+            sizes = [(p.stat().st_size, p.stat().st_mtime) for p in path.rglob("*") if p.is_file()]
+            last = max([path.stat().st_mtime] + [m for _, m in sizes])
+            out.append(CacheFolder(path, sum(s for s, _ in sizes), len(sizes), last))
+    return sorted(out, key=lambda f: f.last_write, reverse=True)
+
+
+def prune(root: Path, current: Path, keep: int = KEEP, stale_seconds: float = STALE_SECONDS) -> list[Path]:
+    """Remove the folders of ``root`` beyond the newest ``keep`` that nothing wrote to for ``stale_seconds``
+    (a process may still be loading from a recent one); ``current`` always stays. Returns what went."""
+    removed = []
+    now = time.time()
+    for folder in folders(root)[keep:]:
+        if folder.path != current and now - folder.last_write > stale_seconds:
+            shutil.rmtree(folder.path, ignore_errors=True)
+            removed.append(folder.path)
+    return removed
+
+
+def clear(root: Path | None = None) -> tuple[int, int]:
+    """Remove every cache folder under ``root``; returns (folders, bytes) removed."""
+    gone = folders(root)
+    for folder in gone:
+        shutil.rmtree(folder.path, ignore_errors=True)
+    return len(gone), sum(f.bytes for f in gone)
+
+
+def configure(version: str) -> Path:
+    """Point numba's cache at this source's folder (made, and the root pruned, when it is new)."""
+    root = cache_root()
+    path = root / f"{version}-{source_key()}"
+    if not path.is_dir():
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            prune(root, path)
+        except OSError:  # a read-only home: numba then warns and compiles without a cache
+            pass
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[MARKER] = str(path)
+    numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]  # numba read its settings at import
+    return path
