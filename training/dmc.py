@@ -519,8 +519,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
     print(f"run {args.run_name} -> {run_dir}", flush=True)
 
-    # 4. the actors' games (the learner's target is the env's reward: win scale or points)
-    env = vector.make(args.game, args.num_envs, **{**args.options, "reward": env_reward(args.target)})
+    # 4. the actors' games (the learner's target is the env's reward: win scale or points); the episode ring
+    # copies what it keeps, so the env may hand out its buffers
+    env = vector.make(args.game, args.num_envs, copy=False, **{**args.options, "reward": env_reward(args.target)})
     layout = env.layout
     features = StateFeatures(layout, args.features)
 

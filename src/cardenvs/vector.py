@@ -17,7 +17,16 @@ Two views of one batch (:mod:`cardenvs.core.kernels` runs the games; no Python r
 Autoreset: Gymnasium's **same-step** mode (``AutoresetMode.SAME_STEP``). A game that ends in ``step``
 reports its rewards and end flags, and the observation returned for it is already the first one of its
 next deal; the final scores are in ``info["final_scores"]`` (and, in the learner view, the learner's final
-observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is True.
+observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is True. ``info["deal_number"]``
+counts the deals each game has started since ``reset`` (``info["episode"]`` is left to Gymnasium's
+``RecordEpisodeStatistics``, which writes its statistics there).
+
+Ownership: ``reset``, ``step``, ``action_masks`` and ``legal_ids`` return arrays the caller owns (copies, as
+Gymnasium's own vector envs do by default), so observations kept in a buffer stay as they were.
+``copy=False`` returns the env's buffers instead, valid only until the next call that changes the batch.
+
+Rendering: ``render_mode="ansi"`` (or ``"human"``) is passed on to the games; ``render()`` then returns (or
+prints) every game's table as text, the AEC env's ``render`` for that game.
 
 Seeds: game ``i``'s first deal after ``reset(seed=s)`` is the AEC env's deal after ``reset(seed=s + i)``,
 so any vector game can be replayed in the AEC env; game ``i``'s later deals follow a splitmix64 chain of
@@ -27,15 +36,17 @@ only touches its own record.
 
 Bad input (a wrong shape or dtype of ``actions``, ``num_envs < 1``, an illegal action in game i) raises a
 ``ValueError`` naming the game index, the action and the legal ones; no game is touched and the batch stays
-usable.
+usable. In the learner view an opponent callable's moves are only known once the learner's are applied: if
+one returns an illegal move (or raises), the whole batch is restored to what it was before that ``step``
+(or ``reset``), so the error's "no game was stepped" is true and the next ``step`` is the learner's again.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
@@ -61,13 +72,13 @@ SMALL_BATCH = 32  # fewer games than this run on one thread: waking the others c
 class _Batch:
     """The arrays of B games of one configuration and the buffers every view shares."""
 
-    def __init__(self, env_id: str, num_envs: int, threads: int, options: dict):
+    def __init__(self, env_id: str, num_envs: int, threads: int, copy: bool, options: dict):
         self.env_id = resolve_id(env_id)
+        if not isinstance(copy, (bool, np.bool_)):
+            raise ValueError(f"copy={copy!r}: expected True (return arrays the caller owns) or False (buffers)")
+        self.copy = bool(copy)
         self.num_envs = _check_count("num_envs", num_envs, 1)
-        threads = _check_count("threads", threads, 1)
-        available = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba's stubs omit its config
-        if threads > available:
-            raise ValueError(f"threads={threads}: numba has {available} threads on this machine")
+        threads = kernels.check_threads(threads)
         self.threads = threads if self.num_envs >= SMALL_BATCH else 1
         proto: CardEnv = raw_env_class(self.env_id)(**options)
         if proto.CORE is None:
@@ -145,8 +156,43 @@ class _Batch:
     def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
         return kernels.padded_ids(self.mask, self.legal, self.num_legal), self.num_legal.copy()
 
+    def out(self, array: np.ndarray) -> np.ndarray:
+        """``array`` as returned to the caller: a copy it owns, or the buffer itself with ``copy=False``."""
+        return array.copy() if self.copy else array
+
     def observation(self) -> dict[str, np.ndarray]:
-        return {"observation": self.obs, "action_mask": self.mask}
+        return {"observation": self.out(self.obs), "action_mask": self.out(self.mask)}
+
+    def render(self) -> tuple[str, ...] | None:
+        """Every game's table as text (``render_mode="ansi"``), or printed (``"human"``)."""
+        mode = self.proto.render_mode
+        if not self.has_reset:
+            raise RuntimeError(f"{self.env_id}: call reset() before render()")
+        if mode is None:
+            warnings.warn(
+                f"{self.env_id}: render() called without a render_mode; pass render_mode='ansi' or 'human'",
+                stacklevel=3,
+            )
+            return None
+        texts = tuple(self.proto.render_state(self.state[i : i + 1]) for i in range(self.num_envs))
+        if mode == "human":
+            print("\n\n".join(f"game {i}:\n{text}" for i, text in enumerate(texts)))
+            return None
+        return texts
+
+    def snapshot(self, *owners: Any) -> list[tuple[Any, str, np.ndarray]]:
+        """Copies of every array of this batch and of ``owners`` (views over it), for :meth:`restore`."""
+        return [
+            (owner, name, value.copy())
+            for owner in (self, *owners)
+            for name, value in vars(owner).items()
+            if isinstance(value, np.ndarray)
+        ]
+
+    @staticmethod
+    def restore(saved: list[tuple[Any, str, np.ndarray]]) -> None:
+        for owner, name, value in saved:
+            np.copyto(getattr(owner, name), value)
 
 
 def _internal_kind(batch: _Batch, opponent: Any) -> int:
@@ -173,15 +219,16 @@ class VectorEnv:
     with ``obs = {"observation": [B, D], "action_mask": bool [B, A]}`` of the player to move,
     ``rewards`` [B, n] of every seat (``reward`` option: score changes or the win scale at the end),
     ``info["to_move"]`` [B], ``info["final_scores"]`` [B, n] (valid where ``info["_final_scores"]``),
-    ``info["deal_seed"]`` and ``info["episode"]`` [B]. The returned arrays are the env's buffers: copy them
-    to keep them past the next step. ``legal_ids()`` gives padded id lists and counts.
+    ``info["deal_seed"]`` and ``info["deal_number"]`` [B]. The returned arrays are the caller's (``copy=False``:
+    the env's buffers, valid until the next step). ``legal_ids()`` gives padded id lists and counts.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, env_id: str, num_envs: int, threads: int = 1, **options: Any):
-        self._b = _Batch(env_id, num_envs, threads, options)
+    def __init__(self, env_id: str, num_envs: int, threads: int = 1, copy: bool = True, **options: Any):
+        self._b = _Batch(env_id, num_envs, threads, copy, options)
         b = self._b
+        self.render_mode = b.proto.render_mode
         self.env_id, self.num_envs = b.env_id, b.num_envs
         self.num_players, self.num_actions, self.layout = b.num_players, b.num_actions, b.layout
         self.possible_agents = list(b.proto.possible_agents)
@@ -239,17 +286,22 @@ class VectorEnv:
             b.num_legal,
         )
         done = self.terminated | self.truncated
-        return b.observation(), self.rewards, self.terminated, self.truncated, self._info(done)
+        return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
 
     def _info(self, done: np.ndarray) -> dict:
         b = self._b
         return {
-            "to_move": b.seats,
-            "final_scores": b.final_scores,
+            "to_move": b.out(b.seats),
+            "final_scores": b.out(b.final_scores),
             "_final_scores": done,
-            "deal_seed": b.deal_seeds,
-            "episode": b.episodes,
+            "deal_seed": b.out(b.deal_seeds),
+            "deal_number": b.out(b.episodes),
         }
+
+    def render(self) -> Any:
+        """Every game's table as text, a tuple of B strings, with ``render_mode="ansi"`` (printed with
+        ``"human"``, returning None)."""
+        return self._b.render()
 
     def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
         """``(legal_ids [B, K], num_legal [B])``: the legal action ids of every game, padded with -1 to the
@@ -294,7 +346,6 @@ class LearnerVectorEnv(GymVectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    render_mode = None
 
     def __init__(
         self,
@@ -303,10 +354,12 @@ class LearnerVectorEnv(GymVectorEnv):
         learner: int | str = "rotate",
         opponents: Sequence[Opponent] = ("random",),
         threads: int = 1,
+        copy: bool = True,
         **options: Any,
     ):
-        self._b = _Batch(env_id, num_envs, threads, options)
+        self._b = _Batch(env_id, num_envs, threads, copy, options)
         b = self._b
+        self.render_mode = b.proto.render_mode
         self.env_id, self.num_envs = b.env_id, b.num_envs
         n = b.num_players
         if learner == "rotate":
@@ -472,9 +525,29 @@ class LearnerVectorEnv(GymVectorEnv):
             self._settle(which, scratch)
             which = which[self.ended[which] != 0]
 
+    def _all_or_nothing(self, change: Callable[[], Any]) -> Any:
+        """Run ``change``; if it raises (an opponent callable's illegal move or its own error, known only once
+        the learner's moves are applied), put the whole batch back as it was and re-raise. Only callables can
+        fail half-way, so the copies are made only when there are some."""
+        if not self.callables:
+            return change()
+        b = self._b
+        saved = b.snapshot(self)
+        rng, rng_state, has_reset = self.rng, self.rng.bit_generator.state, b.has_reset
+        try:
+            return change()
+        except BaseException:
+            b.restore(saved)
+            rng.bit_generator.state = rng_state
+            self.rng, b.has_reset = rng, has_reset
+            raise
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options:
             raise ValueError(f"{self.env_id}: vector reset takes no options (got {sorted(options)})")
+        return self._all_or_nothing(lambda: self._reset(seed))
+
+    def _reset(self, seed: int | None):
         b = self._b
         b.seed_games(seed)
         self.rng = np.random.default_rng(None if seed is None else [seed, 0x5EA7])  # the pool's draws
@@ -484,11 +557,14 @@ class LearnerVectorEnv(GymVectorEnv):
         again = b.all[self.ended != 0]
         if len(again):
             self._restart(again)
-        return b.obs, self._info(np.zeros(b.num_envs, dtype=np.bool_))
+        return b.out(b.obs), self._info(np.zeros(b.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any):
+        actions = self._b.check_actions(actions, self._b.all, who=" (the learner's)")
+        return self._all_or_nothing(lambda: self._step(actions))
+
+    def _step(self, actions: np.ndarray):
         b = self._b
-        actions = b.check_actions(actions, b.all, who=" (the learner's)")
         self.rewards[:] = 0.0
         self.ended[:] = 0
         kernels.run(
@@ -524,23 +600,28 @@ class LearnerVectorEnv(GymVectorEnv):
                 self._final_legal,
             )
             self._restart(ended)
-        return b.obs, self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
+        return b.out(b.obs), self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
 
     def _info(self, done: np.ndarray) -> dict:
         b = self._b
         return {
             "learner_seat": self.learner_seat.copy(),
-            "final_obs": self.final_obs,
+            "final_obs": b.out(self.final_obs),
             "_final_obs": done,
-            "final_scores": b.final_scores,
+            "final_scores": b.out(b.final_scores),
             "_final_scores": done,
-            "deal_seed": b.deal_seeds,
-            "episode": b.episodes,
+            "deal_seed": b.out(b.deal_seeds),
+            "deal_number": b.out(b.episodes),
         }
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool ``[B, A]`` (sb3-contrib's hook)."""
-        return self._b.mask
+        return self._b.out(self._b.mask)
+
+    def render(self) -> Any:
+        """Every game's table as text, a tuple of B strings, with ``render_mode="ansi"`` (printed with
+        ``"human"``, returning None)."""
+        return self._b.render()
 
     def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
         return self._b.legal_ids()
@@ -559,14 +640,16 @@ def make(
     learner: int | str | None = None,
     opponents: Sequence[Opponent] | None = None,
     threads: int = 1,
+    copy: bool = True,
     **options: Any,
 ):
     """A vector env of ``num_envs`` games of ``env_id`` with the AEC env's ``options``: turn-based and
-    multi-agent (:class:`VectorEnv`), or with ``learner`` a single-agent view (:class:`LearnerVectorEnv`)."""
+    multi-agent (:class:`VectorEnv`), or with ``learner`` a single-agent view (:class:`LearnerVectorEnv`).
+    ``copy=False`` returns the env's buffers instead of arrays the caller owns (see the module docstring)."""
     if learner is None:
         if opponents is not None:
             raise ValueError("opponents are played only in the learner view: pass learner='rotate' or a seat")
-        return VectorEnv(env_id, num_envs, threads=threads, **options)
+        return VectorEnv(env_id, num_envs, threads=threads, copy=copy, **options)
     return LearnerVectorEnv(
-        env_id, num_envs, learner=learner, opponents=opponents or ("random",), threads=threads, **options
+        env_id, num_envs, learner=learner, opponents=opponents or ("random",), threads=threads, copy=copy, **options
     )

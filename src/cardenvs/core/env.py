@@ -528,6 +528,18 @@ class CardEnv(AECEnv):
             raise RuntimeError(f"{self.metadata['name']}: call reset() before render_text()")
         return self._render()
 
+    def render_state(self, states: np.ndarray) -> str:
+        """The table of another game's state, a one-game state array of this env's core (a vector env's game
+        ``i`` is ``states[i : i + 1]``), as :meth:`render_text` shows it; the env itself is left as it was."""
+        saved: dict[str, Any] = {k: self.__dict__.pop(k) for k in ("states", "state") if k in self.__dict__}
+        self.states = np.array(states, dtype=self.CORE.STATE).reshape(1)
+        self.state = self.states.view(np.recarray)[0]
+        try:
+            return self._render()
+        finally:
+            del self.states, self.state
+            self.__dict__.update(saved)
+
     def close(self) -> None:
         pass
 

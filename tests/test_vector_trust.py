@@ -1,0 +1,169 @@
+"""The vector envs tell the truth: a step that fails half-way (an opponent callable's illegal move) leaves the
+whole batch as it was, returned arrays belong to the caller, Gymnasium's episode statistics work on the
+learner view, and ``render_mode`` is honoured."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+from cardenvs import vector
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    return np.argmax(masks, axis=1)
+
+
+def batch_snapshot(env) -> dict:
+    """Every array of the batch and of the view, and the pool's random state."""
+    arrays = {}
+    for owner_name, owner in (("batch", env._b), ("view", env)):
+        for name, value in vars(owner).items():
+            if isinstance(value, np.ndarray):
+                arrays[f"{owner_name}.{name}"] = value.copy()
+    return {"arrays": arrays, "rng": env.rng.bit_generator.state, "has_reset": env._b.has_reset}
+
+
+def assert_same(before: dict, after: dict) -> None:
+    assert before["arrays"].keys() == after["arrays"].keys()
+    for name, value in before["arrays"].items():
+        np.testing.assert_array_equal(after["arrays"][name], value, err_msg=name)
+    assert after["rng"] == before["rng"] and after["has_reset"] == before["has_reset"]
+
+
+class FailingOpponent:
+    """Plays the first legal move, then (once ``fail`` is set) an illegal move or an exception."""
+
+    def __init__(self):
+        self.fail = None
+
+    def __call__(self, obs):
+        if self.fail == "illegal":
+            return np.full(len(obs["action_mask"]), obs["action_mask"].shape[1] + 5)
+        if self.fail == "raise":
+            raise RuntimeError("the opponent's network crashed")
+        return first_legal(obs["action_mask"])
+
+
+@pytest.mark.parametrize("how", ["illegal", "raise"])
+@pytest.mark.parametrize("env_id", ["twos", "doudizhu"])
+def test_a_failed_opponent_move_restores_the_whole_batch(env_id, how):
+    """The learner's moves are applied before the opponent callable is asked; when it fails, every array of
+    the batch is restored, the error says no game was stepped, and the next step is the learner's again: the
+    env then plays on exactly as a twin that never saw the failure."""
+    opponent = FailingOpponent()
+    env = vector.make(env_id, 8, learner="rotate", opponents=[opponent])
+    twin = vector.make(env_id, 8, learner="rotate", opponents=[FailingOpponent()])
+    obs, _ = env.reset(seed=3)
+    twin_obs, _ = twin.reset(seed=3)
+    for _ in range(3):  # a few good steps first, so the batch is mid-game
+        obs, *_ = env.step(first_legal(env.action_masks()))
+        twin_obs, *_ = twin.step(first_legal(twin.action_masks()))
+    before = batch_snapshot(env)
+    opponent.fail = how
+    expected = ValueError if how == "illegal" else RuntimeError
+    with pytest.raises(expected, match="No game was stepped" if how == "illegal" else "crashed"):
+        env.step(first_legal(env.action_masks()))
+    assert_same(before, batch_snapshot(env))
+    opponent.fail = None
+    for _ in range(40):
+        actions = first_legal(env.action_masks())
+        got = env.step(actions)
+        want = twin.step(actions)
+        for g, w in zip(got[:4], want[:4], strict=True):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(got[4]["learner_seat"], want[4]["learner_seat"])
+
+
+def test_a_failed_reset_restores_the_batch():
+    opponent = FailingOpponent()
+    env = vector.make("twos", 4, learner=1, opponents=[opponent])
+    env.reset(seed=1)
+    before = batch_snapshot(env)
+    opponent.fail = "illegal"
+    with pytest.raises(ValueError, match="from an opponent callable"):
+        env.reset(seed=2)
+    assert_same(before, batch_snapshot(env))
+
+
+def observations(obs, learner):
+    return obs["observation"] if learner is None else obs
+
+
+@pytest.mark.parametrize("learner", [None, "rotate"])
+def test_returned_arrays_belong_to_the_caller(learner):
+    """Observations, masks, rewards, end flags and infos kept from one step are not changed by later steps (a
+    replay buffer that keeps references stays right); ``copy=False`` hands out the buffers instead."""
+    env = vector.make("twenty", 4, learner=learner, rounds=1)
+    obs, info = env.reset(seed=0)
+    kept = [(observations(obs, learner), info)]
+    copies = [(observations(obs, learner).copy(), {k: np.copy(v) for k, v in info.items()})]
+    for _ in range(120):
+        masks = obs["action_mask"] if learner is None else env.action_masks()
+        masks_kept = masks.copy()
+        obs, rewards, terminated, truncated, info = env.step(first_legal(masks))
+        np.testing.assert_array_equal(masks, masks_kept)
+        extra = {"rewards": rewards, "terminated": terminated, "truncated": truncated}
+        kept.append((observations(obs, learner), {**info, **extra}))
+        copies.append((observations(obs, learner).copy(), {k: np.copy(v) for k, v in {**info, **extra}.items()}))
+    assert any(info["_final_scores"].any() for _, info in kept), "no game ended: the check saw no final arrays"
+    for (obs, info), (obs_copy, info_copy) in zip(kept, copies, strict=True):
+        np.testing.assert_array_equal(obs, obs_copy)
+        for k, v in info.items():
+            np.testing.assert_array_equal(v, info_copy[k], err_msg=k)
+    buffers = vector.make("twenty", 4, learner=learner, copy=False)
+    first, _ = buffers.reset(seed=0)
+    second, _ = buffers.reset(seed=1)
+    assert observations(first, learner) is observations(second, learner)
+    with pytest.raises(ValueError, match="copy='yes'"):
+        vector.make("twenty", 4, learner=learner, copy="yes")
+
+
+def test_record_episode_statistics_and_a_cleanrl_loop_on_the_learner_view():
+    """Gymnasium's ``RecordEpisodeStatistics`` owns ``info["episode"]``: it runs through finished games, and
+    a CleanRL-style ``if "episode" in infos`` loop reads its returns (equal to the rewards summed by hand)."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(vector.make("twenty", 4, learner="rotate", opponents=["twenty.greedy"]))
+    obs, info = env.reset(seed=0)
+    assert "episode" not in info
+    running = np.zeros(4)
+    finished = []
+    for _ in range(200):
+        obs, rewards, terminated, truncated, infos = env.step(first_legal(env.unwrapped.action_masks()))
+        running += rewards
+        done = terminated | truncated
+        if "episode" in infos:
+            for i in np.flatnonzero(infos["_episode"]):
+                assert infos["episode"]["r"][i] == pytest.approx(running[i])
+                finished.append(infos["episode"]["r"][i])
+        running[done] = 0
+    assert len(finished) >= 4
+    assert isinstance(env.unwrapped, gymnasium.vector.VectorEnv)
+
+
+@pytest.mark.parametrize("learner", [None, 0])
+def test_render_mode_is_honoured(learner, capsys):
+    """``render_mode="ansi"`` renders every game as the AEC env renders the same deal; ``"human"`` prints; no
+    render mode warns and returns None, as the AEC env does."""
+    from cardenvs import make
+
+    env = vector.make("twos", 3, learner=learner, render_mode="ansi")
+    env.reset(seed=7)
+    texts = env.render()
+    assert isinstance(texts, tuple) and len(texts) == 3
+    if learner is None:  # before any move game i is the AEC deal of seed 7 + i
+        for i, text in enumerate(texts):
+            aec = make("twos", render_mode="ansi")
+            aec.reset(seed=7 + i)
+            assert text == aec.render()
+    assert all("player_0:" in t for t in texts)
+    human = vector.make("twos", 2, learner=learner, render_mode="human")
+    human.reset(seed=7)
+    assert human.render() is None
+    assert "game 1:" in capsys.readouterr().out
+    silent = vector.make("twos", 2, learner=learner)
+    silent.reset(seed=7)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert silent.render() is None
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported"):
+        vector.make("twos", 2, learner=learner, render_mode="rgb_array")
