@@ -168,6 +168,8 @@ ARENA = ["arena", "twos", "--agents", "random,random,random", "--no-progress", "
 
 
 def test_config_mistakes(tmp_path, capsys, nothing_runs):
+    empty = write(tmp_path, "empty.yaml", "")
+    assert f"config file {empty} is empty: it sets nothing" in error_of(capsys, ARENA + ["--config", empty])
     bad = write(tmp_path, "bad.yaml", "game: twos\noptions: [3\n")
     assert "is not valid YAML: expected ',' or ']'" in error_of(capsys, ARENA + ["--config", bad])
     null = write(tmp_path, "null.yaml", "game: twos\noptions:\n")
@@ -275,6 +277,12 @@ def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
         capsys, ["train", "twos", "--config", "configs/twos_ppo.yaml", "--set", "game=war"]
     )
     assert "is not valid YAML" in error_of(capsys, ["train", "twos", "--config", write(tmp_path, "b.yaml", "a: [")])
+    empty = write(tmp_path, "empty.yaml", "# nothing yet\n")
+    assert f"training config {empty} is empty" in error_of(capsys, ["train", "twos", "--config", empty])
+    assert "--algo 'nosuch' is not an installed trainer; known: ppo (= sb3), dmc" in error_of(
+        capsys, ["train", "twos", "--algo", "nosuch"]
+    )
+    assert "--backend 'nosuch' is not an installed trainer" in error_of(capsys, ["train", "twos", "--backend=nosuch"])
     assert not calls
     no_game = write(tmp_path, "no_game.yaml", "exp: mine\n")
     assert main(["train", "twos", "--config", no_game, "--total-timesteps", "10"]) == 0

@@ -1,6 +1,8 @@
 """Search agents: PIMC and ISMCTS find the one winning move of hand-built positions, replay exactly under a
 seed and a playout budget, take parameters by name, and play in the arena."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -247,13 +249,21 @@ def test_agent_names_and_parameters():
     [
         ("twos.pimc(playout=5)", "unknown parameter 'playout'; twos.pimc accepts playouts=None, ms=None, seed=0"),
         ("twos.pimc(playouts=abc)", "playouts='abc' is not an integer"),
-        ("twos.pimc(playouts=0)", "playouts=0 must be an integer >= 1"),
-        ("twos.pimc(ms=-3)", "ms=-3.0 must be > 0"),
+        ("twos.pimc(playouts=0)", "playouts=0; expected an integer from 1 to 10,000,000"),
+        ("twos.pimc(playouts=10000001)", "playouts=10000001; expected an integer from 1 to 10,000,000"),
+        ("twos.pimc(ms=-3)", "ms=-3.0; expected a number of milliseconds above 0 and at most 600,000"),
+        ("twos.ismcts(ms=inf)", "ms=inf; expected a number of milliseconds above 0 and at most 600,000"),
+        ("twos.ismcts(ms=nan)", "ms=nan; expected a number of milliseconds above 0 and at most 600,000"),
+        ("twos.pimc(ms=600001)", "ms=600001.0; expected a number of milliseconds above 0 and at most 600,000"),
+        ("twos.pimc(threads=0)", "threads=0: expected an integer from 1 to"),
+        ("twos.pimc(threads=4096)", "threads=4096: numba has"),
+        ("twos.pimc(seed=-1)", "seed=-1; expected an integer >= 0"),
         ("twos.pimc(rollout=greedy)", "rollout='greedy' is not a heuristic of twos (heuristic)"),
         ("twos.pimc(playouts=5", "write parameters as NAME(key=value,...)"),
         ("twos.pimc(playouts)", "parameter 'playouts' must look like key=value"),
         ("twos.pimc(seed=1,seed=2)", "parameter 'seed' is given twice"),
         ("twos.heuristic(x=1)", "takes no parameters"),
+        ("twos.pimcx(playouts=5)", "unknown agent 'twos.pimcx' (did you mean twos.pimc"),
         ("doudizhu.pimc(playouts=5)", "plays doudizhu, not twos"),
     ],
 )
@@ -274,3 +284,31 @@ def test_search_agents_in_the_arena_cli(capsys):
     assert "twos.ismcts(playouts=None, ms=None, seed=0, threads=1, trees=1, c=0.7, rollout=heuristic)" in (
         capsys.readouterr().out
     )
+
+
+def test_budgets_are_checked_by_the_search_functions_too():
+    """The module functions apply the same ranges as the agents (a non-finite ``ms`` would never return)."""
+    env = cardenvs.make("twos")
+    env.reset(seed=1)
+    base = env.unwrapped
+    kwargs = dict(num_actions=base.num_actions, num_players=base.num_players)
+    for fn in (search.pimc, search.ismcts):
+        for bad in ({"ms": math.inf}, {"ms": 0}, {"playouts": 0}, {"playouts": 10**9}, {"threads": 4096}):
+            with pytest.raises(ValueError, match="expected|numba has"):
+                fn(base.states, 0, base.params, **kwargs, **bad)
+
+
+def test_seeds_of_any_size_are_accepted_as_the_envs_accept_them(capsys):
+    """The envs take any seed >= 0 (2**64 included); so do the search agents, in the API and the arena, and
+    seeds below 2**64 keep the moves they always gave."""
+    env = cardenvs.make("twos")
+    env.reset(seed=2**64)
+    rng = np.random.default_rng(0)
+    agent = load_agent(f"twos.pimc(playouts=20,seed={2**64})", env.unwrapped)
+    assert env.unwrapped.observe(env.agent_selection)["action_mask"][agent.act(env.observe(env.agent_selection), rng)]
+    big = load_agent(f"twos.ismcts(playouts=20,seed={2**70 + 3})", env.unwrapped)
+    big.act(env.observe(env.agent_selection), np.random.default_rng(0))
+    assert search.seed64(5) == np.uint64(5) and search.seed64(2**64) != search.seed64(2**64 + 1)
+    agents = f"twos.pimc(playouts=10,seed={2**64}),random,random"
+    assert main(["arena", "twos", "--agents", agents, "--games", "1", "--no-progress", "--seed", str(2**64)]) == 0
+    assert f"twos.pimc(playouts=10,seed={2**64})" in capsys.readouterr().out

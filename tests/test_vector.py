@@ -121,6 +121,8 @@ def test_bad_inputs_name_the_problem_and_leave_the_batch_usable():
     v.step(np.array(legal))  # still usable
     with pytest.raises(ValueError, match="learner"):
         vector.make("doudizhu", 2, learner=5)
+    with pytest.raises(ValueError, match="threads=4096: numba has .* threads on this machine"):
+        vector.make("doudizhu", 2, threads=4096)  # the search agents' rule too (test_search)
     with pytest.raises(ValueError, match="not a numba policy"):
         vector.make("doudizhu", 2, learner=0, opponents=["twos.heuristic"])
 

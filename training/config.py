@@ -38,7 +38,8 @@ def read_config(
             values = yaml.safe_load(path.read_text())
         except yaml.YAMLError as exc:
             parser.error(f"config file {ns.config} is not valid YAML: {str(exc).splitlines()[0]}")
-        values = {} if values is None else values
+        if values is None:
+            parser.error(f"config file {ns.config} is empty: it sets nothing (leave out --config for the defaults)")
         if not isinstance(values, dict):
             parser.error(f"config file {ns.config} must hold a mapping of settings, got {type(values).__name__}")
     for text in ns.set:

@@ -71,7 +71,13 @@ def parse_args(argv: Sequence[str] | None) -> dict[str, Any]:
     if ns.config:
         if not Path(ns.config).exists():
             parser.error(f"config file {ns.config} does not exist")
-        cfg.update(yaml.safe_load(Path(ns.config).read_text()) or {})
+        loaded = yaml.safe_load(Path(ns.config).read_text())
+        if not isinstance(loaded, dict):
+            parser.error(
+                f"config file {ns.config} must hold a mapping of settings"
+                + (" (it is empty)" if loaded is None else "")
+            )
+        cfg.update(loaded)
     for text in ns.set:
         key, sep, value = text.partition("=")
         if not sep:

@@ -31,6 +31,7 @@ raises its ``ImportError``.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import pkgutil
@@ -251,8 +252,10 @@ def load_agent(name: str, env: Any) -> Agent:
                 f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
         return _load_search(name, base_name, params or {}, env)
-    if params:
+    if params and base_name in known_agents():
         raise ValueError(f"agent {base_name!r} takes no parameters (got {name!r}); only the search agents do")
+    if params:  # parameters after a name that is no agent: say so, with the close names
+        raise _unknown(base_name, game)
     name = base_name
     if name == "random":
         return RandomAgent(env)
@@ -273,9 +276,16 @@ def load_agent(name: str, env: Any) -> Agent:
                         f"{', '.join(known_agents(game))}"
                     )
                 return table[key](env)
+    raise _unknown(name, game)
+
+
+def _unknown(name: str, game: str | None) -> ValueError:
+    """The error for an agent name that names nothing: the close names first, then every known one."""
     known = known_agents(game)
     others = [a for a in known_agents() if a not in known]
-    raise ValueError(
-        f"unknown agent {name!r}; known agents{f' for {game}' if game else ''}: {', '.join(known)}, "
+    close = difflib.get_close_matches(name, known + others, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return ValueError(
+        f"unknown agent {name!r}{hint}; known agents{f' for {game}' if game else ''}: {', '.join(known)}, "
         f"or {agent_name_forms()}" + (f" (agents of other games: {', '.join(others)})" if others and game else "")
     )

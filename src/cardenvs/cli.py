@@ -1,4 +1,4 @@
-"""The ``cardenvs`` command: list, arena, play, analyze, bench, train.
+"""The ``cardenvs`` command: list, arena, play, analyze, bench, serve, train, cache.
 
 Every subcommand has ``--help``. A mistake in what the user asked for (an unknown game, option, agent or
 config key, a config for another game, bad YAML, a path that cannot be written, a negative seed) is found
@@ -106,9 +106,12 @@ def read_yaml(path: str, what: str = "config file") -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {what} {path}: {exc}") from None
     try:
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise CLIError(f"{what} {path} is not valid YAML: {_yaml_problem(exc)}") from None
+    if data is None:  # an empty file (or comments only) is a mistake: a config that sets nothing
+        raise CLIError(f"{what} {path} is empty: it sets nothing (leave out --config to use the defaults)")
+    return data
 
 
 def load_config(path: str | None, env_id: str) -> dict[str, Any]:
@@ -118,8 +121,6 @@ def load_config(path: str | None, env_id: str) -> dict[str, Any]:
     if not path:
         return {}
     data = read_yaml(path)
-    if data is None:
-        return {}
     if not isinstance(data, dict):
         raise CLIError(f"config file {path} must hold a mapping (game: ..., options: ...), got {type(data).__name__}")
     if "game" in data and "env" in data:
@@ -337,7 +338,7 @@ def _set_games(extra: Sequence[str]) -> list[str]:
     return values
 
 
-def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
+def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str] = ()) -> int:
     """Run the trainer on the named game; a config (or ``--set game=``) for another game is an error, and a
     config without ``game`` trains the named game (the trainer gets ``--set game=<env id>``)."""
     with user_input():
@@ -351,16 +352,17 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
             ", ".join(sorted(trainers))
             or f"none: install cardenvs with its training/ (entry-point group {TRAIN_GROUP})"
         )
-        raise CLIError(f"--backend {args.backend!r} is not an installed trainer; known: {known}")
+        flag = "--algo" if any(a == "--algo" or a.startswith("--algo=") for a in argv) else "--backend"
+        raise CLIError(f"{flag} {args.backend!r} is not an installed trainer; known: ppo (= sb3), {known}")
     # configs/<game>_ppo.yaml for the sb3 trainer (MaskablePPO), configs/<game>_<backend>.yaml for the others
     default = f"configs/{short}_{'ppo' if args.backend == 'sb3' else args.backend}.yaml"
     config = args.config or default
     if not args.config and not Path(config).is_file():
         raise CLIError(f"no training config for {env_id}: {default} does not exist; pass --config")
     data = read_yaml(config, "training config")
-    if data is not None and not isinstance(data, dict):
+    if not isinstance(data, dict):
         raise CLIError(f"training config {config} must hold a mapping of settings, got {type(data).__name__}")
-    sources = [(f"training config {config}", (data or {}).get("game"))]
+    sources = [(f"training config {config}", data.get("game"))]
     sources += [(f"--set game={g}", g) for g in _set_games(extra)]
     for where, game in sources:
         if game is None:
@@ -378,6 +380,26 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
         raise CLIError(f"training needs the train extra (pip install 'cardenvs[train]'): {exc}") from exc
     argv = ["--config", config, "--set", f"game={env_id}", *extra]
     return trainer(argv)
+
+
+# ------------------------------------------------------------------ cache
+def cmd_cache(args: argparse.Namespace) -> int:
+    from . import cache
+
+    root = cache.cache_root()
+    current = Path(os.environ.get("NUMBA_CACHE_DIR", ""))
+    if args.action == "clear":
+        count, size = cache.clear(root)
+        print(f"removed {count} cache folder(s), {size / 2**20:.1f} MiB, from {root}")
+        return 0
+    found = cache.folders(root)
+    print(f"numba cache of cardenvs: {root} ({len(found)} folder(s), one per source version)")
+    for folder in found:
+        mark = "  <- this source" if folder.path == current else ""
+        print(f"  {folder.path.name}  {folder.files:5d} files  {folder.bytes / 2**20:8.1f} MiB{mark}")
+    if not any(f.path == current for f in found):
+        print(f"  {current.name}: this source, nothing compiled yet")
+    return 0
 
 
 # ------------------------------------------------------------------ parser
@@ -466,6 +488,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--replays", metavar="DIR", help="a replay folder (from arena --replays) for the start page")
     p.set_defaults(func=cmd_serve)
 
+    p = sub.add_parser(
+        "cache",
+        help="the compiled-kernel cache: where it is and how large (info), or remove it (clear)",
+        description="numba compiles the kernels on first use and keeps them in one folder per version of the "
+        "source (any edit gets a fresh folder; old ones are pruned). info lists the folders, clear removes them.",
+    )
+    p.add_argument("action", choices=("info", "clear"), help="info (default) or clear", nargs="?", default="info")
+    p.set_defaults(func=cmd_cache)
+
     p = sub.add_parser("train", help="self-play training (needs the train extra); extra flags go to the trainer")
     p.add_argument("game", help="env id or short name")
     p.add_argument(
@@ -500,7 +531,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if argv[:1] == ["train"]:
             args, extra = parser.parse_known_args(argv)
-            return cmd_train(args, extra)
+            return cmd_train(args, extra, argv)
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()

@@ -54,6 +54,10 @@ from .core import kernels
 from .core.rng import splitmix64, stream, uniform_index
 
 DEFAULT_PLAYOUTS = 1000
+#: the largest budgets a search accepts: ten million playouts, ten minutes a move (beyond them a search
+#: would look hung; a non-finite ``ms`` would never return)
+MAX_PLAYOUTS = 10_000_000
+MAX_MS = 600_000.0
 DEFAULT_C = 0.7
 METHODS = ("pimc", "ismcts")
 #: the agents' parameters: name -> (type, default, meaning); ``playouts`` None means DEFAULT_PLAYOUTS
@@ -278,12 +282,36 @@ class SearchResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def check_budget(playouts: Any, ms: Any, who: str = "search") -> None:
+    """A ``ValueError`` naming the accepted range unless ``playouts`` is None or an integer from 1 to
+    :data:`MAX_PLAYOUTS` and ``ms`` None or a finite number in (0, :data:`MAX_MS`]."""
+    if playouts is not None and (
+        isinstance(playouts, (bool, np.bool_))
+        or not isinstance(playouts, (int, np.integer))
+        or not 1 <= playouts <= MAX_PLAYOUTS
+    ):
+        raise ValueError(f"{who}: playouts={playouts!r}; expected an integer from 1 to {MAX_PLAYOUTS:,}")
+    if ms is not None and (
+        isinstance(ms, (bool, np.bool_))
+        or not isinstance(ms, (int, float, np.integer, np.floating))
+        or not 0 < ms <= MAX_MS  # False for nan as well
+    ):
+        raise ValueError(f"{who}: ms={ms!r}; expected a number of milliseconds above 0 and at most {MAX_MS:,.0f}")
+
+
+def seed64(seed: Any, who: str = "search") -> np.uint64:
+    """A search seed as 64 bits: any integer >= 0, as the envs take (a seed of 2**64 or more is hashed down
+    by ``np.random.SeedSequence``; smaller ones are used as they are)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{who}: seed={seed!r}; expected an integer >= 0")
+    if seed < 2**64:
+        return np.uint64(seed)
+    return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]
+
+
 def _budget(playouts: int | None, ms: float | None) -> tuple[int, float]:
     """(playout cap, deadline in seconds from now; inf when none)."""
-    if playouts is not None and playouts < 1:
-        raise ValueError(f"playouts must be >= 1, got {playouts}")
-    if ms is not None and ms <= 0:
-        raise ValueError(f"ms must be > 0, got {ms}")
+    check_budget(playouts, ms)
     if playouts is None:
         playouts = DEFAULT_PLAYOUTS if ms is None else 1 << 62
     return playouts, math.inf if ms is None else ms / 1000.0
@@ -296,8 +324,7 @@ def _legal(state, b, params, num_actions: int) -> np.ndarray:
 
 def _with_threads(threads: int, fn, *args):
     saved = numba.get_num_threads()
-    most = int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
-    numba.set_num_threads(max(1, min(threads, most)))
+    numba.set_num_threads(threads)
     try:
         return fn(*args)
     finally:
@@ -327,11 +354,12 @@ def pimc(
     through :func:`kernels.determinize`, writes nothing."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
+    threads = kernels.check_threads(threads)
+    seed_u = seed64(seed)
     moves = _legal(state, b, params, num_actions)
     if len(moves) <= 1:
         return _trivial(moves, start)
     seat = int(seat_to_move(state, b, params))
-    seed_u = np.uint64(seed)
     n_moves = len(moves)
     deals_cap = max(1, cap // n_moves)
     chunks = max(1, threads)
@@ -409,6 +437,8 @@ def ismcts(
     through :func:`kernels.determinize`, writes nothing."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
+    threads = kernels.check_threads(threads)
+    seed = int(seed64(seed))
     if trees < 1:
         raise ValueError(f"trees must be >= 1, got {trees}")
     moves = _legal(state, b, params, num_actions)
@@ -417,7 +447,7 @@ def ismcts(
     seat = int(seat_to_move(state, b, params))
     per_tree = max(1, cap // trees) if cap < (1 << 62) else cap
     capacity = min(per_tree, 1 << 12) + 1
-    seeds = np.array([splitmix64(np.uint64(seed) + np.uint64(t)) for t in range(trees)], dtype=np.uint64)
+    seeds = np.array([splitmix64(np.uint64((seed + t) % 2**64)) for t in range(trees)], dtype=np.uint64)
     trees_i = np.zeros((trees, capacity, 5), dtype=np.int32)
     trees_f = np.zeros((trees, capacity, 3), dtype=np.float64)
     n_nodes = np.ones((trees, 1), dtype=np.int64)  # node 0: the root
@@ -565,13 +595,11 @@ class SearchAgent:
             raise ValueError(
                 f"{self.name}: rollout={rollout!r} is not a heuristic of {game} ({', '.join(policies)}); {hint}"
             )
-        for key in ("playouts", "threads", "trees"):
-            if key in values and values[key] is not None and (not isinstance(values[key], int) or values[key] < 1):
-                raise ValueError(f"{self.name}: {key}={values[key]!r} must be an integer >= 1; {hint}")
-        if values["ms"] is not None and not values["ms"] > 0:
-            raise ValueError(f"{self.name}: ms={values['ms']!r} must be > 0; {hint}")
-        if not isinstance(values["seed"], int) or values["seed"] < 0:
-            raise ValueError(f"{self.name}: seed={values['seed']!r} must be an integer >= 0; {hint}")
+        check_budget(values["playouts"], values["ms"], self.name)
+        kernels.check_threads(values["threads"], f"{self.name}: threads")
+        if "trees" in values and (not isinstance(values["trees"], int) or not 1 <= values["trees"] <= MAX_PLAYOUTS):
+            raise ValueError(f"{self.name}: trees={values['trees']!r} must be an integer >= 1; {hint}")
+        self.seed = seed64(values["seed"], self.name)
         if "c" in values and not values["c"] >= 0:
             raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
         self.env = base
@@ -598,7 +626,7 @@ class SearchAgent:
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
-        seed = int(splitmix64(np.uint64(self.parameters["seed"]) ^ draw) >> np.uint64(1))
+        seed = int(splitmix64(self.seed ^ draw) >> np.uint64(1))
         self.last = self.search(seed)
         action = self.last.action
         if not observation["action_mask"][action]:

@@ -637,6 +637,20 @@ PARALLEL: dict[str, Any] = {
 }
 
 
+def check_threads(threads: Any, what: str = "threads") -> int:
+    """``threads`` as an int from 1 to the threads numba has on this machine (``NUMBA_NUM_THREADS``, the
+    core count by default): the one rule of the vector envs and the search agents. Else a ``ValueError``."""
+    available = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # numba's stubs omit config
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"{what}={threads!r}: expected an integer from 1 to {available}")
+    if threads > available:
+        raise ValueError(
+            f"{what}={threads}: numba has {available} threads on this machine (NUMBA_NUM_THREADS); "
+            f"expected an integer from 1 to {available}"
+        )
+    return int(threads)
+
+
 def run(loop: str, threads: int, *args):
     """Run batch loop ``loop`` over all of ``which`` (the third argument): on one thread the serial function,
     else the parallel driver with ``4 * threads`` chunks (numba's thread count set for this call only)."""
