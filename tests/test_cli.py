@@ -266,10 +266,10 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
 
 def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
-    import training.selfplay
+    import cardenvs.training.selfplay
 
     calls = []
-    monkeypatch.setattr(training.selfplay, "main", lambda argv: calls.append(argv) or 0)
+    monkeypatch.setattr(cardenvs.training.selfplay, "main", lambda argv: calls.append(argv) or 0)
     assert "trains twenty_v0, but the command names twos_v0" in error_of(
         capsys, ["train", "twos", "--config", "configs/twenty_ppo.yaml"]
     )
@@ -291,7 +291,7 @@ def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
 
 def test_selfplay_config_keys_are_checked(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from training.selfplay import parse_args
+    from cardenvs.training.selfplay import parse_args
 
     for sets, message in (
         (["ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),

@@ -15,8 +15,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cardenvs import vector  # noqa: E402
-from training import dmc  # noqa: E402
-from training.heads import move_features  # noqa: E402
+from cardenvs.training import dmc  # noqa: E402
+from cardenvs.training.heads import move_features  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,7 +179,7 @@ TINY = [
 def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_path, game):
     out = str(tmp_path)
     first = _run(
-        "-m", "training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out,
+        "-m", "cardenvs.training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out,
         "--final-eval-games", "2", *TINY,
     )  # fmt: skip
     assert first.returncode == 0, first.stderr[-2000:]
@@ -194,10 +194,10 @@ def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_p
     assert arena.returncode == 0, arena.stderr[-2000:]
     assert f"dmc:{model}" in arena.stdout
     # without --resume an existing run is not overwritten
-    again = _run("-m", "training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out, *TINY)
+    again = _run("-m", "cardenvs.training.dmc", "--set", f"game={game}", "--total-frames", "300", "--out", out, *TINY)
     assert again.returncode == 2 and "--resume" in again.stderr
     resumed = _run(
-        "-m", "training.dmc", "--set", f"game={game}", "--total-frames", str(frames_1 + 300), "--out", out,
+        "-m", "cardenvs.training.dmc", "--set", f"game={game}", "--total-frames", str(frames_1 + 300), "--out", out,
         "--resume", "--final-eval-games", "0", *TINY,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
@@ -230,7 +230,7 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
     n-Tally awards logarithmic), so a Twenty score of 80 is visible; a checkpoint saved without the
     ``features`` key (the first DMC runs) is read with ``bounds``, what it was trained on."""
     from cardenvs import make
-    from training.features import scaled
+    from cardenvs.training.features import scaled
 
     env = vector.make("twenty_v0", 32)
     obs, _ = env.reset(seed=3)
@@ -277,7 +277,9 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
     ],
 )
 def test_bad_settings_are_named(flags, message):
-    result = _run("-m", "training.dmc", "--total-frames", "1", "--out", "/nonexistent/never", *flags, timeout=120)
+    result = _run(
+        "-m", "cardenvs.training.dmc", "--total-frames", "1", "--out", "/nonexistent/never", *flags, timeout=120
+    )
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -294,7 +296,7 @@ def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through()
 
 
 def test_linear_learning_rate_decays_over_the_larger_share_of_the_budget_used():
-    from training.dmc import Args, learning_rate
+    from cardenvs.training.dmc import Args, learning_rate
 
     args = Args(learning_rate=0.001, total_frames=1000, minutes=10.0, lr_schedule="linear")
     assert learning_rate(args, 0, 0.0) == pytest.approx(0.001)

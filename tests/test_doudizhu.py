@@ -374,7 +374,7 @@ def test_rule_agent_beats_random_as_landlord_and_farmer():
 def test_numba_rule_policy_equals_the_python_agent(options):
     """At every decision of 150 seeded hands (bidding on and off; moves from a mix of the rule agent and
     random), the numba policy and ``agents.doudizhu.RuleAgent`` choose the same action."""
-    from agents.doudizhu import RuleAgent
+    from cardenvs.agents.doudizhu import RuleAgent
     from cardenvs.games.doudizhu import policies
 
     env = raw_env(**options)

@@ -8,7 +8,7 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from training.rllib_env import ROLES, RLlibCardEnv  # noqa: E402
+from cardenvs.training.rllib_env import ROLES, RLlibCardEnv  # noqa: E402
 
 
 def play_to_end(env, obs):
@@ -59,7 +59,7 @@ def test_illegal_actions_are_counted():
 
 @pytest.mark.slow
 def test_smoke_run_two_env_runners_then_arena(tmp_path):
-    from training.rllib_selfplay import main
+    from cardenvs.training.rllib_selfplay import main
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

@@ -11,8 +11,8 @@ pytest.importorskip("sb3_contrib")
 
 import cardenvs
 from cardenvs.core.cards import format_cards, make_deck
-from training.opponents import OpponentPool
-from training.wrapper import SelfPlayEnv
+from cardenvs.training.opponents import OpponentPool
+from cardenvs.training.wrapper import SelfPlayEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +112,7 @@ def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "training.selfplay",
+        "cardenvs.training.selfplay",
         "--total-timesteps",
         "256",
         "--out",
@@ -157,8 +157,8 @@ def test_margin_shaping_adds_score_margin_changes():
 
 
 def test_twenty_features_hold_the_hand_counted_outlook():
-    from agents.twenty import action_outlook
-    from training.features import feature_size, get_features
+    from cardenvs.agents.twenty import action_outlook
+    from cardenvs.training.features import feature_size, get_features
 
     base = cardenvs.make("twenty_v0").unwrapped
     seen = np.zeros(10)
@@ -198,14 +198,14 @@ def test_twenty_features_hold_the_hand_counted_outlook():
 
 
 def test_unknown_features_name_the_known_ones():
-    from training.features import get_features
+    from cardenvs.training.features import get_features
 
     with pytest.raises(ValueError, match="unknown observation features 'nope'.*twenty"):
         get_features("nope")
 
 
 def test_unknown_policy_is_refused_before_the_run_starts(tmp_path, capsys):
-    from training.selfplay import main
+    from cardenvs.training.selfplay import main
 
     with pytest.raises(SystemExit):
         main(["--set", "game=twenty_v0", "--set", "policy=transformer", "--out", str(tmp_path)])
@@ -218,7 +218,7 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
     from sb3_contrib import MaskablePPO
 
     from cardenvs.games.doudizhu import moves
-    from training.heads import ActionFeaturePolicy, doudizhu_action_features
+    from cardenvs.training.heads import ActionFeaturePolicy, doudizhu_action_features
 
     table = doudizhu_action_features()
     assert table.shape[0] == moves.NUM_ACTIONS

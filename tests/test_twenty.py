@@ -5,7 +5,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from agents.twenty import GreedyAgent, SolverAgent
+from cardenvs.agents.twenty import GreedyAgent, SolverAgent
 from cardenvs.core.cards import RANKS, SUITS, make_deck
 from cardenvs.games.twenty import rules
 from cardenvs.games.twenty.env import raw_env

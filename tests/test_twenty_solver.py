@@ -5,7 +5,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from agents.twenty import HandSolverAgent, SolverAgent
+from cardenvs.agents.twenty import HandSolverAgent, SolverAgent
 from cardenvs.games.twenty.env import raw_env
 from cardenvs.games.twenty.rules import points_for
 from cardenvs.games.twenty.solver import solve, solve_round
@@ -160,7 +160,7 @@ def test_hand_solver_agrees_in_the_last_hand():
 def hand4_positions(count: int):
     """Round 2, first move of hand index 3 (the fourth hand) of ``exposed_hands=True, swap_deals=True`` games
     played by greedy-ish random moves: (env, observation) pairs."""
-    from agents.twenty import GreedyAgent
+    from cardenvs.agents.twenty import GreedyAgent
 
     rng = np.random.default_rng(0)
     for seed in range(count):

@@ -278,7 +278,7 @@ def test_parse_action_plays_what_is_typed_or_says_what_it_would_play():
 
 
 def test_heuristic_keeps_every_bomb():
-    from agents.twos import HeuristicAgent, bomb_ranks
+    from cardenvs.agents.twos import HeuristicAgent, bomb_ranks
     from cardenvs.games.twos import policies
 
     # 33 44 55 (a 2x3), 7777, 99 TT (two ranks only: no bomb) -> ranks 3 4 5 and 7 are kept
@@ -371,7 +371,7 @@ def test_render_shows_the_trick():
 def test_numba_heuristic_is_the_python_agent(variant):
     """policies.heuristic picks exactly what agents.twos.HeuristicAgent picks, at every decision of seeded
     games (heuristic or random moves, so positions are varied), in every variant."""
-    from agents.twos import HeuristicAgent
+    from cardenvs.agents.twos import HeuristicAgent
     from cardenvs.games.twos import policies
 
     env = raw_env(**raw_env.VARIANTS[variant])

@@ -14,7 +14,7 @@ def test_vector_selfplay_rewards_are_the_learners_own_and_snapshots_join_the_poo
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from training.wrapper import make_vector_selfplay
+    from cardenvs.training.wrapper import make_vector_selfplay
 
     venv = make_vector_selfplay("twos", {}, {"twos.heuristic": 1.0}, 8, seed=4)
     obs = venv.reset()
@@ -51,7 +51,7 @@ def test_selfplay_on_the_vector_env_writes_a_model_the_arena_plays(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "training.selfplay",
+        "cardenvs.training.selfplay",
         "--config",
         str(ROOT / "configs" / "twos_ppo.yaml"),
         "--total-timesteps",

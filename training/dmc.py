@@ -1,6 +1,6 @@
 """Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom.
 
-    python -m training.dmc --config configs/doudizhu_dmc.yaml [--total-frames N] [--minutes M] [--out DIR]
+    python -m cardenvs.training.dmc --config configs/doudizhu_dmc.yaml [--total-frames N] [--minutes M] [--out DIR]
                            [--seed S] [--resume] [--set key=value ...]
     cardenvs train doudizhu --algo dmc [same flags]
 
@@ -58,7 +58,7 @@ import torch
 import yaml
 from torch import nn
 
-from training.config import add_config_arguments, read_config
+from cardenvs.training.config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
 LR_SCHEDULES = ("constant", "linear")
@@ -173,7 +173,7 @@ class StateFeatures:
     80 / 1e6, invisible to the network)."""
 
     def __init__(self, layout, kind: str):
-        from training.features import LOG_ABOVE
+        from cardenvs.training.features import LOG_ABOVE
 
         if kind not in FEATURES:
             raise ValueError(f"features {kind!r}: expected one of {', '.join(FEATURES)}")
@@ -276,7 +276,7 @@ class QNet(nn.Module):
 
 
 def build_nets(game: str, layout, args: Args) -> nn.ModuleList:
-    from training.heads import move_features
+    from cardenvs.training.heads import move_features
 
     table = move_features(game)
     return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])

@@ -53,7 +53,7 @@ def _one_hot(index: int, size: int) -> np.ndarray:
 
 
 def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    from agents.twenty import FULL_DECK, action_outlook
+    from cardenvs.agents.twenty import FULL_DECK, action_outlook
 
     parts = env.layout.decode(obs)
     if "replayed_hands" in env.layout:  # added after the shipped model was trained: left out of these features

@@ -2,7 +2,7 @@
 env, RLlib PPO (0 and 2 env runners) on Twenty, and the RLlib learner's update time on Twenty (10 actions)
 vs Dou Dizhu (28,242 actions).
 
-    python -m training.measure_throughput [--iterations 3] [--batch 4000] [--sb3-only]
+    python -m cardenvs.training.measure_throughput [--iterations 3] [--batch 4000] [--sb3-only]
 
 Prints one JSON line per measurement. Env steps per second count sampled env steps over wall time of
 sampling+learning for SB3 (its loop interleaves them) and over RLlib's sampling time for RLlib.
@@ -20,13 +20,13 @@ HEURISTIC = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule", "twos
 def sb3_env(game: str, backend: str, n_envs: int):
     """The self-play VecEnv the learner samples from: ``python`` (DummyVecEnv of SelfPlayEnv) or ``vector``."""
     if backend == "vector":
-        from training.wrapper import make_vector_selfplay
+        from cardenvs.training.wrapper import make_vector_selfplay
 
         return make_vector_selfplay(game, {}, {HEURISTIC[game]: 1.0}, n_envs, seed=0)
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.opponents import OpponentPool
-    from training.wrapper import SelfPlayEnv
+    from cardenvs.training.opponents import OpponentPool
+    from cardenvs.training.wrapper import SelfPlayEnv
 
     return DummyVecEnv(
         [lambda i=i: SelfPlayEnv(game, {}, OpponentPool({HEURISTIC[game]: 1.0}), seed=i) for i in range(n_envs)]
@@ -63,7 +63,7 @@ def sb3_steps_per_second(game: str, steps: int, backend: str = "python", n_envs:
 def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
     import ray
 
-    from training.rllib_selfplay import DEFAULTS, build_config
+    from cardenvs.training.rllib_selfplay import DEFAULTS, build_config
 
     cfg = dict(
         DEFAULTS,

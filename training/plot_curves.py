@@ -1,6 +1,6 @@
 """Draw learning curves (win rate against the heuristic over training time) from runs' ``eval.csv``.
 
-python -m training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
+python -m cardenvs.training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trained models as arena agents: ``ppo:PATH`` loads a MaskablePPO zip saved by ``training.selfplay``.
+"""Trained models as arena agents: ``ppo:PATH`` loads a MaskablePPO zip saved by ``cardenvs.training.selfplay``.
 
 :class:`PPOAgent` is registered as the agent kind ``ppo`` (entry-point group ``cardenvs.agents`` in
 ``pyproject.toml``), which is how ``cardenvs.agent.load_agent`` finds it."""
@@ -30,7 +30,7 @@ class PPOAgent:
         self.model = MaskablePPO.load(str(p), device="cpu")
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
-        from training.features import feature_size, get_features
+        from cardenvs.training.features import feature_size, get_features
 
         self.base = env.unwrapped
         self.features_name = getattr(self.model, "observation_features", None)

@@ -1,6 +1,6 @@
 """Self-play on Ray RLlib (new API stack), from one machine to a cluster.
 
-    python -m training.rllib_selfplay --config configs/twenty_rllib.yaml [--iterations N] [--out DIR]
+    python -m cardenvs.training.rllib_selfplay --config configs/twenty_rllib.yaml [--iterations N] [--out DIR]
                                       [--address auto] [--num-env-runners K]
     cardenvs train twenty --backend rllib [same flags]
 
@@ -108,8 +108,8 @@ def build_config(cfg: dict[str, Any]):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from training.rllib_env import RLlibCardEnv
-    from training.rllib_module import MaskedPPOTorchRLModule
+    from cardenvs.training.rllib_env import RLlibCardEnv
+    from cardenvs.training.rllib_module import MaskedPPOTorchRLModule
 
     register_env("cardenvs", lambda env_config: RLlibCardEnv(env_config))
 

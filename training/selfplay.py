@@ -1,6 +1,6 @@
 """Self-play training with MaskablePPO, top to bottom.
 
-    python -m training.selfplay --config configs/twenty_ppo.yaml [--total-timesteps N] [--out DIR]
+    python -m cardenvs.training.selfplay --config configs/twenty_ppo.yaml [--total-timesteps N] [--out DIR]
                                 [--seed S] [--set ppo.learning_rate=1e-4 ...]
     cardenvs train twenty [same flags]
 
@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from training.config import add_config_arguments, read_config
+from cardenvs.training.config import add_config_arguments, read_config
 
 
 @dataclass
@@ -145,8 +145,8 @@ def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any])
 
 def make_env_fn(args: Args, rank: int):
     def thunk():
-        from training.opponents import OpponentPool
-        from training.wrapper import SelfPlayEnv
+        from cardenvs.training.opponents import OpponentPool
+        from cardenvs.training.wrapper import SelfPlayEnv
 
         pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
         return SelfPlayEnv(
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # 3. vectorised self-play envs
     if args.vec_env == "vector":  # the numba vector env: all games stepped together, opponents in numba
-        from training.wrapper import make_vector_selfplay
+        from cardenvs.training.wrapper import make_vector_selfplay
 
         vec = make_vector_selfplay(
             args.game,
@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ppo = dict(args.ppo)
     policy_kwargs: dict[str, Any] = {"net_arch": ppo.pop("net_arch", [256, 256])}
     if args.policy == "action_features":
-        from training.heads import ActionFeaturePolicy
+        from cardenvs.training.heads import ActionFeaturePolicy
 
         policy: Any = ActionFeaturePolicy
         policy_kwargs["action_game"] = args.game

@@ -8,13 +8,17 @@ env's ``{"observation", "action_mask"}`` dict and ``rng`` a ``np.random.Generato
 Names (:func:`load_agent`):
 
 * ``random``: uniformly random legal action.
-* ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the top-level module ``agents.GAME``; it plays
-  only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
+* ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the module ``cardenvs.agents.GAME`` (the
+  repository's ``agents/``); it plays only the game ``GAME`` (loading it for another game's env is a
+  ``ValueError``).
+* ``GAME.dmc`` (``doudizhu.dmc``): the Deep Monte Carlo model shipped with the package for that game
+  (``cardenvs/training/results/GAME__dmc__N/model.pt``, the highest ``N``), played as ``dmc:PATH``; it
+  needs the ``train`` extra (torch), and says so when it is missing.
 * ``KIND:PATH``: a trained model of an *agent kind* registered by an installed package under the entry-point
   group ``cardenvs.agents`` (:data:`AGENT_KINDS_GROUP`): the entry point names a class built as
-  ``Class(env, PATH)``. This project's ``training/`` registers ``ppo`` (a MaskablePPO model,
-  ``training.policies:PPOAgent``) and ``rllib`` (an RLlib checkpoint, ``training.rllib_policies:RLlibAgent``)
-  in ``pyproject.toml``; ``cardenvs`` itself never imports them.
+  ``Class(env, PATH)``. This project's ``training/`` (installed as ``cardenvs.training``) registers ``ppo``
+  (a MaskablePPO model, ``cardenvs.training.policies:PPOAgent``), ``dmc`` and ``rllib`` (an RLlib checkpoint)
+  in ``pyproject.toml``; the rest of ``cardenvs`` never imports them.
 * ``GAME.pimc`` and ``GAME.ismcts`` (``doudizhu.pimc``): the search agents of :mod:`cardenvs.search`, for every
   game that registers a determinizer; they take parameters in parentheses, ``NAME(key=value,...)``
   (``doudizhu.pimc(playouts=2000)``, ``twos.ismcts(ms=50,seed=3)``), each converted to the parameter's type
@@ -33,9 +37,11 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -72,14 +78,23 @@ class RandomAgent:
 
 
 def _agent_modules() -> list[str]:
-    """The game modules of the ``agents`` package ([] when the package is not installed at all)."""
-    try:
-        package = importlib.import_module("agents")
-    except ModuleNotFoundError as exc:
-        if exc.name != "agents":  # the package is there but imports something missing: say so
-            raise
-        return []
+    """The game modules of the ``cardenvs.agents`` package."""
+    package = importlib.import_module("cardenvs.agents")
     return [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
+
+
+def shipped_models() -> dict[str, Path]:
+    """``{"doudizhu.dmc": path, ...}``: the DMC models shipped as package data, the newest run of each game
+    (found on disk, without importing ``cardenvs.training``)."""
+    spec = importlib.util.find_spec("cardenvs.training")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    best: dict[str, tuple[int, Path]] = {}
+    for location in locations:
+        for model in Path(location).glob("results/*__dmc__*/model.pt"):
+            game, _, run = model.parent.name.partition("__dmc__")
+            if run.isdigit() and (game not in best or int(run) > best[game][0]):
+                best[game] = (int(run), model)
+    return {f"{game}.dmc": path for game, (_, path) in sorted(best.items())}
 
 
 def _game_of(env: Any) -> str | None:
@@ -155,9 +170,10 @@ def known_agents(game: str | None = None) -> list[str]:
     for module_name in _agent_modules():
         if short is not None and module_name != short:
             continue
-        module = importlib.import_module(f"agents.{module_name}")
+        module = importlib.import_module(f"cardenvs.agents.{module_name}")
         names += [f"{module_name}.{n}" for n in getattr(module, "AGENTS", {})]
-    return names + search_agent_names(game)
+    models = [n for n in shipped_models() if short is None or n.partition(".")[0] == short]
+    return names + search_agent_names(game) + models
 
 
 def _convert(agent: str, key: str, text: str, kind: type, accepted: str) -> Any:
@@ -198,10 +214,19 @@ def agent_name_forms() -> str:
     return ", ".join([f"{kind}:PATH" for kind in sorted(agent_kinds())] + ["module:Class"])
 
 
+#: the extra that installs what each agent kind of this project imports
+KIND_EXTRAS = {"ppo": "train", "dmc": "train", "rllib": "scale"}
+
+
 def _load_kind(name: str, entry: EntryPoint, path: str, env: Any) -> Agent:
     try:
         cls = entry.load()
     except ImportError as exc:
+        extra = KIND_EXTRAS.get(entry.name)
+        if extra and isinstance(exc, ModuleNotFoundError):
+            raise ValueError(
+                f"agent {name!r} needs the {extra} extra ({exc.name} is missing): pip install 'cardenvs[{extra}]'"
+            ) from None
         raise ValueError(
             f"cannot load agent {name!r}: the agent kind {entry.name} ({entry.value}) does not import: {exc}"
         ) from exc
@@ -239,8 +264,29 @@ def _load_class(name: str, env: Any) -> Agent:
     return agent
 
 
-def load_agent(name: str, env: Any) -> Agent:
-    """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names)."""
+def _model_path(name: str, path: str, models: str | Path | None) -> str:
+    """``path`` inside the ``models`` folder, resolved; one message for every refusal (it tells nothing of
+    the disk)."""
+    if models is None:
+        raise ValueError(f"agent {name!r}: models (KIND:PATH) load here only from a models folder (--models DIR)")
+    root = Path(models).resolve()
+    try:
+        resolved = (root / path).resolve()
+        inside = bool(path) and resolved.is_relative_to(root) and resolved != root and resolved.exists()
+    except (OSError, ValueError):
+        inside = False
+    if not inside:
+        raise ValueError(f"agent {name!r}: no model by that name in the models folder")
+    return str(resolved)
+
+
+def load_agent(name: str, env: Any, *, models: str | Path | None = None, registered_only: bool = False) -> Agent:
+    """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names).
+
+    ``registered_only`` is for names from untrusted input (the web app): ``module:Class`` is refused (it would
+    import and call any installed code), and ``KIND:PATH`` loads only with a ``models`` folder. With
+    ``models``, a ``KIND:PATH`` path is relative to that folder and must resolve inside it (``..`` and links
+    followed; model files can run code when loaded)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
     base_name, params = parse_agent_name(name)
@@ -252,6 +298,19 @@ def load_agent(name: str, env: Any) -> Agent:
                 f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
         return _load_search(name, base_name, params or {}, env)
+    models = shipped_models()
+    if base_name in models and not params:
+        short = base_name.partition(".")[0]
+        if game is not None and short != game:
+            raise ValueError(
+                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
+            )
+        kinds = agent_kinds()
+        if "dmc" not in kinds:
+            raise ValueError(f"agent {name!r} needs the dmc agent kind of cardenvs.training, which is not installed")
+        agent = _load_kind(base_name, kinds["dmc"], str(models[base_name]), env)
+        agent.name = base_name
+        return agent
     if params and base_name in known_agents():
         raise ValueError(f"agent {base_name!r} takes no parameters (got {name!r}); only the search agents do")
     if params:  # parameters after a name that is no agent: say so, with the close names
@@ -263,12 +322,18 @@ def load_agent(name: str, env: Any) -> Agent:
         kind, _, path = name.partition(":")
         kinds = agent_kinds()
         if kind in kinds:
+            if registered_only or models is not None:
+                path = _model_path(name, path, models)
             return _load_kind(name, kinds[kind], path, env)
+        if registered_only:
+            raise ValueError(
+                f"agent {name!r}: module:Class agents are not loaded here; name a registered agent such as random"
+            )
         return _load_class(name, env)
     if "." in name:
         module_name, _, key = name.partition(".")
         if module_name in _agent_modules():
-            table = getattr(importlib.import_module(f"agents.{module_name}"), "AGENTS", {})
+            table = getattr(importlib.import_module(f"cardenvs.agents.{module_name}"), "AGENTS", {})
             if key in table:
                 if game is not None and module_name != game:
                     raise ValueError(

@@ -294,12 +294,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ bench
+def _checkout_benchmarks() -> dict[str, Any]:
+    """The repository's benchmarks (``benchmarks/bench_NAME.py``, each with ``run(quick) -> rows``), found
+    in the current folder or in the checkout this package is installed from (an editable install); the wheel
+    does not install them."""
+    here = Path(__file__).resolve()
+    for root in (Path.cwd(), *here.parents[1:3]):
+        folder = root / "benchmarks"
+        if (folder / "__init__.py").is_file() and (folder / "common.py").is_file():
+            if str(root) not in sys.path:
+                sys.path.insert(0, str(root))
+            return {p.stem[len("bench_") :]: f"benchmarks.{p.stem}:run" for p in sorted(folder.glob("bench_*.py"))}
+    return {}
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    found = _plugins(BENCH_GROUP)
+    found: dict[str, Any] = {**_checkout_benchmarks(), **_plugins(BENCH_GROUP)}
     if not found:
         raise CLIError(
-            f"no benchmarks are installed (entry-point group {BENCH_GROUP}); install cardenvs from "
-            "the repository, which registers its benchmarks/"
+            "cardenvs bench runs the benchmarks of a checkout of the repository (benchmarks/ is not part of the "
+            "installed package): run it from the repository's folder, e.g. git clone ... && cd cardenvs && "
+            "cardenvs bench"
         )
     if args.out:
         from .arena import check_output_path
@@ -314,8 +329,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         names = [n for n in names if n in args.only]
     rows = []
     for name in names:
-        print(f"running {name} ({found[name].value}) ...", file=sys.stderr, flush=True)
-        for r in found[name].load()(args.quick):
+        entry = found[name] if isinstance(found[name], EntryPoint) else EntryPoint(name, found[name], BENCH_GROUP)
+        print(f"running {name} ({entry.value}) ...", file=sys.stderr, flush=True)
+        for r in entry.load()(args.quick):
             rows.append(r)
             ratio = f"{r['ratio']:.2f}x {r['reference']}" if r.get("ratio") is not None else ""
             print(
