@@ -26,6 +26,9 @@ Names (:func:`load_agent`):
   accepted parameters with their defaults; other agents take no parameters.
 * ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
 
+Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class``, and
+``KIND:PATH`` only with a PATH inside a ``models_dir`` folder.
+
 Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).
 
 A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
@@ -264,12 +267,12 @@ def _load_class(name: str, env: Any) -> Agent:
     return agent
 
 
-def _model_path(name: str, path: str, models: str | Path | None) -> str:
-    """``path`` inside the ``models`` folder, resolved; one message for every refusal (it tells nothing of
+def _model_path(name: str, path: str, models_dir: str | Path | None) -> str:
+    """``path`` inside the folder ``models_dir``, resolved; one message for every refusal (it tells nothing of
     the disk)."""
-    if models is None:
+    if models_dir is None:
         raise ValueError(f"agent {name!r}: models (KIND:PATH) load here only from a models folder (--models DIR)")
-    root = Path(models).resolve()
+    root = Path(models_dir).resolve()
     try:
         resolved = (root / path).resolve()
         inside = bool(path) and resolved.is_relative_to(root) and resolved != root and resolved.exists()
@@ -280,12 +283,12 @@ def _model_path(name: str, path: str, models: str | Path | None) -> str:
     return str(resolved)
 
 
-def load_agent(name: str, env: Any, *, models: str | Path | None = None, registered_only: bool = False) -> Agent:
+def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, registered_only: bool = False) -> Agent:
     """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names).
 
     ``registered_only`` is for names from untrusted input (the web app): ``module:Class`` is refused (it would
-    import and call any installed code), and ``KIND:PATH`` loads only with a ``models`` folder. With
-    ``models``, a ``KIND:PATH`` path is relative to that folder and must resolve inside it (``..`` and links
+    import and call any installed code), and ``KIND:PATH`` loads only with a ``models_dir``. With
+    ``models_dir``, a ``KIND:PATH`` path is relative to that folder and must resolve inside it (``..`` and links
     followed; model files can run code when loaded)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
@@ -322,8 +325,8 @@ def load_agent(name: str, env: Any, *, models: str | Path | None = None, registe
         kind, _, path = name.partition(":")
         kinds = agent_kinds()
         if kind in kinds:
-            if registered_only or models is not None:
-                path = _model_path(name, path, models)
+            if registered_only or models_dir is not None:
+                path = _model_path(name, path, models_dir)
             return _load_kind(name, kinds[kind], path, env)
         if registered_only:
             raise ValueError(
