@@ -349,3 +349,32 @@ def test_arena_bidding_reports_roles_and_warns_of_overrides(capsys):
     assert "roles (duplicate mode: player_0 is landlord at bid 1" in captured.out
     assert captured.err.startswith("cardenvs: warning: doudizhu_v0: the duplicate mode plays every deal")
     assert "overrides the option bidding=True" in captured.err
+
+
+# ---------------------------------------------------------------- named variants
+def test_variant_option_applies_the_named_variant_and_explicit_options_override_it():
+    import cardenvs
+    from cardenvs import vector
+
+    config = cardenvs.make("twenty", variant="exposed_swap").unwrapped.config
+    assert config["exposed_hands"] is True and config["swap_deals"] is True
+    config = cardenvs.make("war", variant="short", max_turns=50).unwrapped.config
+    assert config["max_turns"] == 50 and config["reward"] == "points"  # the explicit option wins
+    assert cardenvs.make("war", variant="default").unwrapped.config == cardenvs.make("war").unwrapped.config
+    assert vector.make("war", 2, variant="short").reset(seed=0) is not None
+    with pytest.raises(ValueError, match="unknown variant 'exposed_swapped'; known variants: default, exposed_swap"):
+        cardenvs.make("twenty", variant="exposed_swapped")
+    with pytest.raises(ValueError, match=r"accepted options: .*variant \(one of default, exposed_swap"):
+        cardenvs.make("twenty", variantt="exposed_swap")
+
+
+def test_variant_on_the_command_line(tmp_path, capsys):
+    assert main(["list"]) == 0
+    assert "variants (-o variant=NAME): three_down=" in capsys.readouterr().out
+    out = tmp_path / "r.json"
+    argv = ["arena", "war", "--agents", "random,random", "--games", "2", "--no-progress", "--out", str(out)]
+    assert main(argv + ["-o", "variant=short", "-o", "max_turns=30"]) == 0
+    assert json.loads(out.read_text())["options"] == {"variant": "short", "max_turns": 30}
+    assert "unknown variant 'nosuch'; known variants: default, three_down" in error_of(
+        capsys, argv + ["-o", "variant=nosuch"]
+    )

@@ -181,7 +181,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         for o in cls.all_options():
             print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
         if len(cls.VARIANTS) > 1:
-            print(f"    variants: {', '.join(f'{k}={v}' for k, v in cls.VARIANTS.items() if k != 'default')}")
+            named = ", ".join(f"{k}={v}" for k, v in cls.VARIANTS.items() if k != "default")
+            print(f"    variants (-o variant=NAME): {named}")
     lines = []
     for name in known_agents():
         game, _, method = name.partition(".")
@@ -437,7 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
             "-o",
             action="append",
             metavar="KEY=VALUE",
-            help="env option, the value read as YAML (repeatable; overrides the config)",
+            help="env option, the value read as YAML (repeatable; overrides the config); -o variant=NAME "
+            "applies a named variant (cardenvs list), options beside it override the variant's",
         )
         p.add_argument("--config", help="game config: YAML with game and options (configs/<game>.yaml)")
 

@@ -58,6 +58,8 @@ from .observation import Layout
 from .rng import deal_deck
 
 _NOT_SET = object()
+#: the constructor option that names a variant (``CardEnv.VARIANTS``) instead of giving its options one by one
+VARIANT_OPTION = "variant"
 
 #: what PettingZoo's ``api_test`` passes to ``reset`` to check that it takes ``options``; read as no options
 API_TEST_RESET_OPTIONS = {"options": 1}
@@ -160,7 +162,8 @@ class CardEnv(AECEnv):
     OPTIONS: tuple[Option, ...] = ()
     DEFAULT_REWARD = "win"
     RESET_OPTIONS: tuple[str, ...] = ("deck",)
-    #: named variants (option dicts) tested with api_test and seed_test and listed by ``cardenvs list``
+    #: named variants (option dicts) tested with api_test and seed_test, listed by ``cardenvs list`` and built
+    #: by name with the option ``variant=NAME`` (:meth:`resolve_options`)
     VARIANTS: dict[str, dict] = {"default": {}}
     #: the game's numba rules module (see :mod:`cardenvs.core.kernels`), or None
     CORE: Any = None
@@ -209,11 +212,23 @@ class CardEnv(AECEnv):
 
     @classmethod
     def resolve_options(cls, options: dict[str, Any]) -> dict[str, Any]:
-        """Defaults filled in, unknown names and bad values rejected with a ``ValueError``."""
+        """Defaults filled in, unknown names and bad values rejected with a ``ValueError``.
+
+        ``variant=NAME`` stands for the options of the named variant (:attr:`VARIANTS`); options given beside
+        it override the variant's (``variant="short", max_turns=50``). An unknown name lists the known ones."""
+        if VARIANT_OPTION in options:
+            options = dict(options)
+            name = options.pop(VARIANT_OPTION)
+            if not isinstance(name, str) or name not in cls.VARIANTS:
+                raise ValueError(
+                    f"{cls.metadata['name']}: unknown variant {name!r}; known variants: {', '.join(cls.VARIANTS)}"
+                )
+            options = {**cls.VARIANTS[name], **options}
         spec = {o.name: o for o in cls.all_options()}
         unknown = [k for k in options if k not in spec]
         if unknown:
             accepted = ", ".join(f"{o.name} ({o.allowed()}, default {o.describe_default()})" for o in spec.values())
+            accepted += f", {VARIANT_OPTION} (one of {', '.join(cls.VARIANTS)})"
             raise ValueError(f"{cls.metadata['name']}: unknown option {unknown[0]!r}; accepted options: {accepted}")
         config = {}
         for o in spec.values():
