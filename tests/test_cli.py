@@ -378,3 +378,14 @@ def test_variant_on_the_command_line(tmp_path, capsys):
     assert "unknown variant 'nosuch'; known variants: default, three_down" in error_of(
         capsys, argv + ["-o", "variant=nosuch"]
     )
+
+
+# ---------------------------------------------------------------- leaving a terminal game
+@pytest.mark.parametrize("leave", ["quit\n", "EXIT\n", ""])  # typed, in capitals, or the input closing (EOF)
+def test_play_quit_exits_0_with_a_goodbye_and_bad_input_reprompts(leave, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("nonsense\n#99\nhelp\n" + leave))
+    assert main(["play", "twenty", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not accepted: 'nonsense'" in out and "#99 is not a listed code" in out
+    assert out.count("> ") == 4  # three bad inputs, each answered with the prompt again
+    assert "goodbye: game left unfinished" in out and "game over" not in out

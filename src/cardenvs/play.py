@@ -3,7 +3,8 @@
 Each turn shows the ANSI render from the person's seat (every hand with ``reveal``), then the legal moves
 with short codes. The person types a move as the game names it (card codes ``QS``, move strings
 ``33344``, ``pass``, ``high``; whatever the env's ``parse_action`` reads) or its short code ``#n``. Bad
-input is answered with the reason and the prompt again; it never ends the game.
+input is answered with the reason and the prompt again; it never ends the game. ``quit`` (or ``exit``, or
+the end of the input) leaves the game with a goodbye and exit status 0: leaving is not an error.
 
 :func:`setup_play` checks everything the person chose (game, options, seat, seed, opponents) before the
 game starts, raising ``ValueError``; :func:`run_play` plays; :func:`play_terminal` does both.
@@ -60,11 +61,11 @@ def play_terminal(
 
 
 class _Leave(Exception):
-    """The person quit or the input closed: the game is abandoned."""
+    """The person quit or the input closed: the game is left unfinished."""
 
 
 def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
-    """Play a set-up game: 0 when it ends, 1 when the person quits or the input closes."""
+    """Play a set-up game to its end, or until the person quits or the input closes: 0 either way."""
     env, agents, seat, seed, reveal = session.env, session.agents, session.seat, session.seed, session.reveal
     base = env.unwrapped
     rng = np.random.default_rng(seed)
@@ -83,7 +84,8 @@ def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
     try:
         play_episode(env, choose, seed=seed)
     except _Leave:
-        return 1
+        print("goodbye: game left unfinished", file=stdout)
+        return 0
     scores = base.scores()  # the infos are gone once every agent has been stepped out
     final = ", ".join(
         f"{a} {_number(scores[i])}" + (" (you)" if i == seat else "") for i, a in enumerate(base.possible_agents)
@@ -106,10 +108,10 @@ def _ask(base, seat: int, reveal: bool, obs: dict, stdin: IO[str], stdout: IO[st
             print("\ninput closed; leaving the game", file=stdout)
             raise _Leave
         text = line.strip()
-        if text in ("quit", "exit"):
+        if text.lower() in ("quit", "exit"):
             raise _Leave
         if text in ("help", "?", ""):
-            print("type one of the legal moves above, or its #code", file=stdout)
+            print("type one of the legal moves above, or its #code; quit leaves the game", file=stdout)
             continue
         try:
             if text.startswith("#") and text[1:].isdigit():
