@@ -285,7 +285,7 @@ def test_train_refuses_a_config_of_another_game(tmp_path, capsys, monkeypatch):
     assert "--backend 'nosuch' is not an installed trainer" in error_of(capsys, ["train", "twos", "--backend=nosuch"])
     assert not calls
     no_game = write(tmp_path, "no_game.yaml", "exp: mine\n")
-    assert main(["train", "twos", "--config", no_game, "--total-timesteps", "10"]) == 0
+    assert main(["train", "twos", "--config", no_game, "--total-timesteps", "10"]) == 0  # the trainer's old flag
     assert calls == [["--config", no_game, "--set", "game=twos_v0", "--total-timesteps", "10"]]
 
 
@@ -348,7 +348,7 @@ def test_arena_bidding_reports_roles_and_warns_of_overrides(capsys):
     captured = capsys.readouterr()
     assert "roles (duplicate mode: player_0 is landlord at bid 1" in captured.out
     assert captured.err.startswith("cardenvs: warning: doudizhu_v0: the duplicate mode plays every deal")
-    assert "overrides the option bidding=True" in captured.err
+    assert "override the option bidding=True" in captured.err
 
 
 # ---------------------------------------------------------------- named variants
@@ -389,3 +389,111 @@ def test_play_quit_exits_0_with_a_goodbye_and_bad_input_reprompts(leave, capsys,
     assert "not accepted: 'nonsense'" in out and "#99 is not a listed code" in out
     assert out.count("> ") == 4  # three bad inputs, each answered with the prompt again
     assert "goodbye: game left unfinished" in out and "game over" not in out
+
+
+# ---------------------------------------------------------------- cardenvs train: one grammar for every trainer
+TRAINER_MODULES = {
+    "ppo": "cardenvs.training.selfplay",
+    "dmc": "cardenvs.training.dmc",
+    "rllib": "cardenvs.training.rllib_selfplay",
+}
+#: each trainer's config keys of the shared budget flags --steps and --minutes
+BUDGET_KEYS = {
+    "ppo": ("total_timesteps", "time_limit_minutes"),
+    "dmc": ("total_frames", "minutes"),
+    "rllib": ("total_steps", "minutes"),
+}
+
+
+def test_train_help_lists_the_shared_flags(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    for flag in ("--algo", "--config", "--set", "--steps", "--minutes", "--out", "--seed"):
+        assert flag in out
+    assert "python -m cardenvs.training.dmc --help" in out  # where each trainer's own flags are listed
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dmc", "rllib"])
+def test_the_shared_flags_reach_every_trainer(algo, tmp_path, monkeypatch):
+    pytest.importorskip("ray" if algo == "rllib" else "sb3_contrib" if algo == "ppo" else "torch")
+    import importlib
+
+    module = importlib.import_module(TRAINER_MODULES[algo])
+    calls = []
+    monkeypatch.setattr(module, "main", lambda argv: calls.append(argv) or 0)
+    flags = ["--steps", "500", "--minutes", "1.5", "--out", str(tmp_path), "--seed", "3", "--set", "exp=mine"]
+    assert main(["train", "twenty", "--algo", algo, *flags]) == 0
+    config = f"configs/twenty_{algo}.yaml"
+    assert calls == [
+        ["--config", config, "--set", "game=twenty_v0", "--set", "exp=mine", "--steps", "500", "--minutes", "1.5",
+         "--out", str(tmp_path), "--seed", "3"]
+    ]  # fmt: skip
+    settings = module.parse_args(calls[0])  # the trainer reads them into its own config keys
+    settings = settings if isinstance(settings, dict) else vars(settings)
+    steps, minutes = BUDGET_KEYS[algo]
+    assert (settings[steps], settings[minutes]) == (500, 1.5)
+    assert (settings["out"], settings["seed"], settings["exp"], settings["game"]) == (
+        str(tmp_path),
+        3,
+        "mine",
+        "twenty_v0",
+    )
+    # --backend is the old spelling of --algo; trainer flags not shared pass through as they are
+    calls.clear()
+    assert main(["train", "twenty", "--backend", algo, "--set", "game=twenty", "--eval-games", "4"]) == 0
+    assert calls == [["--config", config, "--set", "game=twenty_v0", "--set", "game=twenty", "--eval-games", "4"]]
+
+
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["--steps", "0"], "--steps"),
+        (["--minutes", "-1"], "--minutes"),
+        (["--minutes", "inf"], "--minutes"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
+def test_train_budget_mistakes_name_their_flag(argv, flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "twenty", *argv])
+    assert exc.value.code == 2 and f"argument {flag}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "algo,module,extra",
+    [("ppo", "sb3_contrib", "train"), ("dmc", "torch", "train"), ("rllib", "ray", "scale")],
+)
+def test_a_missing_extra_is_one_line_naming_it(algo, module, extra, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed: find_spec None, import fails
+    argv = ["train", "twenty"] + (["--algo", algo] if algo != "ppo" else [])
+    err = error_of(capsys, argv)
+    assert f"cardenvs train --algo {algo} needs the {extra} extra: pip install 'cardenvs[{extra}]'" in err
+    assert f"({module} not installed)" in err
+
+
+def test_a_missing_extra_found_only_on_import_is_one_line_too(capsys, monkeypatch):
+    from cardenvs import cli
+
+    monkeypatch.setattr(cli, "_missing_extra", lambda algo, backend: None)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.delitem(sys.modules, "cardenvs.training.dmc", raising=False)  # imported again: import torch fails
+    err = error_of(capsys, ["train", "twenty", "--algo", "dmc"])
+    assert (
+        "cardenvs train --algo dmc needs the train extra: pip install 'cardenvs[train]' (torch does not import)" in err
+    )
+
+
+def test_a_bug_in_a_trainer_keeps_its_traceback(monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    import cardenvs.training.selfplay
+
+    def bug(argv):
+        raise ModuleNotFoundError("No module named 'helpers_typo'", name="helpers_typo")
+
+    monkeypatch.setattr(cardenvs.training.selfplay, "main", bug)
+    with pytest.raises(ModuleNotFoundError, match="helpers_typo"):
+        main(["train", "twenty"])
+    monkeypatch.setitem(sys.modules, "cardenvs.training.selfplay", None)  # the trainer itself does not import
+    with pytest.raises(ModuleNotFoundError, match="cardenvs.training.selfplay"):
+        main(["train", "twenty"])

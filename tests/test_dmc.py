@@ -295,6 +295,14 @@ def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through()
     assert "Traceback" not in result.stderr
 
 
+def test_dmc_takes_the_shared_budget_flags_and_its_old_spelling():
+    from cardenvs.training.dmc import parse_args
+
+    args = parse_args(["--set", "game=twos", "--steps", "900", "--minutes", "0.5", "--seed", "2", "--out", "x"])
+    assert (args.total_frames, args.minutes, args.seed, args.out) == (900, 0.5, 2, "x")
+    assert parse_args(["--set", "game=twos", "--total-frames", "300"]).total_frames == 300
+
+
 def test_linear_learning_rate_decays_over_the_larger_share_of_the_budget_used():
     from cardenvs.training.dmc import Args, learning_rate
 

@@ -57,6 +57,26 @@ def test_illegal_actions_are_counted():
     assert terminateds["__all__"] and rewards["learner"] == -1
 
 
+def test_settings_come_from_the_one_config_loader(tmp_path, capsys):
+    from cardenvs.training.rllib_selfplay import DEFAULTS, parse_args
+
+    cfg = parse_args(
+        ["--config", "configs/twenty_rllib.yaml", "--steps", "5000", "--minutes", "2", "--seed", "7",
+         "--set", "lr=0.001", "--iterations", "3"]
+    )  # fmt: skip
+    assert (cfg["total_steps"], cfg["minutes"], cfg["seed"], cfg["lr"], cfg["iterations"]) == (5000, 2.0, 7, 0.001, 3)
+    assert cfg["heuristics"] == {"twenty.greedy": 0.8, "random": 0.2} and set(cfg) == set(DEFAULTS)
+    for argv, message in (
+        (["--set", "lr_rate=1"], "unknown config keys ['lr_rate']"),
+        (["--config", str(tmp_path / "none.yaml")], "does not exist"),
+        (["--set", "heuristics=[random]"], "config key heuristics must be a mapping"),
+        (["--steps", "0"], "argument --steps"),
+    ):
+        with pytest.raises(SystemExit):
+            parse_args(argv)
+        assert message in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_smoke_run_two_env_runners_then_arena(tmp_path):
     from cardenvs.training.rllib_selfplay import main
@@ -68,7 +88,9 @@ def test_smoke_run_two_env_runners_then_arena(tmp_path):
                 "--config",
                 "configs/twenty_rllib.yaml",
                 "--iterations",
-                "2",
+                "3",
+                "--steps",
+                "1",  # the step budget ends the run after its first iteration
                 "--out",
                 str(tmp_path),
                 "--num-env-runners",
@@ -87,7 +109,7 @@ def test_smoke_run_two_env_runners_then_arena(tmp_path):
     finally:
         ray.shutdown()
     log = json.loads((tmp_path / "twenty__rllib__1" / "log.json").read_text())
-    assert len(log) == 2 and log[-1]["env_steps"] > 0
+    assert len(log) == 1 and log[-1]["env_steps"] > 0
     assert all(row["illegal_actions"] == 0 for row in log)
     from cardenvs.arena import run_tournament
 

@@ -263,3 +263,13 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
         loaded.predict(obs, action_masks=masks, deterministic=True)[0]
         == model.predict(obs, action_masks=masks, deterministic=True)[0]
     )
+
+
+def test_selfplay_takes_the_shared_budget_flags_and_its_old_spellings():
+    pytest.importorskip("sb3_contrib")
+    from cardenvs.training.selfplay import parse_args
+
+    args = parse_args(["--steps", "700", "--minutes", "2.5", "--seed", "4", "--no-progress"])
+    assert (args.total_timesteps, args.time_limit_minutes, args.seed, args.progress_bar) == (700, 2.5, 4, False)
+    old = parse_args(["--total-timesteps", "800", "--time-limit-minutes", "3", "--no-progress-bar"])
+    assert (old.total_timesteps, old.time_limit_minutes, old.progress_bar) == (800, 3.0, False)

@@ -1,5 +1,10 @@
-"""The one config loader of the training scripts: a YAML file, then ``--set key=value`` overrides (dotted
-keys for nested mappings), then the script's own flags; unknown keys are an error naming the known ones."""
+"""The one config loader of the training scripts (selfplay, dmc, rllib_selfplay): a YAML file, then
+``--set key=value`` overrides (dotted keys for nested mappings), then the script's own flags; unknown keys are
+an error naming the known ones.
+
+Every script takes the same budget and output flags, spelled and checked as ``cardenvs train`` lists them
+(:func:`cardenvs.cli.add_training_flags`): ``--config``, ``--set``, ``--steps`` (in the script's own count:
+PPO timesteps, DMC frames, RLlib env steps), ``--minutes``, ``--out`` and ``--seed``."""
 
 from __future__ import annotations
 
@@ -11,16 +16,27 @@ from typing import Any
 
 import yaml
 
+from cardenvs.cli import add_training_flags
 
-def add_config_arguments(parser: argparse.ArgumentParser, example: str) -> None:
-    """``--config`` and ``--set``, the flags every training script shares."""
-    parser.add_argument("--config", help=f"YAML config ({example})")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override any config key, dotted for nested ones (ppo.learning_rate=1e-4)",
+
+def add_config_arguments(
+    parser: argparse.ArgumentParser,
+    example: str,
+    steps_key: str,
+    steps_help: str,
+    minutes_key: str = "minutes",
+    aliases: dict[str, Sequence[str]] | None = None,
+) -> None:
+    """The flags every training script shares (see the module doc): ``--steps`` and ``--minutes`` set the
+    config keys ``steps_key`` and ``minutes_key`` (list them in :func:`read_config`'s ``flags``); ``aliases``
+    keeps a script's older spellings (``{"steps": ["--total-frames"]}``)."""
+    add_training_flags(
+        parser,
+        config_help=f"YAML config ({example})",
+        steps_dest=steps_key,
+        steps_help=steps_help,
+        minutes_dest=minutes_key,
+        aliases=aliases,
     )
 
 

@@ -1,8 +1,11 @@
 """Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom.
 
-    python -m cardenvs.training.dmc --config configs/doudizhu_dmc.yaml [--total-frames N] [--minutes M] [--out DIR]
+    python -m cardenvs.training.dmc --config configs/doudizhu_dmc.yaml [--steps N] [--minutes M] [--out DIR]
                            [--seed S] [--resume] [--set key=value ...]
     cardenvs train doudizhu --algo dmc [same flags]
+
+``--steps`` is ``total_frames`` (``--total-frames``, the old spelling) and ``--minutes`` ``minutes``; the
+run stops at whichever ends first.
 
 DMC learns ``Q(state, move)``, the expected return of the acting seat after it plays ``move``, by
 regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
@@ -113,11 +116,15 @@ def env_reward(target: str) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Deep Monte Carlo self-play on a cardenvs game.")
-    add_config_arguments(parser, "configs/<game>_dmc.yaml")
-    parser.add_argument("--total-frames", type=int)
-    parser.add_argument("--minutes", type=float)
-    parser.add_argument("--out", help="output folder (default runs/)")
-    parser.add_argument("--seed", type=int)
+    add_config_arguments(
+        parser,
+        "configs/<game>_dmc.yaml",
+        steps_key="total_frames",
+        steps_help="stop after N learner frames, the moves trained on (config total_frames; --total-frames is the "
+        "old spelling)",
+        minutes_key="minutes",
+        aliases={"steps": ["--total-frames"]},
+    )
     parser.add_argument("--num-envs", type=int)
     parser.add_argument("--eval-games", type=int)
     parser.add_argument("--final-eval-games", type=int)

@@ -1,10 +1,14 @@
 """Self-play on Ray RLlib (new API stack), from one machine to a cluster.
 
-    python -m cardenvs.training.rllib_selfplay --config configs/twenty_rllib.yaml [--iterations N] [--out DIR]
+    python -m cardenvs.training.rllib_selfplay --config configs/twenty_rllib.yaml [--steps N] [--minutes M]
+                                      [--iterations N] [--out DIR] [--seed S] [--set key=value ...]
                                       [--address auto] [--num-env-runners K]
-    cardenvs train twenty --backend rllib [same flags]
+    cardenvs train twenty --algo rllib [same flags]
 
-1. Read the YAML config and the flags; the run is called ``{game}__{exp}__{seed}``.
+1. Read the YAML config (``Args``), the ``--set`` overrides and the flags through the training scripts' one
+   loader (:mod:`training.config`); the run is called ``{game}__{exp}__{seed}``. The budget: ``iterations``
+   of ``algo.train()``, and optionally ``--steps`` (``total_steps``, env steps sampled) and ``--minutes``;
+   the run stops at whichever ends first.
 2. Start Ray: ``--address auto`` joins a running cluster (``ray start --head`` ...), otherwise a local
    Ray with the configured CPUs.
 3. PPO with the masking RLModule (:mod:`training.rllib_module`) over :class:`training.rllib_env.RLlibCardEnv`:
@@ -20,76 +24,74 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-DEFAULTS: dict[str, Any] = {
-    "game": "twenty_v0",
-    "exp": "rllib",
-    "seed": 1,
-    "options": {},
-    "iterations": 20,
-    "num_env_runners": 2,
-    "num_envs_per_env_runner": 1,
-    "num_cpus": None,
-    "heuristics": {"random": 1.0},
-    "opponent_share": 0.0,
-    "snapshot_win_rate": 0.6,
-    "max_snapshots": 5,
-    "train_batch_size_per_learner": 4000,
-    "minibatch_size": 512,
-    "num_epochs": 4,
-    "lr": 3e-4,
-    "gamma": 1.0,
-    "entropy_coeff": 0.01,
-    "fcnet_hiddens": [256, 256],
-    "num_learners": 0,
-    "num_gpus_per_learner": 0,
-    "checkpoint_every": 10,
-    "out": "runs",
-    "address": None,
-}
+from cardenvs.training.config import add_config_arguments, read_config
+
+
+@dataclass
+class Args:
+    game: str = "twenty_v0"  # env id or short name
+    exp: str = "rllib"  # experiment name, part of the run name
+    seed: int = 1
+    options: dict = field(default_factory=dict)  # env options (the game variant)
+    iterations: int = 20  # calls of algo.train() at most ...
+    total_steps: int | None = None  # ... or stop once this many env steps are sampled (--steps) ...
+    minutes: float | None = None  # ... or after this many minutes of wall time
+    num_env_runners: int = 2
+    num_envs_per_env_runner: int = 1
+    num_cpus: int | None = None  # of the local Ray (None: every core)
+    heuristics: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> weight, the other seats
+    opponent_share: float = 0.0  # share of episodes where one seat is a frozen snapshot of the learner
+    snapshot_win_rate: float = 0.6  # the learner's win rate above which a snapshot is taken
+    max_snapshots: int = 5
+    train_batch_size_per_learner: int = 4000
+    minibatch_size: int = 512
+    num_epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 1.0
+    entropy_coeff: float = 0.01
+    fcnet_hiddens: list = field(default_factory=lambda: [256, 256])
+    num_learners: int = 0
+    num_gpus_per_learner: int = 0
+    checkpoint_every: int = 10  # iterations between checkpoints (and one at the end)
+    out: str = "runs"
+    address: str | None = None  # "auto" joins a running Ray cluster; None starts a local Ray
+
+
+#: the default settings as a dict (``training/measure_throughput.py`` builds configs from it)
+DEFAULTS: dict[str, Any] = dataclasses.asdict(Args())
 
 
 def parse_args(argv: Sequence[str] | None) -> dict[str, Any]:
+    """The run's settings as a dict (``build_config`` reads them by key)."""
     parser = argparse.ArgumentParser(description="Self-play PPO on Ray RLlib for a cardenvs game.")
-    parser.add_argument("--config", help="YAML config (configs/<game>_rllib.yaml)")
-    parser.add_argument("--iterations", type=int)
-    parser.add_argument("--out")
+    add_config_arguments(
+        parser,
+        "configs/<game>_rllib.yaml",
+        steps_key="total_steps",
+        steps_help="stop once N env steps are sampled (config total_steps)",
+        minutes_key="minutes",
+    )
+    parser.add_argument("--iterations", type=int, help="calls of algo.train() at most (config iterations)")
     parser.add_argument("--address", help="'auto' joins a running Ray cluster; default: start a local Ray")
     parser.add_argument("--num-env-runners", type=int)
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ns = parser.parse_args(argv)
-    cfg = dict(DEFAULTS)
-    if ns.config:
-        if not Path(ns.config).exists():
-            parser.error(f"config file {ns.config} does not exist")
-        loaded = yaml.safe_load(Path(ns.config).read_text())
-        if not isinstance(loaded, dict):
-            parser.error(
-                f"config file {ns.config} must hold a mapping of settings"
-                + (" (it is empty)" if loaded is None else "")
-            )
-        cfg.update(loaded)
-    for text in ns.set:
-        key, sep, value = text.partition("=")
-        if not sep:
-            parser.error(f"--set {text!r} must look like key=value")
-        cfg[key] = yaml.safe_load(value)
-    for key in ("iterations", "out", "address", "num_env_runners", "seed"):
-        if getattr(ns, key) is not None:
-            cfg[key] = getattr(ns, key)
-    unknown = set(cfg) - set(DEFAULTS)
-    if unknown:
-        parser.error(f"unknown config keys {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-    return cfg
+    flags = ("total_steps", "minutes", "iterations", "out", "address", "num_env_runners", "seed")
+    values = read_config(parser, ns, Args, flags)
+    for key in ("options", "heuristics"):
+        if not isinstance(values.get(key, {}), dict):
+            parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none)")
+    return dataclasses.asdict(Args(**values))
 
 
 def mapping_fn(snapshots: list[str]):
@@ -200,8 +202,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     new_should_module_be_updated=["learner"],
                 )
                 algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: learner.get_state()}}}})
-            if it % cfg["checkpoint_every"] == 0 or it == cfg["iterations"]:
+            last = (
+                it == cfg["iterations"]
+                or (cfg["total_steps"] is not None and row["env_steps"] >= cfg["total_steps"])
+                or (cfg["minutes"] is not None and time.time() - start >= 60 * cfg["minutes"])
+            )
+            if it % cfg["checkpoint_every"] == 0 or last:
                 algo.save_to_path(str(run_dir / "checkpoint"))
+            if last:
+                break
         (run_dir / "log.json").write_text(json.dumps(log, indent=1))
         algo.stop()
         print(

@@ -1,8 +1,11 @@
 """Self-play training with MaskablePPO, top to bottom.
 
-    python -m cardenvs.training.selfplay --config configs/twenty_ppo.yaml [--total-timesteps N] [--out DIR]
+    python -m cardenvs.training.selfplay --config configs/twenty_ppo.yaml [--steps N] [--minutes M] [--out DIR]
                                 [--seed S] [--set ppo.learning_rate=1e-4 ...]
     cardenvs train twenty [same flags]
+
+``--steps`` is ``total_timesteps`` and ``--minutes`` ``time_limit_minutes`` (``--total-timesteps`` and
+``--time-limit-minutes`` are the old spellings); training stops at whichever ends first.
 
 1. Read the YAML config (see ``Args``) and the overrides.
 2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
@@ -82,19 +85,25 @@ POLICIES = ("mlp", "action_features")  # values of Args.policy
 
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Self-play MaskablePPO on a cardenvs game.")
-    add_config_arguments(parser, "configs/<game>_ppo.yaml")
-    parser.add_argument("--total-timesteps", type=int)
-    parser.add_argument("--time-limit-minutes", type=float)
-    parser.add_argument("--out", help="output folder (default runs/)")
-    parser.add_argument("--seed", type=int)
+    add_config_arguments(
+        parser,
+        "configs/<game>_ppo.yaml",
+        steps_key="total_timesteps",
+        steps_help="stop after N timesteps, the learner's moves (config total_timesteps; --total-timesteps is "
+        "the old spelling)",
+        minutes_key="time_limit_minutes",
+        aliases={"steps": ["--total-timesteps"], "minutes": ["--time-limit-minutes"]},
+    )
     parser.add_argument("--n-envs", type=int)
     parser.add_argument("--eval-every", type=int)
     parser.add_argument("--eval-games", type=int)
-    parser.add_argument("--no-progress-bar", action="store_true")
+    parser.add_argument(
+        "--no-progress", "--no-progress-bar", dest="no_progress", action="store_true", help="no progress bar"
+    )
     ns = parser.parse_args(argv)
     flags = ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games")
     values = read_config(parser, ns, Args, flags)
-    if ns.no_progress_bar:
+    if ns.no_progress:
         values["progress_bar"] = False
     for key in ("options", "opponents", "ppo"):
         if key in values and not isinstance(values[key], dict):

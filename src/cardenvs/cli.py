@@ -344,35 +344,104 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ train
-def _set_games(extra: Sequence[str]) -> list[str]:
-    """The values of ``--set game=...`` (or ``--set=game=...``) among the trainer's flags."""
-    values = []
-    for i, flag in enumerate(extra):
-        text = extra[i + 1] if flag == "--set" and i + 1 < len(extra) else flag[6:] if flag.startswith("--set=") else ""
-        key, sep, value = text.partition("=")
-        if sep and key.strip() == "game":
-            values.append(value.strip())
-    return values
+#: what the budget flag counts in each of this project's trainers (``--steps``)
+STEPS_HELP = (
+    "stop after N steps as the trainer counts them: ppo timesteps (the learner's moves), dmc frames (moves "
+    "trained on), rllib env steps sampled"
+)
+#: the extras that install what this project's trainers import, with the modules each brings: a missing one is
+#: named in one line before anything runs (a trainer registered by another package is run as it is)
+TRAINER_EXTRAS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "sb3": (("train", ("torch", "stable_baselines3", "sb3_contrib", "tensorboard")),),
+    "dmc": (("train", ("torch",)),),
+    "rllib": (("scale", ("ray",)), ("train", ("torch",))),
+}
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number > 0 (argparse names the flag in its error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
+    return value
+
+
+def add_training_flags(
+    parser: argparse.ArgumentParser,
+    *,
+    config_help: str = "training YAML",
+    steps_dest: str = "steps",
+    steps_help: str = STEPS_HELP,
+    minutes_dest: str = "minutes",
+    aliases: dict[str, Sequence[str]] | None = None,
+) -> None:
+    """The flags every trainer takes, with one spelling and meaning: ``cardenvs train`` lists them and passes
+    them on, and each trainer's own parser adds the same ones (``training/config.py``), storing the budget in
+    its config keys (``steps_dest``, ``minutes_dest``). ``aliases``: older spellings a trainer keeps, by flag
+    (``{"steps": ["--total-timesteps"]}``). Every default is None: a flag not given leaves the config's value."""
+    aliases = aliases or {}
+    parser.add_argument("--config", metavar="FILE", help=config_help)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, dotted for nested ones (ppo.learning_rate=1e-4); repeatable",
+    )
+    parser.add_argument(
+        "--steps", *aliases.get("steps", ()), dest=steps_dest, type=at_least(1), metavar="N", help=steps_help
+    )
+    parser.add_argument(
+        "--minutes",
+        *aliases.get("minutes", ()),
+        dest=minutes_dest,
+        type=positive,
+        metavar="M",
+        help="stop after M minutes of wall time (the run ends at whichever of its budgets ends first)",
+    )
+    parser.add_argument(
+        "--out", metavar="DIR", help="output folder: the run goes to DIR/<game>__<exp>__<seed> (default runs)"
+    )
+    parser.add_argument("--seed", type=at_least(0), metavar="S", help="the run's seed, an integer >= 0")
+
+
+def _missing_extra(algo: str, backend: str) -> CLIError | None:
+    """The one-line error for the first extra ``backend`` needs that is not installed, or None."""
+    for extra, modules in TRAINER_EXTRAS.get(backend, ()):
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        if missing:
+            return CLIError(
+                f"cardenvs train --algo {algo} needs the {extra} extra: pip install 'cardenvs[{extra}]' "
+                f"({', '.join(missing)} not installed)"
+            )
+    return None
 
 
 def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str] = ()) -> int:
-    """Run the trainer on the named game; a config (or ``--set game=``) for another game is an error, and a
-    config without ``game`` trains the named game (the trainer gets ``--set game=<env id>``)."""
+    """Run the trainer on the named game with the shared flags (:func:`add_training_flags`) and the trainer's
+    own ones; a config (or ``--set game=``) for another game is an error, and a config without ``game`` trains
+    the named game (the trainer gets ``--set game=<env id>``)."""
     with user_input():
         env_id = resolve_id(args.game)
     short = env_id.rsplit("_v", 1)[0]
     trainers = _plugins(TRAIN_GROUP)
-    if args.backend == "ppo":  # --algo ppo: MaskablePPO is the sb3 trainer
-        args.backend = "sb3"
-    if args.backend not in trainers:
+    algo = args.backend
+    backend = "sb3" if algo == "ppo" else algo  # --algo ppo: MaskablePPO is the sb3 trainer
+    if backend not in trainers:
         known = (
             ", ".join(sorted(trainers))
             or f"none: install cardenvs with its training/ (entry-point group {TRAIN_GROUP})"
         )
-        flag = "--algo" if any(a == "--algo" or a.startswith("--algo=") for a in argv) else "--backend"
-        raise CLIError(f"{flag} {args.backend!r} is not an installed trainer; known: ppo (= sb3), {known}")
+        flag = "--backend" if any(a == "--backend" or a.startswith("--backend=") for a in argv) else "--algo"
+        raise CLIError(f"{flag} {algo!r} is not an installed trainer; known: ppo (= sb3), {known}")
+    missing = _missing_extra(algo, backend)
+    if missing:
+        raise missing
     # configs/<game>_ppo.yaml for the sb3 trainer (MaskablePPO), configs/<game>_<backend>.yaml for the others
-    default = f"configs/{short}_{'ppo' if args.backend == 'sb3' else args.backend}.yaml"
+    default = f"configs/{short}_{'ppo' if backend == 'sb3' else backend}.yaml"
     config = args.config or default
     if not args.config and not Path(config).is_file():
         raise CLIError(f"no training config for {env_id}: {default} does not exist; pass --config")
@@ -380,7 +449,7 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str
     if not isinstance(data, dict):
         raise CLIError(f"training config {config} must hold a mapping of settings, got {type(data).__name__}")
     sources = [(f"training config {config}", data.get("game"))]
-    sources += [(f"--set game={g}", g) for g in _set_games(extra)]
+    sources += [(f"--set {text}", text.partition("=")[2].strip()) for text in args.set if _is_game_set(text)]
     for where, game in sources:
         if game is None:
             continue
@@ -392,11 +461,33 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str
                 f"or use a config for {env_id}"
             )
     try:
-        trainer = trainers[args.backend].load()
-    except ImportError as exc:
-        raise CLIError(f"training needs the train extra (pip install 'cardenvs[train]'): {exc}") from exc
-    argv = ["--config", config, "--set", f"game={env_id}", *extra]
-    return trainer(argv)
+        trainer = trainers[backend].load()
+    except ModuleNotFoundError as exc:  # an extra's module missing although found above: still one line
+        needed = {m: e for pairs in TRAINER_EXTRAS.values() for e, modules in pairs for m in modules}
+        top = (exc.name or "").partition(".")[0]
+        if top not in needed:
+            raise  # not a missing extra: a bug in the trainer keeps its traceback
+        raise CLIError(
+            f"cardenvs train --algo {algo} needs the {needed[top]} extra: pip install 'cardenvs[{needed[top]}]' "
+            f"({exc.name} does not import)"
+        ) from None
+    passed = ["--config", config, "--set", f"game={env_id}"]
+    for text in args.set:
+        passed += ["--set", text]
+    for flag, value in (
+        ("--steps", args.steps),
+        ("--minutes", args.minutes),
+        ("--out", args.out),
+        ("--seed", args.seed),
+    ):
+        if value is not None:
+            passed += [flag, str(value)]
+    return trainer([*passed, *extra])
+
+
+def _is_game_set(text: str) -> bool:
+    key, sep, _ = text.partition("=")
+    return bool(sep) and key.strip() == "game"
 
 
 # ------------------------------------------------------------------ cache
@@ -515,17 +606,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("info", "clear"), help="info (default) or clear", nargs="?", default="info")
     p.set_defaults(func=cmd_cache)
 
-    p = sub.add_parser("train", help="self-play training (needs the train extra); extra flags go to the trainer")
-    p.add_argument("game", help="env id or short name")
-    p.add_argument(
-        "--backend",
-        "--algo",
-        dest="backend",
-        default="sb3",
-        help="the trainer: sb3 or ppo (MaskablePPO, default), dmc (Deep Monte Carlo) or rllib; trainers "
-        f"are registered by installed packages (entry-point group {TRAIN_GROUP})",
+    trainers = _plugins(TRAIN_GROUP)
+    p = sub.add_parser(
+        "train",
+        help="self-play training (needs the train extra; rllib the scale extra)",
+        description="Self-play training of a game with one of the installed trainers. Every trainer takes the "
+        "flags below; any other flag goes to the trainer itself.",
+        epilog="each trainer's own flags: "
+        + "; ".join(
+            f"{'ppo' if name == 'sb3' else name}: python -m {ep.module} --help" for name, ep in sorted(trainers.items())
+        ),
     )
-    p.add_argument("--config", help="training YAML (default configs/<game>_ppo.yaml, configs/<game>_dmc.yaml, ...)")
+    p.add_argument("game", help=f"env id or short name: {', '.join(env_ids())}")
+    p.add_argument(
+        "--algo",
+        "--backend",
+        dest="backend",
+        default="ppo",
+        metavar="ALGO",
+        help="the trainer: ppo (MaskablePPO, the default; also called sb3), dmc (Deep Monte Carlo) or rllib "
+        f"(PPO on Ray RLlib); trainers are registered by installed packages (entry-point group {TRAIN_GROUP}); "
+        "--backend is the old spelling",
+    )
+    add_training_flags(p, config_help="training YAML (default configs/<game>_ppo.yaml, configs/<game>_dmc.yaml, ...)")
     p.set_defaults(func=None)
     return parser
 
