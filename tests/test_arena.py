@@ -179,9 +179,18 @@ def test_output_paths_are_checked(tmp_path):
 
 
 # ---------------------------------------------------------------- Dou Dizhu: fixed landlord or bidding
+def landlord_and_bid(record) -> tuple[int | None, int | None]:
+    """The landlord's seat and the final bid of a Dou Dizhu record (roles: 0 landlord, 1 farmer)."""
+    if record.roles is None:
+        return None, None
+    seat = record.roles.index(0)
+    assert record.roles.count(0) == 1 and all(role == 1 for p, role in enumerate(record.roles) if p != seat)
+    return seat, int(record.role_values["bid"][seat])
+
+
 def test_doudizhu_duplicate_mode_fixes_the_landlord_and_reports_roles():
     results = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 4, seed=2)
-    assert {(r.landlord, r.bid) for r in results.records} == {(0, 1)}
+    assert {landlord_and_bid(r) for r in results.records} == {(0, 1)}
     roles = results.role_stats()
     assert all(st["landlord"] == 8 and st["landlord_share"] == pytest.approx(1 / 3) for st in roles.values())
     assert "roles (duplicate mode: player_0 is landlord at bid 1" in results.report()
@@ -194,14 +203,15 @@ def test_doudizhu_duplicate_mode_with_bidding():
     assert results.bidding and len(results.records) == 8 * 6
     by_deal = defaultdict(set)
     for r in results.records:
-        by_deal[r.deal].add((r.landlord, r.bid, tuple(r.scores)))
+        by_deal[r.deal].add((*landlord_and_bid(r), tuple(r.scores)))
     assert all(len(v) == 1 for v in by_deal.values())
     outcomes = {next(iter(v))[:2] for v in by_deal.values()}
     assert len(outcomes) > 1 and outcomes != {(0, 1)}
     mixed = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 10, seed=1, bidding=True)
     roles = mixed.role_stats()
     assert sum(st["landlord"] for st in roles.values()) + roles["doudizhu.rule"]["dead"] == 10 * 6
-    assert {r.landlord for r in mixed.records} >= {0, 1, 2} and {r.bid for r in mixed.records} - {None} != {1}
+    pairs = [landlord_and_bid(r) for r in mixed.records]
+    assert {lord for lord, _ in pairs} >= {0, 1, 2} and {bid for _, bid in pairs} - {None} != {1}
     report = mixed.report()
     assert "bidding on" in report and "roles (the agents bid for the landlord)" in report
     again = Results.from_dict(mixed.to_dict())
@@ -214,7 +224,7 @@ def test_bidding_errors_and_the_override_warning():
             plan_tournament("war", ["random", "random"], 1, bidding=True, duplicate=duplicate)
     with pytest.raises(ValueError, match="need the option bidding=True"):
         plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": False}, bidding=True)
-    with pytest.warns(UserWarning, match="overrides the option bidding=True: nobody bids.*--bidding"):
+    with pytest.warns(UserWarning, match="override the option bidding=True.*--bidding"):
         plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True})
     with warnings.catch_warnings():
         warnings.simplefilter("error")

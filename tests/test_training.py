@@ -218,9 +218,9 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
     from sb3_contrib import MaskablePPO
 
     from cardenvs.games.doudizhu import moves
-    from cardenvs.training.heads import ActionFeaturePolicy, doudizhu_action_features
+    from cardenvs.training.heads import ActionFeaturePolicy, action_features
 
-    table = doudizhu_action_features()
+    table = action_features("doudizhu")
     assert table.shape[0] == moves.NUM_ACTIONS
     single_3, single_4 = moves.MOVE_ID["3"], moves.MOVE_ID["4"]
     assert table[single_3, :54].sum() == 1 and table[moves.PASS, :54].sum() == 0

@@ -61,6 +61,8 @@ import torch
 import yaml
 from torch import nn
 
+from cardenvs.core.observation import bound_scaling
+from cardenvs.registry import spec_of
 from cardenvs.training.config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
@@ -174,20 +176,18 @@ FEATURES = ("scaled", "bounds")
 
 
 class StateFeatures:
-    """Raw observation rows -> the networks' float32 input. ``scaled`` is :func:`training.features.scaled`
-    (every segment divided by its bound, bounds above 100 -- scores, awards -- logarithmic); ``bounds``
-    divides by the bound only (checkpoints from before ``features`` existed: a Twenty score of 80 was
-    80 / 1e6, invisible to the network)."""
+    """Raw observation rows -> the networks' float32 input, scaled as
+    :func:`cardenvs.core.observation.bound_scaling` defines it (``scaled``: every segment divided by its
+    bound, bounds above 100 -- scores, awards -- logarithmic); ``bounds`` divides by the bound only
+    (checkpoints from before ``features`` existed: a Twenty score of 80 was 80 / 1e6, invisible to the
+    network)."""
 
     def __init__(self, layout, kind: str):
-        from cardenvs.training.features import LOG_ABOVE
-
         if kind not in FEATURES:
             raise ValueError(f"features {kind!r}: expected one of {', '.join(FEATURES)}")
-        high = np.maximum(layout.high.astype(np.float64), 1.0)
-        big = (high > LOG_ABOVE) if kind == "scaled" else np.zeros(len(high), dtype=bool)
+        big, divisor = bound_scaling(layout.high, logarithmic=kind == "scaled")  # the core's one definition
         self.big = torch.as_tensor(big) if big.any() else None
-        self.div = torch.as_tensor(1.0 / np.where(big, np.log1p(high), high), dtype=torch.float32)
+        self.div = torch.as_tensor(1.0 / divisor, dtype=torch.float32)
 
     def __call__(self, raw: np.ndarray) -> torch.Tensor:
         x = torch.as_tensor(raw, dtype=torch.float32)
@@ -197,22 +197,18 @@ class StateFeatures:
 
 
 def role_names(game: str) -> list[str]:
-    if game == "doudizhu_v0":
-        return ["landlord", "farmer_after_landlord", "farmer_before_landlord", "bidder"]
-    return ["player"]
+    """The networks of a game: one per part a learner plays where the game declares roles (its spec's
+    ``roles.learner_names``, e.g. Dou Dizhu's landlord, the two farmers and the bidder), else one."""
+    roles = spec_of(game).roles
+    return list(roles.learner_names) if roles else ["player"]
 
 
 def roles_of(game: str, layout, obs: np.ndarray) -> np.ndarray:
-    """The network each decision uses (see :func:`role_names`), from the observations ``[N, D]``.
-
-    Dou Dizhu's ``landlord`` segment is relative (0 = the observer, 1 = the next seat, 2 = the previous):
-    the landlord at 2 means the observer plays right after the landlord."""
-    if game != "doudizhu_v0":
+    """The network each decision uses (see :func:`role_names`), from the observations ``[N, D]``."""
+    roles = spec_of(game).roles
+    if roles is None:
         return np.zeros(len(obs), dtype=np.int64)
-    landlord = obs[:, layout.slices["landlord"]]
-    bidding = obs[:, layout.slices["bidding"]][:, 0] > 0
-    role = np.where(landlord[:, 0] > 0, 0, np.where(landlord[:, 2] > 0, 1, 2))
-    return np.where(bidding, 3, role).astype(np.int64)
+    return np.asarray(roles.learner_roles(layout, obs), dtype=np.int64)
 
 
 # ---------------------------------------------------------------- 3. the Q network of one role

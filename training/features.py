@@ -23,6 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from cardenvs.core.observation import scale_by_bounds
+from cardenvs.core.spec import load
+from cardenvs.registry import env_ids, spec_of
+
 FeatureFn = Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -30,65 +34,25 @@ def raw(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.asarray(obs, dtype=np.float32)
 
 
-LOG_ABOVE = 100.0  # segments with a larger bound (scores, awards) are scaled logarithmically
-
-
-def scale_by_bounds(high: np.ndarray, obs: np.ndarray) -> np.ndarray:
-    """Observation rows (any leading shape) with each entry divided by its segment's bound ``high``, or, for
-    bounds above :data:`LOG_ABOVE`, mapped to ``log1p(x) / log1p(bound)``; negative entries count as 0."""
-    high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
-    x = np.maximum(np.asarray(obs, dtype=np.float64), 0.0)
-    out = np.where(high > LOG_ABOVE, np.log1p(x) / np.log1p(high), x / high)
-    return out.astype(np.float32)
-
-
 def scaled(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return scale_by_bounds(env.layout.high, obs)
 
 
-def _one_hot(index: int, size: int) -> np.ndarray:
-    out = np.zeros(size)
-    out[min(max(index, 0), size - 1)] = 1.0
-    return out
+FEATURES: dict[str, FeatureFn] = {"raw": raw, "scaled": scaled}
 
 
-def twenty(env: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    from cardenvs.agents.twenty import FULL_DECK, action_outlook
-
-    parts = env.layout.decode(obs)
-    if "replayed_hands" in env.layout:  # added after the shipped model was trained: left out of these features
-        cut = env.layout.slices["replayed_hands"].start
-        base = scale_by_bounds(env.layout.high[:cut], obs[:cut])
-    else:
-        base = scaled(env, obs, mask)
-    outlook = action_outlook(parts)  # (10, 3): points, clears, reply
-    unseen = np.maximum(FULL_DECK - parts["seen"] - parts["own_hand"] - parts["opponent_hand"], 0)
-    own, opp = parts["scores"].astype(np.float64)
-    squash = lambda points: np.sign(points) * np.log1p(np.abs(points)) / np.log1p(120.0)  # noqa: E731
-    return np.concatenate(
-        [
-            base,
-            _one_hot(int(parts["tally"][0]), 20),
-            _one_hot(int(parts["tally_cards"][0]), 10),
-            unseen / FULL_DECK,
-            [np.tanh((own - opp) / 30.0)],
-            squash(outlook[:, 0]),
-            outlook[:, 1],
-            squash(outlook[:, 2]),
-            squash(outlook[:, 0] - outlook[:, 2]),
-            np.asarray(mask, dtype=np.float64),
-        ]
-    ).astype(np.float32)
-
-
-FEATURES: dict[str, FeatureFn] = {"raw": raw, "scaled": scaled, "twenty": twenty}
-
-
-def get_features(name: str | None) -> FeatureFn:
-    """The feature function called ``name`` (``None`` means ``raw``)."""
+def get_features(name: str | None, game: str | None = None) -> FeatureFn:
+    """The feature function called ``name`` (``None`` means ``raw``): ``raw``, ``scaled``, or one the game
+    declares (its spec's ``learner_features``, e.g. Twenty's ``twenty``)."""
     name = name or "raw"
+    if game is not None:
+        declared = spec_of(game).learner_features
+    else:  # any game's declared feature sets, by name
+        declared = {k: v for env_id in env_ids() for k, v in spec_of(env_id).learner_features.items()}
+    if name in declared:
+        return load(declared[name])
     if name not in FEATURES:
-        raise ValueError(f"unknown observation features {name!r}; known: {sorted(FEATURES)}")
+        raise ValueError(f"unknown observation features {name!r}; known: {sorted([*FEATURES, *declared])}")
     return FEATURES[name]
 
 
@@ -96,4 +60,4 @@ def feature_size(name: str | None, env: Any) -> int:
     """Length of the feature vector of ``name`` for this (unwrapped) env."""
     agent = env.possible_agents[0]
     mask = np.ones(env.action_space(agent).n, dtype=np.int8)
-    return int(get_features(name)(env, env.layout.zeros(), mask).shape[0])
+    return int(get_features(name, env.metadata["name"])(env, env.layout.zeros(), mask).shape[0])

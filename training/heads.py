@@ -7,13 +7,11 @@ is a fixed description of the move (its cards, type, main rank), ``e`` a small M
 ``q`` a linear query of the state. Moves that look alike get alike scores, and the cost drops from
 ``latent x n_actions`` to ``dim x n_actions`` multiply-adds per state.
 
-Use it with ``policy: action_features`` in a training config; the game must have an entry in
-:data:`ACTION_FEATURES`.
+Use it with ``policy: action_features`` in a training config; the game must declare ``move_features`` in
+its spec (:class:`cardenvs.core.spec.GameSpec`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 import torch as th
@@ -21,54 +19,14 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 
-def doudizhu_action_features() -> np.ndarray:
-    """One row per Dou Dizhu action: the 54 card planes of the move, its type (one-hot over
-    ``moves.TYPES``), its main rank (one-hot, 15), its size / 20, and one-hots for pass, no bid and bids 1-3."""
-    from cardenvs.games.doudizhu import moves
-    from cardenvs.games.doudizhu.env import MOVE_PLANES
-
-    n, m, types = moves.NUM_ACTIONS, moves.NUM_MOVES, len(moves.TYPES)
-    special = n - m
-    out = np.zeros((n, 54 + types + 15 + 1 + special), dtype=np.float32)
-    out[:, :54] = MOVE_PLANES
-    out[np.arange(m), 54 + moves.MOVE_TYPE] = 1
-    out[np.arange(m), 54 + types + moves.MOVE_MAIN] = 1
-    out[:m, 54 + types + 15] = moves.MOVE_SIZE / 20
-    out[np.arange(m, n), 54 + types + 16 + np.arange(special)] = 1
-    return out
-
-
-def twos_action_features() -> np.ndarray:
-    """One row per Twos action: its shape (one-hot over ``moves.SHAPES``), how many cards it takes of each
-    rank (/ 4), its top card (one-hot over the 52 values), whether it is a bomb, and pass."""
-    from cardenvs.games.twos import moves
-
-    n_shapes = len(moves.SHAPES)
-    out = np.zeros((moves.NUM_ACTIONS, n_shapes + 13 + 52 + 2), dtype=np.float32)
-    for a, (shape, top) in enumerate(moves.ACTIONS):
-        n, length = moves.SHAPE_N[shape], moves.SHAPE_L[shape]
-        top_rank = top // 4
-        out[a, shape] = 1
-        out[a, n_shapes + top_rank - length + 1 : n_shapes + top_rank + 1] = n / 4
-        out[a, n_shapes + 13 + top] = 1
-        out[a, -2] = float(moves.SHAPE_IS_BOMB[shape])
-    out[moves.PASS, -1] = 1
-    return out
-
-
-ACTION_FEATURES: dict[str, Callable[[], np.ndarray]] = {
-    "doudizhu_v0": doudizhu_action_features,
-    "twos_v0": twos_action_features,
-}
-
-
 def action_features(game: str) -> np.ndarray:
-    from cardenvs import resolve_id
+    """The game's move features (its spec's ``move_features``: one row per action)."""
+    from cardenvs.registry import spec_of
 
-    key = resolve_id(game)
-    if key not in ACTION_FEATURES:
-        raise ValueError(f"no action features for {key}; the action-feature policy knows {sorted(ACTION_FEATURES)}")
-    return ACTION_FEATURES[key]()
+    spec = spec_of(game)
+    if spec.move_features is None:
+        raise ValueError(f"{spec.env_id} declares no move features, so the action-feature policy cannot play it")
+    return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
 
 
 class ActionFeatureHead(nn.Module):
@@ -101,7 +59,7 @@ class ActionFeatureHead(nn.Module):
 
 class ActionFeaturePolicy(MaskableActorCriticPolicy):
     """MaskablePPO's MLP policy with :class:`ActionFeatureHead` in place of the linear action head.
-    ``action_game`` names the game whose :data:`ACTION_FEATURES` describe the actions."""
+    ``action_game`` names the game whose declared move features describe the actions."""
 
     def __init__(self, *args, action_game: str, action_dim: int = 64, **kwargs):
         self.action_game, self.action_dim = action_game, action_dim
@@ -127,19 +85,14 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
 
 
 def move_features(game: str) -> np.ndarray:
-    """Features of every action of ``game`` for the DMC move network: the action-feature table where the
-    game has one (Dou Dizhu's also gets each move's kicker counts per rank / 4), else a one-hot of the
-    action (games with few actions: Twenty's ten card values, War, Two Way Street)."""
-    from cardenvs import make, resolve_id
+    """Features of every action of ``game`` for the DMC move network: the game's declared move features
+    (its spec's ``move_features``), else a one-hot of the action (games with few actions: Twenty's ten card
+    values, War, Two Way Street)."""
+    from cardenvs import make
+    from cardenvs.registry import spec_of
 
-    key = resolve_id(game)
-    if key == "doudizhu_v0":
-        from cardenvs.games.doudizhu import moves
-
-        kickers = np.zeros((moves.NUM_ACTIONS, 15), dtype=np.float32)
-        kickers[: moves.NUM_MOVES] = moves.MOVE_KICKERS / 4
-        return np.concatenate([doudizhu_action_features(), kickers], axis=1)
-    if key in ACTION_FEATURES:
-        return ACTION_FEATURES[key]()
-    n = make(key).unwrapped.num_actions
+    spec = spec_of(game)
+    if spec.move_features is not None:
+        return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
+    n = make(spec.env_id).unwrapped.num_actions
     return np.eye(n, dtype=np.float32)

@@ -10,13 +10,13 @@
 * :func:`plan_tournament` / :func:`run_plan` -- the same in two steps: every check of the arguments (game,
   options, agents and their game, counts, seed) happens in the first, before anything is played.
 
-Roles (Dou Dizhu): for a game whose observation has ``landlord`` and ``bid`` segments, every record keeps
-the landlord seat and the final bid, and the results report per agent how often it was landlord, its win
-rate as landlord and as a farmer and its mean bid. Dou Dizhu's duplicate mode fixes player_0 as landlord at
-bid 1, so every agent is landlord of every deal and nobody bids; ``bidding=True`` (``cardenvs arena
---bidding``) plays the same deals with the agents permuted over the seats and the bidding on, so the
-report measures the agents' bidding. Options the duplicate mode overrides (an explicit ``bidding=True``)
-draw a warning.
+Roles: for a game that declares them (its spec's :class:`~cardenvs.core.spec.Roles`, e.g. Dou Dizhu's
+landlord and farmers), every record keeps each seat's role and the numbers the game reports per seat (Dou
+Dizhu's final bid), and the results report per agent how often it played each role, its win rate in each
+(95% intervals over duplicate sets) and the mean of each number. A game's duplicate mode may fix the roles
+(its env's ``duplicate_reset_options``: Dou Dizhu seats the landlord at player_0 at bid 1, so every agent is
+landlord of every deal); ``bidding=True`` (``cardenvs arena --bidding``) plays the same deals with the
+choice on, so the report measures it. Options the duplicate mode overrides draw a warning.
 
 Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the cards of deal ``d`` are the
 same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
@@ -38,7 +38,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ import numpy as np
 
 from .agent import load_agent
 from .core.env import check_seed, play_episode
-from .registry import make, resolve_id
+from .registry import make, resolve_id, spec_of
 
 Z95 = 1.959963984540054
 
@@ -72,8 +72,8 @@ class GameRecord:
     illegal: str | None = None
     steps: int = 0
     truncated: bool = False
-    landlord: int | None = None  # games with roles (Dou Dizhu): the landlord's seat (None: a dead hand)
-    bid: int | None = None  # and the final bid
+    roles: list[int] | None = None  # games with roles: each seat's role index (None: none, e.g. a dead hand)
+    role_values: dict[str, list[float]] = field(default_factory=dict)  # numbers per seat, e.g. the bid
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -105,7 +105,7 @@ class Results:
     duplicate: bool
     version: str = ""
     records: list[GameRecord] = field(default_factory=list)
-    bidding: bool = False  # duplicate deals played with the bidding on (Dou Dizhu)
+    bidding: bool = False  # duplicate deals played with the roles chosen in play (Dou Dizhu's bidding)
 
     # -------------------------------------------------------------- statistics
     def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
@@ -163,54 +163,54 @@ class Results:
         return out
 
     def has_roles(self) -> bool:
-        return any(r.landlord is not None for r in self.records)
+        return spec_of(self.env_id).roles is not None and any(r.roles is not None for r in self.records)
 
     def role_stats(self) -> dict[str, dict[str, Any]]:
-        """Games with a landlord (Dou Dizhu), per agent: hands played, how often it was landlord (count and
-        share), its win rate as landlord and as a farmer (95% intervals over duplicate sets), its mean bid as
-        landlord; dead hands (nobody bid) count in ``dead`` and in neither role. Intervals are clipped to [0, 1]."""
+        """Games of a game with roles, per agent: games played, how often it played each role (count and
+        share), its win rate in each (95% intervals over duplicate sets, clipped to [0, 1]) and the mean of
+        each number the game reports per seat; games without roles count in the roles' ``without`` name
+        (Dou Dizhu: ``dead``, a hand nobody bid for) and in no role."""
+        roles = spec_of(self.env_id).roles
+        if roles is None:
+            return {}
         out = {}
         units = self._units()
+        value_names = sorted({k for r in self.records for k in r.role_values})
         for label in self.agents:
-            hands = landlord = dead = farmer = 0
-            bids: list[int] = []
-            lord_units, farmer_units = [], []
+            games = without = 0
+            counts = [0] * len(roles.names)
+            role_units: list[list[float]] = [[] for _ in roles.names]
+            values: dict[str, list[float]] = {k: [] for k in value_names}
             for games_in_unit in units.values():
-                lord_wins, farmer_wins = [], []
+                wins: list[list[float]] = [[] for _ in roles.names]
                 for r in games_in_unit:
                     for seat, who in enumerate(r.seats):
                         if who != label:
                             continue
-                        hands += 1
-                        won = 1.0 if r.outcome[seat] > 0 else 0.0
-                        if r.landlord is None:
-                            dead += 1
-                        elif r.landlord == seat:
-                            landlord += 1
-                            lord_wins.append(won)
-                            if r.bid is not None:
-                                bids.append(r.bid)
-                        else:
-                            farmer += 1
-                            farmer_wins.append(won)
-                if lord_wins:
-                    lord_units.append(float(np.mean(lord_wins)))
-                if farmer_wins:
-                    farmer_units.append(float(np.mean(farmer_wins)))
-            lw, llo, lhi = _rate_ci(lord_units)
-            fw, flo, fhi = _rate_ci(farmer_units)
-            out[label] = {
-                "hands": hands,
-                "landlord": landlord,
-                "landlord_share": landlord / hands if hands else math.nan,
-                "farmer": farmer,
-                "dead": dead,
-                "landlord_win_rate": lw,
-                "landlord_win_rate_ci": [llo, lhi],
-                "farmer_win_rate": fw,
-                "farmer_win_rate_ci": [flo, fhi],
-                "mean_bid": float(np.mean(bids)) if bids else math.nan,
-            }
+                        games += 1
+                        if r.roles is None:
+                            without += 1
+                            continue
+                        role = r.roles[seat]
+                        counts[role] += 1
+                        wins[role].append(1.0 if r.outcome[seat] > 0 else 0.0)
+                        for k, per_seat in r.role_values.items():
+                            if not math.isnan(per_seat[seat]):
+                                values[k].append(per_seat[seat])
+                for role, w in enumerate(wins):
+                    if w:
+                        role_units[role].append(float(np.mean(w)))
+            st: dict[str, Any] = {"games": games}
+            for role, name in enumerate(roles.names):
+                rate, lo, hi = _rate_ci(role_units[role])
+                st[name] = counts[role]
+                st[f"{name}_share"] = counts[role] / games if games else math.nan
+                st[f"{name}_win_rate"] = rate
+                st[f"{name}_win_rate_ci"] = [lo, hi]
+            st[roles.without] = without
+            for k in value_names:
+                st[f"mean_{k}"] = float(np.mean(values[k])) if values[k] else math.nan
+            out[label] = st
         return out
 
     def head_to_head(self) -> dict[str, dict[str, dict[str, Any]]]:
@@ -278,26 +278,26 @@ class Results:
         return "\n".join(rows)
 
     def role_table(self) -> str:
-        if self.bidding or not self.duplicate:
-            title = "roles (the agents bid for the landlord):"
-        else:
-            title = (
-                "roles (duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; "
-                "--bidding plays the bidding):"
-            )
-        rows = [
-            title,
-            f"  {'agent':26s} {'landlord':>8s} {'share':>6s} {'win as landlord [95% CI]':>26s} "
-            f"{'win as farmer [95% CI]':>24s} {'mean bid':>8s} {'dead':>5s}",
-        ]
-        for label, st in self.role_stats().items():
-            llo, lhi = st["landlord_win_rate_ci"]
-            flo, fhi = st["farmer_win_rate_ci"]
-            rows.append(
-                f"  {label:26s} {st['landlord']:8d} {st['landlord_share']:6.3f} "
-                f"{st['landlord_win_rate']:8.3f} [{llo:6.3f},{lhi:6.3f}] "
-                f"{st['farmer_win_rate']:8.3f} [{flo:6.3f},{fhi:6.3f}] {st['mean_bid']:8.2f} {st['dead']:5d}"
-            )
+        roles = spec_of(self.env_id).roles
+        assert roles is not None
+        fixed = self.duplicate and not self.bidding and roles.fixed
+        title = f"roles ({roles.fixed if fixed else roles.chosen}):" if (roles.fixed or roles.chosen) else "roles:"
+        stats = self.role_stats()
+        value_names = sorted({k for r in self.records for k in r.role_values})
+        header = f"  {'agent':26s}"
+        for name in roles.names:
+            header += f" {name[:10]:>10s} {'share':>6s} {'win as ' + name[:14] + ' [95% CI]':>32s}"
+        header += "".join(f" {'mean ' + k:>10s}" for k in value_names) + f" {roles.without:>6s}"
+        rows = [title, header]
+        for label, st in stats.items():
+            row = f"  {label:26s}"
+            for name in roles.names:
+                lo, hi = st[f"{name}_win_rate_ci"]
+                row += (
+                    f" {st[name]:10d} {st[f'{name}_share']:6.3f} {st[f'{name}_win_rate']:14.3f} [{lo:6.3f},{hi:6.3f}]"
+                )
+            row += "".join(f" {st[f'mean_{k}']:10.2f}" for k in value_names) + f" {st[roles.without]:6d}"
+            rows.append(row)
         return "\n".join(rows)
 
     def report(self) -> str:
@@ -363,7 +363,8 @@ class Results:
             data.get("version", ""),
             bidding=data.get("bidding", False),
         )
-        res.records = [GameRecord(**r) for r in data["records"]]
+        known = {f.name for f in fields(GameRecord)}  # files from before roles were generic keep their games
+        res.records = [GameRecord(**{k: v for k, v in r.items() if k in known}) for r in data["records"]]
         return res
 
     def save(self, path: str) -> None:
@@ -484,7 +485,8 @@ def play_one(
         outcome = base.outcome()
     else:
         outcome = np.array([-1.0 if label == illegal else 0.0 for label in seats])
-    landlord, bid = roles(base)
+    roles = spec_of(base.metadata["name"]).roles
+    seat_roles, role_values = roles.game_roles(base) if roles is not None else (None, {})
     return GameRecord(
         deal,
         replay,
@@ -496,23 +498,9 @@ def play_one(
         illegal,
         episode.steps,
         episode.truncated,
-        landlord,
-        bid,
+        seat_roles,
+        role_values,
     )
-
-
-def roles(base) -> tuple[int | None, int | None]:
-    """The landlord's seat and the bid of a finished game whose observation has ``landlord`` and ``bid``
-    segments (Dou Dizhu; read from player_0's view, where relative seats are seats); (None, None) for other
-    games, and a landlord of None for a hand nobody bid for."""
-    names = {seg.name for seg in base.layout.segments}
-    if not {"landlord", "bid"} <= names:
-        return None, None
-    parts = base.layout.decode(base.observe(base.possible_agents[0])["observation"])
-    landlord = np.flatnonzero(parts["landlord"])
-    if len(landlord) == 0:
-        return None, None
-    return int(landlord[0]), int(np.argmax(parts["bid"]))
 
 
 def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
@@ -665,9 +653,9 @@ def plan_tournament(
     extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
     if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
         warnings.warn(
-            f"{env_id}: the duplicate mode plays every deal with reset options {extra} (player_0 "
-            "landlord at bid 1 in every seating), which overrides the option bidding=True: nobody bids. "
-            "Play the bidding with --bidding (run_tournament(..., bidding=True)).",
+            f"{env_id}: the duplicate mode plays every deal with reset options {extra} in every seating, "
+            "which override the option bidding=True. Play the choice with --bidding "
+            "(run_tournament(..., bidding=True)).",
             stacklevel=2,
         )
     games_per_deal = len(seatings(n, duplicate)) * len(extra)

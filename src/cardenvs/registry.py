@@ -1,41 +1,72 @@
-"""The registry of env ids: id -> module holding ``env`` and ``raw_env``.
+"""The registry of games: env id -> the game's declaration (:class:`cardenvs.core.spec.GameSpec`).
 
-Each game adds one line here. ``make`` imports lazily, so ``import cardenvs`` stays cheap.
+Every package under ``cardenvs/games/`` declares its game as ``SPEC`` in its ``__init__.py``, which imports
+nothing heavy; the registry reads them all on first use and imports a game's env module only when an env
+of it is made, so ``import cardenvs`` stays cheap. A game defined elsewhere (a research project's own game,
+the example under ``tests/``) registers its spec with :func:`register`; nothing in this package names it.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Any
 
-_ENVS: dict[str, str] = {
-    "doudizhu_v0": "cardenvs.games.doudizhu.env",
-    "twenty_v0": "cardenvs.games.twenty.env",
-    "twos_v0": "cardenvs.games.twos.env",
-    "two_way_street_v0": "cardenvs.games.two_way_street.env",
-    "war_v0": "cardenvs.games.war.env",
-}
+from .core.spec import GameSpec
+
+_SPECS: dict[str, GameSpec] = {}
+_BUILT_IN_READ = False
+
+
+def _built_in() -> dict[str, GameSpec]:
+    global _BUILT_IN_READ
+    if not _BUILT_IN_READ:
+        from . import games
+
+        for module in sorted(pkgutil.iter_modules(games.__path__), key=lambda m: m.name):
+            if module.ispkg:
+                spec = importlib.import_module(f"{games.__name__}.{module.name}").SPEC
+                _SPECS.setdefault(spec.env_id, spec)
+        _BUILT_IN_READ = True
+    return _SPECS
+
+
+def register(spec: GameSpec) -> None:
+    """Add a game (its ``env`` module must define ``raw_env`` and ``env``); an id taken by another game is a
+    ``ValueError``. Registering the same spec again does nothing."""
+    specs = _built_in()
+    if not isinstance(spec, GameSpec):
+        raise ValueError(f"register takes a GameSpec, got {type(spec).__name__}")
+    if spec.env_id in specs and specs[spec.env_id] != spec:
+        raise ValueError(f"game id {spec.env_id} is taken by {specs[spec.env_id].package}")
+    specs[spec.env_id] = spec
 
 
 def env_ids() -> tuple[str, ...]:
-    return tuple(_ENVS)
+    return tuple(_built_in())
 
 
 def resolve_id(name: str) -> str:
     """An env id from its id or short name (``"twos"`` -> ``"twos_v0"``)."""
-    if name in _ENVS:
+    specs = _built_in()
+    if name in specs:
         return name
-    for env_id in _ENVS:
-        if env_id.rsplit("_v", 1)[0] == name:
+    for env_id, spec in specs.items():
+        if spec.name == name:
             return env_id
     raise ValueError(
-        f"unknown game {name!r}; known games: {', '.join(_ENVS)} (or their short names "
-        f"{', '.join(i.rsplit('_v', 1)[0] for i in _ENVS)})"
+        f"unknown game {name!r}; known games: {', '.join(specs)} (or their short names "
+        f"{', '.join(s.name for s in specs.values())})"
     )
 
 
+def spec_of(name: str) -> GameSpec:
+    """The declaration of a game by env id or short name."""
+    return _built_in()[resolve_id(name)]
+
+
 def env_module(name: str):
-    return importlib.import_module(_ENVS[resolve_id(name)])
+    return importlib.import_module(spec_of(name).env_module)
 
 
 def raw_env_class(name: str):

@@ -165,8 +165,13 @@ class CardEnv(AECEnv):
     #: named variants (option dicts) tested with api_test and seed_test, listed by ``cardenvs list`` and built
     #: by name with the option ``variant=NAME`` (:meth:`resolve_options`)
     VARIANTS: dict[str, dict] = {"default": {}}
-    #: the game's numba rules module (see :mod:`cardenvs.core.kernels`), or None
+    #: the game's numba rules module (see :mod:`cardenvs.core.kernels`), or None; with it, the numba
+    #: dispatcher of its heuristics (``policy(state, b, params, which, rng)``, names in ``CORE.POLICIES``) and
+    #: its determinizer for search, or None (a game without hidden cards). Defining the class registers them
+    #: with the generic kernels.
     CORE: Any = None
+    POLICY: Any = None
+    DETERMINIZE: Any = None
 
     # ------------------------------------------------------------------ construction
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
@@ -604,6 +609,10 @@ class CardEnv(AECEnv):
         if cls.CORE is None:
             return
         core = cls.CORE
+        if "CORE" in cls.__dict__:
+            kernels.register_rules(core, cls.POLICY)
+            if cls.DETERMINIZE is not None:
+                kernels.register_determinize(core.STATE, cls.DETERMINIZE)
         defaults = {
             "_new_game": CardEnv._core_new_game,
             "_to_move": lambda self: int(core.to_move(self.states, 0, self.params)),

@@ -98,3 +98,24 @@ class Layout:
             high = int(seg.high) if float(seg.high).is_integer() else seg.high
             rows.append(f"| `{seg.name}` | {sl.start} | {seg.size} | 0..{high} | {seg.doc} |")
         return "\n".join(rows)
+
+
+LOG_ABOVE = 100.0  # segments with a larger bound (scores, awards) are scaled logarithmically
+
+
+def bound_scaling(high: np.ndarray, logarithmic: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """How learners scale observations, the one definition: ``(log, divisor)`` per entry. An entry with
+    ``log`` goes through ``log1p`` first; every entry is then divided by ``divisor`` (its bound, or the
+    ``log1p`` of its bound), so each lands in [0, 1]. Bounds above :data:`LOG_ABOVE` are logarithmic unless
+    ``logarithmic`` is False (bounds only)."""
+    high = np.maximum(np.asarray(high, dtype=np.float64), 1.0)
+    log = (high > LOG_ABOVE) if logarithmic else np.zeros(high.shape, dtype=bool)
+    return log, np.where(log, np.log1p(high), high)
+
+
+def scale_by_bounds(high: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    """Observation rows (any leading shape) scaled by :func:`bound_scaling` (negative entries count as 0),
+    as float32."""
+    log, divisor = bound_scaling(high)
+    x = np.maximum(np.asarray(obs, dtype=np.float64), 0.0)
+    return (np.where(log, np.log1p(x), x) / divisor).astype(np.float32)

@@ -1,34 +1,41 @@
-"""Dou Dizhu: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
-numba heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), the env (:mod:`.env`)."""
+"""Dou Dizhu, landlord against two farmers: move table and generator (:mod:`.moves`, with
+:func:`legal_moves` and :func:`classify`), the numba rules over a batched state (:mod:`.rules`), numba
+heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), roles and move features
+for the arena and learners (:mod:`.roles`, :mod:`.features`), the env (:mod:`.env`).
+
+This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
 from __future__ import annotations
 
-import numpy as np
+import importlib
+from typing import Any
 
-from cardenvs.core import kernels
+from cardenvs.core.spec import GameSpec, Roles
 
-from . import determinize, moves, policies, rules
-from .moves import classify  # noqa: F401
+SPEC = GameSpec(
+    name="doudizhu",
+    version=0,
+    package=__name__,
+    title="Dou Dizhu",
+    roles=Roles(
+        names=("landlord", "farmer"),
+        of_game="cardenvs.games.doudizhu.roles:of_game",
+        learner_names=("landlord", "farmer_after_landlord", "farmer_before_landlord", "bidder"),
+        of_observation="cardenvs.games.doudizhu.roles:of_observation",
+        without="dead",
+        chosen="the agents bid for the landlord",
+        fixed="duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; --bidding plays "
+        "the bidding",
+    ),
+    move_features="cardenvs.games.doudizhu.features:move_features",
+    view="cardenvs.web.views",
+)
 
-kernels.register_rules(rules, policies.policy)
-kernels.register_determinize(rules.STATE, determinize.determinize)
+#: names this package re-exports from its modules, imported on first use
+_LAZY = {"legal_moves": "moves", "classify": "moves"}
 
 
-def legal_moves(hand: str, last: str | None = None) -> list[str]:
-    """Every legal move of ``hand`` (ranks ``"33344BR"`` or card codes ``"3S 3C BJ"``) against ``last`` (a move
-    string such as ``"333+4"``; None when leading), as move strings, plus ``"pass"`` when following."""
-    cards = moves.hand_counts_from_string(hand)
-    last_id = -1
-    if last is not None:
-        text = last.strip().upper()
-        if text in moves.MOVE_ID:
-            last_id = moves.MOVE_ID[text]
-        else:
-            options = moves.readings(moves.counts_of(text)) if "+" not in text else []
-            if not options:
-                raise ValueError(f"last {last!r} is not a Dou Dizhu move")
-            last_id = options[0]
-    mask = np.zeros(moves.NUM_ACTIONS, dtype=np.int8)
-    moves.legal_mask(cards, last_id, mask)
-    out = [moves.move_string(int(m)) for m in np.flatnonzero(mask)]
-    return out + (["pass"] if last_id >= 0 else [])
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

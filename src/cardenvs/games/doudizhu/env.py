@@ -55,7 +55,7 @@ from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 
-from . import moves, rules
+from . import determinize, moves, policies, rules
 from .rules import HISTORY
 
 LAYOUT = Layout(
@@ -120,6 +120,8 @@ class DouDizhuEnv(CardEnv):
     VARIANTS = {"default": {}, "no_bidding_win": {"bidding": False, "reward": "win"}}
 
     CORE = rules
+    POLICY = policies.policy
+    DETERMINIZE = determinize.determinize
 
     def _configure(self) -> None:
         self.num_players = 3

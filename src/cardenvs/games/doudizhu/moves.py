@@ -372,3 +372,23 @@ def hand_counts_from_string(hand: str) -> np.ndarray:
             raise ValueError(f"hand {hand!r} holds more than {len(ids)} cards of rank {RANK_CHARS[r]}")
         cards[ids[: counts[r]]] = 1
     return cards
+
+
+def legal_moves(hand: str, last: str | None = None) -> list[str]:
+    """Every legal move of ``hand`` (ranks ``"33344BR"`` or card codes ``"3S 3C BJ"``) against ``last`` (a move
+    string such as ``"333+4"``; None when leading), as move strings, plus ``"pass"`` when following."""
+    cards = hand_counts_from_string(hand)
+    last_id = -1
+    if last is not None:
+        text = last.strip().upper()
+        if text in MOVE_ID:
+            last_id = MOVE_ID[text]
+        else:
+            options = readings(counts_of(text)) if "+" not in text else []
+            if not options:
+                raise ValueError(f"last {last!r} is not a Dou Dizhu move")
+            last_id = options[0]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(cards, last_id, mask)
+    out = [move_string(int(m)) for m in np.flatnonzero(mask)]
+    return out + (["pass"] if last_id >= 0 else [])

@@ -1,12 +1,18 @@
-"""Twenty: the numba rules over a batched state (:mod:`.rules`), the numba greedy heuristic (:mod:`.policies`),
-the env (:mod:`.env`), the hand and round solvers (:mod:`.solver`) and the determinizer for search
-(:mod:`.determinize`)."""
+"""Twenty, a two-player tally game: the numba rules over a batched state (:mod:`.rules`), the numba greedy
+heuristic (:mod:`.policies`), the hand and round solvers (:mod:`.solver`), the determinizer for search
+(:mod:`.determinize`), learner features (:mod:`.features`), the env (:mod:`.env`).
+
+This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
 from __future__ import annotations
 
-from cardenvs.core import kernels
+from cardenvs.core.spec import GameSpec
 
-from . import determinize, policies, rules
-
-kernels.register_rules(rules, policies.policy)
-kernels.register_determinize(rules.STATE, determinize.determinize)
+SPEC = GameSpec(
+    name="twenty",
+    version=0,
+    package=__name__,
+    title="Twenty",
+    learner_features={"twenty": "cardenvs.games.twenty.features:learner_features"},
+    view="cardenvs.web.views",
+)

@@ -45,7 +45,7 @@ from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 
-from . import rules
+from . import determinize, policies, rules
 
 VALUE_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
 
@@ -105,6 +105,8 @@ class TwentyEnv(CardEnv):
     }
 
     CORE = rules
+    POLICY = policies.policy
+    DETERMINIZE = determinize.determinize
 
     def _configure(self) -> None:
         c = self.config

@@ -1,12 +1,29 @@
-"""Two Way Street: the numba rules over a batched state and the scoring (:mod:`.rules`), the numba
-heuristic (:mod:`.policies`), the env (:mod:`.env`), the determinizer for search (:mod:`.determinize`)."""
+"""Two Way Street, trick-taking with high/low declarations: the numba rules over a batched state and the
+scoring (:mod:`.rules`: :func:`duel_score`, :func:`hand_scores`, :func:`raw_score`), the numba heuristic
+(:mod:`.policies`), the determinizer for search (:mod:`.determinize`), the env (:mod:`.env`).
+
+This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
 from __future__ import annotations
 
-from cardenvs.core import kernels
+import importlib
+from typing import Any
 
-from . import determinize, policies, rules
-from .rules import duel_score, hand_scores, raw_score  # noqa: F401
+from cardenvs.core.spec import GameSpec
 
-kernels.register_rules(rules, policies.policy)
-kernels.register_determinize(rules.STATE, determinize.determinize)
+SPEC = GameSpec(
+    name="two_way_street",
+    version=0,
+    package=__name__,
+    title="Two Way Street",
+    view="cardenvs.web.views",
+)
+
+#: names this package re-exports from its modules, imported on first use
+_LAZY = {"duel_score": "rules", "hand_scores": "rules", "raw_score": "rules"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,7 +49,7 @@ from cardenvs.core.cards import SUITS, card_code, make_deck, parse_card
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 
-from . import rules
+from . import determinize, policies, rules
 from .rules import (  # noqa: F401
     BID,
     BID0,
@@ -136,6 +136,8 @@ class TwoWayStreetEnv(CardEnv):
     }
 
     CORE = rules
+    POLICY = policies.policy
+    DETERMINIZE = determinize.determinize
 
     def _configure(self) -> None:
         c = self.config

@@ -1,38 +1,31 @@
-"""Twos: move table and generator (:mod:`.moves`), the numba rules over a batched state (:mod:`.rules`),
-numba heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), the env (:mod:`.env`)."""
+"""Twos, a climbing game with bombs: move table and generator (:mod:`.moves`, with :func:`legal_moves`),
+the numba rules over a batched state (:mod:`.rules`), numba heuristics (:mod:`.policies`), determinization
+for search (:mod:`.determinize`), move features for learners (:mod:`.features`), the env (:mod:`.env`).
+
+This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`); it
+imports nothing heavy, so every game's spec is read at ``import cardenvs``."""
 
 from __future__ import annotations
 
-from cardenvs.core import kernels
+import importlib
+from typing import Any
 
-from . import determinize, moves, policies, rules
+from cardenvs.core.spec import GameSpec
 
-kernels.register_rules(rules, policies.policy)
-kernels.register_determinize(rules.STATE, determinize.determinize)
+SPEC = GameSpec(
+    name="twos",
+    version=0,
+    package=__name__,
+    title="Twos",
+    move_features="cardenvs.games.twos.features:action_features",
+    view="cardenvs.web.views",
+)
+
+#: names this package re-exports from its modules, imported on first use
+_LAZY = {"legal_moves": "moves"}
 
 
-def legal_moves(hand: str, to_beat: str | None = None, bomb_order: str = "classic", hand_size: int = 13) -> list[str]:
-    """The legal moves of ``hand`` against ``to_beat`` (both space-separated card codes), as the cards each
-    canonical action plays, plus ``"pass"`` when there is something to beat.
-
-    >>> legal_moves("5S 6C 7H 7S", "4H")
-    ['5S', '6C', '7S', '7H', 'pass']
-    """
-    values = moves.parse_values(hand)
-    if len(set(values)) != len(values):
-        raise ValueError(f"hand {hand!r} holds a card twice")
-    hand_values = moves.np.zeros(52, dtype=moves.np.int8)
-    hand_values[values] = 1
-    target = None
-    if to_beat is not None:
-        target = moves.classify(moves.parse_values(to_beat))
-        if target is None:
-            raise ValueError(f"to_beat {to_beat!r} is not a Twos combination")
-    mask = moves.legal_mask_for(hand_values, target, rules.bomb_strength(bomb_order, hand_size))
-    out = []
-    for action in moves.np.flatnonzero(mask):
-        if action == moves.PASS:
-            out.append("pass")
-        else:
-            out.append(" ".join(moves.value_code(v) for v in moves.cards_of(hand_values, int(action))))
-    return out
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

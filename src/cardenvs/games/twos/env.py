@@ -45,7 +45,7 @@ from cardenvs.core.cards import make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 
-from . import moves, rules
+from . import determinize, moves, policies, rules
 
 MAX_PLAYERS = 4
 
@@ -102,6 +102,8 @@ class TwosEnv(CardEnv):
     }
 
     CORE = rules
+    POLICY = policies.policy
+    DETERMINIZE = determinize.determinize
 
     def _configure(self) -> None:
         c = self.config

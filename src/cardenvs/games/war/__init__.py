@@ -1,10 +1,10 @@
 """War: the numba rules over a batched state (:mod:`.rules`), its one policy (:mod:`.policies`), the env
-(:mod:`.env`)."""
+(:mod:`.env`).
+
+This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
 from __future__ import annotations
 
-from cardenvs.core import kernels
+from cardenvs.core.spec import GameSpec
 
-from . import policies, rules
-
-kernels.register_rules(rules, policies.policy)
+SPEC = GameSpec(name="war", version=0, package=__name__, title="War", view="cardenvs.web.views")

@@ -43,7 +43,7 @@ from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 
-from . import rules
+from . import policies, rules
 
 LAYOUT = Layout(
     [
@@ -87,6 +87,7 @@ class WarEnv(CardEnv):
     }
 
     CORE = rules
+    POLICY = policies.policy
 
     def _configure(self) -> None:
         self.num_players = 2

@@ -1,0 +1,93 @@
+"""A game's one declaration: :class:`GameSpec`, the ``SPEC`` of ``cardenvs/games/<game>/__init__.py``.
+
+Every generic module (the registry, the arena, the vector envs, search, replay, ``cardenvs list``, the
+trainers, the web app) learns what it needs of a game here and from the env class the spec names, never
+from the game's name (OpenSpiel's ``GameType``/``GameInfo``, Pgx's per-game ``Env``). The env class carries
+the facts every env has (options and variants, the numba core and its policies, the determinizer, the
+observation layout, move names and parsing, duplicate-reset options); the spec adds the hooks only some
+games have, each optional:
+
+* ``roles`` (:class:`Roles`): seats that play different parts (Dou Dizhu's landlord and farmers). The arena
+  reports win rates by role; DMC trains one network per learner role.
+* ``move_features``: ``"module:function"`` returning one feature row per action (``[A, F]``), for learners
+  that score moves by their content (DMC's heads).
+* ``learner_features``: extra observation featurizers for learners by name (``"module:function"``; called
+  as ``f(env, obs, mask)``).
+* ``view``: the module of the game's web view (``cardenvs serve``).
+
+A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
+game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
+:func:`cardenvs.registry.register`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def load(path: str) -> Any:
+    """The object at ``"package.module:attribute"`` (or the module at ``"package.module"``)."""
+    module_name, _, attribute = path.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attribute.split(".") if attribute else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Seats that play different parts.
+
+    * ``names``: the roles of a finished game's seats, as the arena reports them (``("landlord",
+      "farmer")``).
+    * ``of_game``: ``"module:function"``, ``f(env) -> (roles, values)`` after a game: each seat's role index
+      into ``names`` (None when the game ended without roles, e.g. a Dou Dizhu hand nobody bid for) and
+      numbers per seat that the arena averages by agent where they are not NaN (``{"bid": [2, nan, nan]}``).
+    * ``learner_names`` and ``of_observation``: the parts a learner plays, told from its own observation
+      (``f(layout, obs [B, D]) -> role index [B]``): DMC trains one network per learner role.
+    * ``without``: what the arena calls a game that ended without roles (``"dead"``); ``chosen`` and
+      ``fixed``: the roles table's title when the agents choose their roles and when the arena's duplicate
+      mode fixes them (the env's ``duplicate_reset_options``).
+    """
+
+    names: tuple[str, ...]
+    of_game: str
+    learner_names: tuple[str, ...]
+    of_observation: str
+    without: str = "none"
+    chosen: str = ""
+    fixed: str = ""
+
+    def game_roles(self, env: Any) -> tuple[list[int] | None, dict[str, list[float]]]:
+        return load(self.of_game)(env)
+
+    def learner_roles(self, layout: Any, obs: Any) -> Any:
+        return load(self.of_observation)(layout, obs)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game: its id and where its parts live (module docstring)."""
+
+    name: str  # the short name: "twos"
+    version: int  # the env id is "{name}_v{version}"
+    package: str  # the game's package: "cardenvs.games.twos"; its env module is "{package}.env"
+    title: str  # for people: "Twos"
+    roles: Roles | None = None
+    move_features: str | None = None
+    learner_features: dict[str, str] = field(default_factory=dict)
+    view: str | None = None
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def env_module(self) -> str:
+        return f"{self.package}.env"
+
+    def hook(self, path: str | None) -> Callable | None:
+        return None if path is None else load(path)
