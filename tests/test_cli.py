@@ -497,3 +497,52 @@ def test_a_bug_in_a_trainer_keeps_its_traceback(monkeypatch):
     monkeypatch.setitem(sys.modules, "cardenvs.training.selfplay", None)  # the trainer itself does not import
     with pytest.raises(ModuleNotFoundError, match="cardenvs.training.selfplay"):
         main(["train", "twenty"])
+
+
+# ---------------------------------------------------------------- progress on stderr for long commands
+def test_every_study_has_a_no_progress_flag(capsys):
+    from cardenvs.cli import _analyses
+
+    for study in _analyses():
+        with pytest.raises(SystemExit):
+            main(["analyze", study, "--help"])
+        assert "--no-progress" in capsys.readouterr().out, study
+
+
+def test_analyze_twenty_variants_shows_progress(capsys):
+    assert main(["analyze", "twenty-variants", "--matches", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "[1/6] hands hidden: twenty.solver vs twenty.greedy" in captured.err
+    assert "[6/6] hands exposed: twenty.greedy vs random" in captured.err
+    assert "2/2" in captured.err  # the arena's bar: 1 deal x 2 seatings per pairing
+    assert "solver's margin over greedy with hands exposed" in captured.out and "[1/6]" not in captured.out
+
+
+def test_analyze_bombs_and_war_show_progress_with_the_same_counts(capsys):
+    from cardenvs.analysis.bombs import run_census
+
+    assert run_census(13, 5000, seed=2, progress=True) == run_census(13, 5000, seed=2)  # chunks in pieces: same counts
+    assert "hands dealt" in capsys.readouterr().err
+    assert main(["analyze", "war", "--games", "300"]) == 0
+    assert "war games" in capsys.readouterr().err
+    assert main(["analyze", "war", "--games", "300", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_bench_shows_progress_while_a_benchmark_runs(tmp_path, capsys, monkeypatch):
+    from cardenvs import cli
+
+    (tmp_path / "slowbench.py").write_text(
+        "import time\n\ndef run(quick):\n    time.sleep(0.5)\n"
+        "    return [{'benchmark': 'nap', 'value': 1.0, 'unit': 'naps/s'}]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "_checkout_benchmarks", lambda: {"nap": "slowbench:run"})
+    monkeypatch.setattr(cli, "_plugins", lambda group: {})
+    monkeypatch.setattr(cli, "BENCH_TICK_SECONDS", 0.1)
+    assert main(["bench"]) == 0
+    captured = capsys.readouterr()
+    assert "[1/1] running nap (slowbench:run) ..." in captured.err and "nap still running" in captured.err
+    assert "naps/s" in captured.out
+    assert main(["bench", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""

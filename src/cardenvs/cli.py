@@ -295,6 +295,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ bench
+#: seconds between the progress lines of a benchmark that is still measuring
+BENCH_TICK_SECONDS = 15.0
+
+
+@contextlib.contextmanager
+def still_running(label: str, every: float, enabled: bool = True) -> Iterator[None]:
+    """Periodic ``label (N s)`` lines on stderr while the body runs (a step with no output of its own); the
+    lines come from a thread, so a body that holds the GIL for long (one numba call) delays them."""
+    if not enabled:
+        yield
+        return
+    import threading
+    import time
+
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def tick() -> None:
+        while not stop.wait(every):
+            print(f"  ... {label} ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _checkout_benchmarks() -> dict[str, Any]:
     """The repository's benchmarks (``benchmarks/bench_NAME.py``, each with ``run(quick) -> rows``), found
     in the current folder or in the checkout this package is installed from (an editable install); the wheel
@@ -329,10 +359,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise CLIError(f"unknown benchmark {sorted(unknown)}; known: {', '.join(names)}")
         names = [n for n in names if n in args.only]
     rows = []
-    for name in names:
+    for i, name in enumerate(names, 1):
         entry = found[name] if isinstance(found[name], EntryPoint) else EntryPoint(name, found[name], BENCH_GROUP)
-        print(f"running {name} ({entry.value}) ...", file=sys.stderr, flush=True)
-        for r in entry.load()(args.quick):
+        progress = not args.no_progress
+        if progress:
+            print(f"[{i}/{len(names)}] running {name} ({entry.value}) ...", file=sys.stderr, flush=True)
+        with still_running(f"{name} still running", every=BENCH_TICK_SECONDS, enabled=progress):
+            measured = list(entry.load()(args.quick))
+        for r in measured:
             rows.append(r)
             ratio = f"{r['ratio']:.2f}x {r['reference']}" if r.get("ratio") is not None else ""
             print(
@@ -589,6 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="shorter runs")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks (e.g. aec twos)")
     p.add_argument("--out", help="write the rows as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr (the rows still print)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="watch and play in the browser: a local web app (needs the web extra)")

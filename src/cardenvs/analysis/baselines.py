@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from cardenvs.agent import load_agent
 from cardenvs.arena import run_tournament
@@ -18,14 +20,15 @@ COMMAND = "baselines"
 HELP = "the heuristics against random players (and solver vs greedy) with 95% intervals"
 
 
-def doudizhu_role_rate(role: str, hands: int, seed: int) -> tuple[float, float, float]:
-    """Win rate of doudizhu.rule as landlord (seat 0) or as a farmer (seat 1), random elsewhere, bid 1."""
+def doudizhu_role_rate(role: str, hands: int, seed: int, progress: bool = False) -> tuple[float, float, float]:
+    """Win rate of doudizhu.rule as landlord (seat 0) or as a farmer (seat 1), random elsewhere, bid 1;
+    ``progress``: a bar on stderr."""
     env = make("doudizhu").unwrapped
     rule, rnd = load_agent("doudizhu.rule", env), load_agent("random", env)
     seat = 0 if role == "landlord" else 1
     rng = np.random.default_rng(seed)
     wins = 0
-    for g in range(hands):
+    for g in tqdm(range(hands), desc=f"doudizhu.rule as {role}", unit="hand", disable=not progress):
         play_episode(
             env,
             lambda s, obs: (rule if s == seat else rnd).act(obs, rng),
@@ -41,10 +44,12 @@ def doudizhu_role_rate(role: str, hands: int, seed: int) -> tuple[float, float, 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count (default 1: the README's)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines and bars on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
     k = args.scale
+    progress = not args.no_progress
 
     def n(x):
         return max(1, int(x * k))
@@ -57,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
         ("two_way_street", ["two_way_street.heuristic", "random"], n(200), {"players": 2}, True),
     ]
     for game, agents, games, options, duplicate in rows:
-        r = run_tournament(game, agents, games, seed=args.seed, options=options, duplicate=duplicate)
+        if progress:
+            print(f"{game}: {' vs '.join(agents)} {options or ''}", file=sys.stderr, flush=True)
+        r = run_tournament(game, agents, games, seed=args.seed, options=options, duplicate=duplicate, progress=progress)
         st = r.stats()[r.agents[0]]
         lo, hi = st["win_rate_ci"]
         print(
@@ -66,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     for role in ("landlord", "farmer"):
-        p, lo, hi = doudizhu_role_rate(role, n(2000), args.seed)
+        p, lo, hi = doudizhu_role_rate(role, n(2000), args.seed, progress)
         print(
             f"{'doudizhu':15s} doudizhu.rule as {role} vs random{'':30s} {n(2000):5d} hands: "
             f"win rate {p:.3f} [{lo:.3f}, {hi:.3f}]",

@@ -20,7 +20,8 @@ import argparse
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
+from tqdm import tqdm
 
 from cardenvs.core import encoding
 from cardenvs.core.rng import uniform_index
@@ -32,11 +33,13 @@ _RANK_OF_CARD = np.arange(52, dtype=np.int64) // 4  # cards 0..51 as 4 x 13 rank
 
 
 @njit(cache=True, parallel=True)
-def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) -> np.ndarray:
+def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray, first: int, last: int) -> np.ndarray:
+    """The counts of chunks ``first..last-1`` of the ``deals`` deals split over ``len(seeds)`` chunks (chunk
+    ``c`` deals its share from stream ``seeds[c]``), so running the chunks in pieces gives the same counts."""
     chunks = seeds.shape[0]
     per_chunk = np.zeros((chunks, MAX_N, MAX_L), dtype=np.int64)
     hands_per_deal = 52 // hand_size
-    for chunk in prange(chunks):
+    for chunk in prange(first, last):
         state = np.array([seeds[chunk]], dtype=np.uint64)
         deck = np.arange(52, dtype=np.int64)
         start = chunk * deals // chunks
@@ -54,8 +57,9 @@ def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray) 
     return per_chunk.sum(axis=0)
 
 
-def run_census(hand_size: int, hands: int, seed: int = 0) -> dict[tuple[int, int], int]:
-    """{(n, L): hands holding an n x L run} over ``hands`` hands (rounded up to whole deals)."""
+def run_census(hand_size: int, hands: int, seed: int = 0, progress: bool = False) -> dict[tuple[int, int], int]:
+    """{(n, L): hands holding an n x L run} over ``hands`` hands (rounded up to whole deals); ``progress``: a
+    bar on stderr (the 64 chunks then run a few at a time; the same counts)."""
     check_hand_size(hand_size)
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
@@ -63,7 +67,13 @@ def run_census(hand_size: int, hands: int, seed: int = 0) -> dict[tuple[int, int
     deals = -(-hands // per_deal)
     rng = np.random.default_rng(seed)
     seeds = rng.integers(1, 2**63 - 1, size=64, dtype=np.int64).astype(np.uint64)
-    counts = _census(hand_size, deals, seeds, _RANK_OF_CARD)
+    step = max(8, 2 * get_num_threads()) if progress else len(seeds)
+    counts = np.zeros((MAX_N, MAX_L), dtype=np.int64)
+    with tqdm(total=deals * per_deal, desc="hands dealt", unit="hand", unit_scale=True, disable=not progress) as bar:
+        for first in range(0, len(seeds), step):
+            last = min(len(seeds), first + step)
+            counts += _census(hand_size, deals, seeds, _RANK_OF_CARD, first, last)
+            bar.update((last * deals // len(seeds) - first * deals // len(seeds)) * per_deal)
     return {(n, length): int(counts[n - 1, length - 1]) for n in range(1, MAX_N + 1) for length in range(1, MAX_L + 1)}
 
 
@@ -77,6 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hand-size", type=int, default=13)
     parser.add_argument("--hands", type=int, default=10_000_000, help="hands to simulate (default 10,000,000)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     probs = run_probabilities(args.hand_size)
     exact_time = time.perf_counter() - start
     start = time.perf_counter()
-    counts = run_census(args.hand_size, args.hands, args.seed)
+    counts = run_census(args.hand_size, args.hands, args.seed, progress=not args.no_progress)
     census_time = time.perf_counter() - start
     dealt = census_hands(args.hand_size, args.hands)
     print(

@@ -16,6 +16,7 @@ and hidden rows is what seeing the opponent's hand is worth to this solver, not 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from cardenvs.arena import run_tournament
 
@@ -24,10 +25,15 @@ HELP = "solver, greedy and random against each other, hands hidden and exposed: 
 PAIRS = [("twenty.solver", "twenty.greedy"), ("twenty.solver", "random"), ("twenty.greedy", "random")]
 
 
-def margins(matches: int, seed: int, workers: int = 1) -> list[dict]:
-    rows = []
+def margins(matches: int, seed: int, workers: int = 1, progress: bool = False) -> list[dict]:
+    """Every pairing, hands hidden then exposed; with ``progress`` a line per pairing and the arena's bar on
+    stderr (the solver's pairings take minutes at the default size)."""
+    rows: list[dict] = []
     for exposed in (False, True):
         for a, b in PAIRS:
+            if progress:
+                hands = "exposed" if exposed else "hidden"
+                print(f"[{len(rows) + 1}/{2 * len(PAIRS)}] hands {hands}: {a} vs {b}", file=sys.stderr, flush=True)
             results = run_tournament(
                 "twenty_v0",
                 [a, b],
@@ -35,6 +41,7 @@ def margins(matches: int, seed: int, workers: int = 1) -> list[dict]:
                 seed=seed,
                 workers=workers,
                 options={"swap_deals": True, "exposed_hands": exposed},
+                progress=progress,
             )
             h2h = results.head_to_head()[a][b]
             rows.append(
@@ -55,10 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matches", type=int, default=200, help="duplicate deals per pairing (default 200)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines and bars on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = margins(args.matches, args.seed, args.workers)
+    rows = margins(args.matches, args.seed, args.workers, progress=not args.no_progress)
     print(f"Twenty, swap_deals=True, {args.matches} duplicate deals per pairing (seed {args.seed})")
     print(f"{'hands':8s} {'agent':14s} {'vs':14s} {'mean margin':>12s} {'95% CI':>20s} {'win rate':>9s} {'games':>6s}")
     for r in rows:

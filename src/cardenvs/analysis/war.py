@@ -22,6 +22,7 @@ from itertools import permutations
 
 import numpy as np
 from numba import njit, prange
+from tqdm import tqdm
 
 from cardenvs.core.cards import make_deck
 from cardenvs.games.war import rules
@@ -107,13 +108,15 @@ def simulate_lengths(
     shuffle_won: bool = False,
     single_pass: bool = False,
     max_turns: int = 5000,
+    progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Play ``games`` random deals to the end; returns ``lengths`` (battles), ``truncated`` and ``result``
-    (-1 running at truncation, 0 / 1 winner, 2 draw)."""
+    (-1 running at truncation, 0 / 1 winner, 2 draw). ``progress``: a bar on stderr."""
     rng = np.random.default_rng(seed)
     deck = make_deck()
     params = rules.make_params(war_face_down, shuffle_won, single_pass, max_turns)
     lengths, results = [], []
+    bar = tqdm(total=games, desc="war games", unit="game", disable=not progress)
     for start in range(0, games, 20_000):
         count = min(20_000, games - start)
         decks = np.stack([rng.permutation(deck) for _ in range(count)]).astype(np.int16)
@@ -121,6 +124,8 @@ def simulate_lengths(
         battles, result = _simulate(np.zeros(count, dtype=rules.STATE), decks, seeds, params)
         lengths.append(battles)
         results.append(result)
+        bar.update(count)
+    bar.close()
     lengths_all = np.concatenate(lengths)
     results_all = np.concatenate(results)
     return {"lengths": lengths_all, "result": results_all, "truncated": results_all == rules.NO_RESULT}
@@ -134,13 +139,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-turns", type=int, default=5000)
     parser.add_argument("--ranks", type=int, default=13, help="ranks in the deck for the sweep probability")
     parser.add_argument("--suits", type=int, default=4, help="suits in the deck for the sweep probability")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
     p = p_sweep(args.ranks, args.suits)
     print(f"P(a given player sweeps a single pass) = {p:.15e}  (deck of {args.ranks} ranks x {args.suits} suits)")
     print(f"one sweep (either player) in about {1 / (2 * p):,.0f} games")
-    sim = simulate_lengths(args.games, args.seed, args.war_face_down, args.shuffle_won, False, args.max_turns)
+    sim = simulate_lengths(
+        args.games, args.seed, args.war_face_down, args.shuffle_won, False, args.max_turns, not args.no_progress
+    )
     lengths = sim["lengths"]
     ended = ~sim["truncated"]
     print(
