@@ -148,9 +148,9 @@ def test_open_an_arena_replay_and_step_to_its_end(page, server, replays_folder, 
     files = replay.replay_files(replays_folder)
     game = replay.load(files[0])
     page.goto(server + "/")
-    assert page.input_value("#open-replays input[name=path]") == str(replays_folder)
+    assert page.inner_text("#replay-folder") == str(replays_folder.resolve())
     with page.expect_navigation():
-        page.click("#open-replays button")
+        page.click("#open-replays")
     links = page.query_selector_all("a.replay-link")
     assert [a.inner_text() for a in links] == [f.name for f in files]
     with page.expect_navigation():
@@ -185,3 +185,15 @@ def test_an_illegal_typed_move_shows_the_legal_moves(page, server):
     assert "legal moves:" in page.inner_text("#error")
     page.reload()
     assert page.inner_text(".seat.you .hand") == before
+
+
+def test_a_double_click_steps_once(page, server):
+    """Both clicks post the step they answer; the server applies the first and refuses the second (409)."""
+    start_game(page, server, "doudizhu", mode="watch", agents="random", seed="9")
+    assert page.inner_text("#step") == "step 0"
+    with page.expect_navigation():
+        page.dblclick("#next")
+    page.wait_for_load_state()
+    assert page.inner_text("#step") == "step 1"
+    state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
+    assert state["step"] == 1 and len(state["log"]) == 1

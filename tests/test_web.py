@@ -1,4 +1,6 @@
-"""``cardenvs serve``'s app through Starlette's test client: every route, bad moves, hidden hands, sessions."""
+"""``cardenvs serve``'s app through Starlette's test client: every route, bad moves, hidden hands, sessions.
+
+(The attacks the app refuses are in ``test_web_security.py``.)"""
 
 import re
 import socket
@@ -19,10 +21,12 @@ from cardenvs.arena import run_tournament  # noqa: E402
 from cardenvs.core.cards import card_code  # noqa: E402
 from cardenvs.web import create_app  # noqa: E402
 
+BASE = "http://127.0.0.1:8000"  # the app answers only requests for its own Host
+
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url=BASE)
 
 
 def start(client, **query) -> str:
@@ -41,6 +45,13 @@ def view(client, sid) -> dict:
     response = client.get(f"/api/game/{sid}")
     assert response.status_code == 200
     return response.json()
+
+
+def post(client, sid, kind, **body):
+    """A move, next or back naming the step it answers (the current one), as the page sends it."""
+    if kind in ("move", "next", "back"):
+        body.setdefault("step", view(client, sid)["step"])
+    return client.post(f"/api/game/{sid}/{kind}", json=body)
 
 
 def test_start_page_lists_every_game_and_static_files(client):
@@ -65,7 +76,7 @@ def test_play_twenty_to_the_end(client):
     while not v["over"]:
         assert v["your_turn"] and v["legal"]
         assert {m["move"] for m in v["legal"]} <= set("A23456789T")
-        response = client.post(f"/api/game/{sid}/move", json={"action": v["legal"][-1]["action"]})
+        response = post(client, sid, "move", action=v["legal"][-1]["action"])
         assert response.status_code == 200, response.text
         v = response.json()
         moves += 1
@@ -74,7 +85,7 @@ def test_play_twenty_to_the_end(client):
     assert v["scores"] == base.scores().tolist() and v["outcome"] == base.outcome().tolist()
     assert v["seed"] == 5  # shown once the game is over
     assert "final scores" in client.get(f"/game/{sid}").text
-    over = client.post(f"/api/game/{sid}/move", json={"action": 0})
+    over = post(client, sid, "move", action=0)
     assert over.status_code == 400 and "over" in over.json()["error"]
 
 
@@ -83,16 +94,17 @@ def test_illegal_and_malformed_moves_are_400_naming_the_legal_moves(client):
     before = view(client, sid)
     legal = [m["move"] for m in before["legal"]]
     illegal = next(a for a in range(10) if a not in {m["action"] for m in before["legal"]})
+    step = before["step"]
     bad_requests = [
-        {"json": {"action": illegal}},
-        {"json": {"action": 99}},
-        {"json": {"action": "3"}},
-        {"json": {"action": True}},
-        {"json": {"move": "Z"}},
-        {"json": {"move": ""}},
-        {"json": {}},
+        {"json": {"step": step, "action": illegal}},
+        {"json": {"step": step, "action": 99}},
+        {"json": {"step": step, "action": "3"}},
+        {"json": {"step": step, "action": True}},
+        {"json": {"step": step, "move": "Z"}},
+        {"json": {"step": step, "move": ""}},
+        {"json": {"step": step}},
         {"json": [1, 2]},
-        {"content": b"not json"},
+        {"content": b"not json", "headers": {"content-type": "application/json"}},
     ]
     for request in bad_requests:
         response = client.post(f"/api/game/{sid}/move", **request)
@@ -100,14 +112,17 @@ def test_illegal_and_malformed_moves_are_400_naming_the_legal_moves(client):
         message = response.json()["error"]
         assert "legal moves: " + ", ".join(legal) in message, (request, message)
         assert view(client, sid) == before  # the game is unchanged
-    ok = client.post(f"/api/game/{sid}/move", json={"move": legal[0]})  # a move as text
+    missing_step = client.post(f"/api/game/{sid}/move", json={"move": legal[0]})
+    assert missing_step.status_code == 400 and '"step"' in missing_step.json()["error"]
+    assert view(client, sid) == before
+    ok = post(client, sid, "move", move=legal[0])  # a move as text
     assert ok.status_code == 200 and ok.json()["log"][0]["move"] == legal[0]
 
 
 def test_play_mode_has_no_stepping_or_other_views(client):
     sid = start(client, mode="play", game="twos", agents="twos.heuristic", seat=0, seed=1)
     for kind, body in [("next", {}), ("back", {}), ("goto", {"step": 0}), ("view", {"viewer": None})]:
-        response = client.post(f"/api/game/{sid}/{kind}", json=body)
+        response = post(client, sid, kind, **body)
         assert response.status_code == 400 and response.json()["error"], kind
     assert view(client, sid)["viewer"] == 0
 
@@ -146,7 +161,7 @@ def test_hidden_hands_never_reach_the_page(client, game, agent, seat):
         assert mine is not None and v["seed"] is None or v["over"]  # the seed would tell every hand
         if v["over"]:
             break
-        client.post(f"/api/game/{sid}/move", json={"action": v["legal"][0]["action"]}).raise_for_status()
+        post(client, sid, "move", action=v["legal"][0]["action"]).raise_for_status()
         turns += 1
     assert turns > 3
 
@@ -158,7 +173,7 @@ def test_two_way_street_hides_other_players_discards(client):
         v = view(client, sid)
         if v["over"]:
             break
-        client.post(f"/api/game/{sid}/move", json={"action": v["legal"][0]["action"]}).raise_for_status()
+        post(client, sid, "move", action=v["legal"][0]["action"]).raise_for_status()
     log = view(client, sid)["log"]
     others = [e for e in log if e["seat"] != 1 and s.base.metadata["name"] == "two_way_street_v0"]
     assert others and not any(e["move"].startswith("discard ") for e in others)
@@ -170,7 +185,7 @@ def test_two_sessions_are_independent(client):
     assert a != b
     first = view(client, b)
     assert view(client, a)["seats"][0]["cards"] == first["seats"][0]["cards"]  # same seed, same deal
-    client.post(f"/api/game/{a}/move", json={"action": view(client, a)["legal"][0]["action"]}).raise_for_status()
+    post(client, a, "move", action=view(client, a)["legal"][0]["action"]).raise_for_status()
     assert len(view(client, a)["log"]) >= 1
     assert view(client, b) == first
 
@@ -184,33 +199,39 @@ def test_watch_steps_forward_and_back(client):
     views = [view(client, sid)]
     assert views[0]["viewer"] is None and all(s["cards"] for s in views[0]["seats"])
     for _ in range(6):
-        views.append(client.post(f"/api/game/{sid}/next").json())
+        views.append(post(client, sid, "next").json())
     assert [v["step"] for v in views] == list(range(7))
-    client.post(f"/api/game/{sid}/back").raise_for_status()
-    client.post(f"/api/game/{sid}/back").raise_for_status()
+    post(client, sid, "back").raise_for_status()
+    post(client, sid, "back").raise_for_status()
     assert without_steps(view(client, sid)) == without_steps(views[4])
     assert view(client, sid)["steps"] == 6  # what was played is kept: next replays it
-    assert client.post(f"/api/game/{sid}/next").json() == views[5] | {"steps": 6}
+    assert post(client, sid, "next").json() == views[5] | {"steps": 6}
     assert client.post(f"/api/game/{sid}/goto", json={"step": 2}).json() == views[2] | {"steps": 6}
     assert client.post(f"/api/game/{sid}/goto", json={"step": 99}).status_code == 400
     seat_view = client.post(f"/api/game/{sid}/view", json={"viewer": 2}).json()
     assert seat_view["viewer"] == 2 and seat_view["seats"][0]["cards"] is None and seat_view["seats"][2]["cards"]
     assert client.post(f"/api/game/{sid}/view", json={"viewer": 7}).status_code == 400
     client.post(f"/api/game/{sid}/goto", json={"step": 0}).raise_for_status()
-    assert client.post(f"/api/game/{sid}/back").status_code == 400
-    move = client.post(f"/api/game/{sid}/move", json={"action": 0})
+    assert post(client, sid, "back").status_code == 400
+    move = post(client, sid, "move", action=0)
     assert move.status_code == 400 and "watch" in move.json()["error"]
 
 
-def test_replays_folder_and_file(client, tmp_path):
+def test_replays_folder_and_file(tmp_path):
     folder = tmp_path / "replays"
     run_tournament("twenty", ["twenty.greedy", "random"], 1, seed=9, replays=str(folder))
+    client = TestClient(create_app(replays=folder), base_url=BASE)
     files = replay.replay_files(folder)
-    listing = client.get("/replays", params={"path": str(folder)})
+    listing = client.get("/replays")
     assert listing.status_code == 200
     assert all(f.name in listing.text for f in files) and "twenty.greedy" in listing.text
-    response = client.get("/replays", params={"path": str(files[1])}, follow_redirects=False)
-    assert response.status_code == 303
+    links = re.findall(r'class="replay-link" href="([^"]+)"', listing.text)
+    assert links == [f"/replays?path={f.name}" for f in files]  # names in the folder, not paths
+    assert client.get("/").text.count(str(folder.resolve())) == 1  # the start page links the folder
+    # an absolute path inside the folder is the same file as its name
+    for name in (files[1].name, str(files[1])):
+        response = client.get("/replays", params={"path": name}, follow_redirects=False)
+        assert response.status_code == 303
     sid = response.headers["location"].rsplit("/", 1)[1]
     game = replay.load(files[1])
     v = view(client, sid)
@@ -219,7 +240,7 @@ def test_replays_folder_and_file(client, tmp_path):
     end = client.post(f"/api/game/{sid}/goto", json={"step": len(game.steps)}).json()
     assert end["over"] and end["scores"] == game.scores and end["replay"]["final_scores"] == game.scores
     assert [e["move"] for e in end["log"]] == [s.move for s in game.steps]
-    assert client.post(f"/api/game/{sid}/next").status_code == 400
+    assert post(client, sid, "next").status_code == 400
     page = client.get(f"/game/{sid}").text
     assert re.search(r'id="final-scores">([^<]*)<', page).group(1) == ", ".join(str(int(x)) for x in game.scores)
 
@@ -245,10 +266,12 @@ def test_unknown_game_agent_option_seat_and_paths_are_clear_errors(client, tmp_p
     assert client.get("/game/nope").status_code == 404
     assert client.get("/api/game/nope").status_code == 404
     assert client.post("/api/game/nope/move", json={"action": 1}).status_code == 404
-    assert client.get("/replays", params={"path": str(tmp_path / "missing")}).status_code == 404
-    bad = client.get("/replays", params={"path": str(tmp_path / "x.json")})
+    assert client.get("/replays").status_code == 404  # no --replays folder: no replays at all
+    assert "--replays DIR" in client.get("/replays", params={"path": str(tmp_path / "x.json")}).text
+    with_folder = TestClient(create_app(replays=tmp_path), base_url=BASE)
+    assert with_folder.get("/replays", params={"path": "missing.json"}).status_code == 404
+    bad = with_folder.get("/replays", params={"path": "x.json"})
     assert bad.status_code == 400 and "not a cardenvs replay" in bad.text
-    assert client.get("/replays").status_code == 400
 
 
 def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys):

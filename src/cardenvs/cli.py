@@ -279,19 +279,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     if not 0 < args.port < 65536:
         raise CLIError(f"--port {args.port} is not a port number (1..65535)")
-    if args.replays and not Path(args.replays).exists():
-        raise CLIError(f"--replays {args.replays} does not exist")
-    import socket
+    for flag, folder in (("--replays", args.replays), ("--models", args.models)):
+        if folder and not Path(folder).is_dir():
+            raise CLIError(f"{flag} {folder} is not a folder")
+    from .web import is_loopback, listen, serve
 
-    with socket.socket() as probe:
-        try:
-            probe.bind((args.host, args.port))
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise CLIError(f"cannot serve on {args.host}:{args.port}: {reason}; pass another --port") from None
-    from .web import serve
-
-    return serve(args.host, args.port, replays=args.replays)
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise CLIError(f"cannot serve on {args.host}:{args.port}: {reason}; pass another --port") from None
+    if not is_loopback(args.host):
+        print(
+            f"cardenvs serve: warning: --host {args.host} is reachable from other machines and there is no "
+            "authentication: anyone who can connect can play, watch and open the replays and models folders' "
+            "files; bind 127.0.0.1 (the default) unless you trust the network",
+            file=sys.stderr,
+            flush=True,
+        )
+    with sock:
+        return serve(sock, replays=args.replays, models=args.models, hosts=[args.host, *args.allow_host])
 
 
 # ------------------------------------------------------------------ bench
@@ -629,7 +636,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="watch and play in the browser: a local web app (needs the web extra)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--replays", metavar="DIR", help="a replay folder (from arena --replays) for the start page")
+    p.add_argument("--replays", metavar="DIR", help="the folder replays are read from (from arena --replays)")
+    p.add_argument("--models", metavar="DIR", help="the folder KIND:PATH agents (ppo:, dmc:, rllib:) are loaded from")
+    p.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="also accept this Host name (besides localhost, IP addresses and --host); repeatable",
+    )
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

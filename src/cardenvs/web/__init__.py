@@ -1,21 +1,66 @@
 """``cardenvs serve``: watch and play every game in the browser (the ``web`` extra: Starlette, uvicorn, Jinja2).
 
-:func:`create_app` builds the app (:mod:`cardenvs.web.app`); :func:`serve` runs it with uvicorn. ``cardenvs``
-itself never imports this package: ``cardenvs serve`` imports it when it runs.
+:func:`create_app` builds the app (:mod:`cardenvs.web.app`); :func:`listen` binds the socket and :func:`serve`
+runs the app on it with uvicorn. ``cardenvs`` itself never imports this package: ``cardenvs serve`` imports it
+when it runs.
+
+There is no authentication: anyone who can reach the port can play, watch and open the replays (and models)
+folder's files. The app refuses requests for other Host names and changes sent by other sites
+(:mod:`cardenvs.web.guard`), but bound beyond loopback it trusts the network; :func:`is_loopback` tells.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+
 from .app import create_app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, replays: str | None = None) -> int:
-    """Run the app until interrupted (Ctrl-C); 127.0.0.1 only unless ``host`` says otherwise."""
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a ``--host`` value) is this machine only: ``localhost`` or a loopback address."""
+    if host.strip().lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` with ``SO_REUSEADDR`` (as uvicorn's own): a restart right after the last
+    run binds though that run's closed connections still linger (TIME_WAIT); a port another server listens
+    on is still ``OSError``."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(
+    sock: socket.socket,
+    replays: str | Path | None = None,
+    models: str | Path | None = None,
+    hosts: Iterable[str] = (),
+) -> int:
+    """Run the app on ``sock`` (from :func:`listen`) until interrupted (Ctrl-C); ``hosts``: Host names accepted
+    besides ``localhost`` and IP addresses (the ``--host`` given, ``--allow-host``)."""
     import uvicorn
 
-    print(f"cardenvs serve: open http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(create_app(replays), host=host, port=port, log_level="warning")
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"cardenvs serve: open http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    app = create_app(replays, models=models, hosts=hosts)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[sock])
     return 0
 
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "is_loopback", "listen", "serve"]

@@ -2,33 +2,48 @@
 
 Pages (HTML):
 
-* ``GET /``: every game with its options and agents; forms to play or watch, and to open replays.
+* ``GET /``: every game with its options and agents; forms to play or watch, and the replay folder.
 * ``GET /new?mode=play|watch&game=G&options=k=v,...&agents=A,B&seat=S&seed=N``: starts a game in a new
   session and redirects to its page (a bad game, option, agent or seat: an error page, 400).
 * ``GET /game/{id}``: the game (your hand as SVG cards, the table, the legal moves; next/back/autoplay
   and the choice of view when watching or replaying).
-* ``GET /replays?path=P``: a replay file (opened in a new session) or a folder of them (listed).
+* ``GET /replays``: the games of the ``--replays`` folder; ``GET /replays?path=NAME``: one of its files,
+  opened in a new session (:mod:`cardenvs.web.files`: nothing outside the folder is read, and every name
+  it does not serve gets the same 404).
 
 API (JSON; the page's JavaScript posts here and reloads):
 
-* ``GET /api/game/{id}``: the view (:meth:`GameSession.view`), from the person's seat in play mode;
-* ``POST /api/game/{id}/move`` ``{"action": id}`` or ``{"move": "text"}``: the person's move; the agents
-  then play until it is the person's turn again. A malformed or illegal move: 400 with a message naming
-  the legal moves, and the game is unchanged.
-* ``POST /api/game/{id}/next``, ``/back``, ``/goto`` ``{"step": k}``, ``/view`` ``{"viewer": seat|null}``.
+* ``GET /api/game/{id}``: the view (:meth:`GameSession.view`), from the person's seat in play mode; while an
+  agent is thinking, the view before its move.
+* ``POST /api/game/{id}/move`` ``{"step": k, "action": id}`` or ``{"step": k, "move": "text"}``: the person's
+  move; the agents then play until it is the person's turn again. A malformed or illegal move: 400 with a
+  message naming the legal moves, and the game is unchanged.
+* ``POST /api/game/{id}/next`` ``{"step": k}``, ``/back`` ``{"step": k}``, ``/goto`` ``{"step": k}`` (the
+  step to show), ``/view`` ``{"viewer": seat|null}``.
 
-Each game has its own session id in its URL, so two tabs never share a game. Unknown ids: 404.
+``step`` in a move, next or back is the view's ``step``, the one the request answers: a stale or repeated
+request (a double click, an old tab) is refused with 409 and changes nothing, as is one that comes while
+the game is busy with another. Agents think in worker threads, never on the event loop, so other requests
+are served meanwhile. Bodies are JSON objects (``Content-Type: application/json``) of at most
+:data:`MAX_BODY_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep. Every request passes
+:class:`~cardenvs.web.guard.Guard` (Host and origin checks). Each game has its own session id in its URL,
+so two tabs never share a game. Unknown ids: 404. When the server holds :data:`~.session.MAX_SESSIONS`
+games, all used recently, a new game is refused with 503 (:class:`~.session.SessionStore`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -36,11 +51,25 @@ from starlette.routing import Route
 from .. import __version__
 from ..agent import known_agents
 from ..registry import env_ids, raw_env_class
-from ..replay import load, replay_files
-from .session import GameSession, SessionStore, parse_options
+from .files import REFUSED, Refused, ReplayFolder
+from .guard import Guard
+from .session import (
+    MAX_SESSIONS,
+    WEB_MAX_MS,
+    WEB_MAX_PLAYOUTS,
+    Conflict,
+    GameSession,
+    SessionStore,
+    StoreFull,
+    parse_options,
+)
 from .views import card_back_svg, card_svg
 
 HERE = Path(__file__).parent
+#: the largest request body read (a move is a few dozen bytes)
+MAX_BODY_BYTES = 64 * 1024
+#: the deepest nesting of brackets a JSON body may have (a move has one level)
+MAX_JSON_DEPTH = 32
 
 
 class BadRequest(Exception):
@@ -49,9 +78,18 @@ class BadRequest(Exception):
         self.message, self.status = message, status
 
 
-def create_app(replays: str | None = None) -> Starlette:
-    """The app; ``replays``: a folder the start page links to (an arena's ``--replays`` folder)."""
-    store = SessionStore()
+def create_app(
+    replays: str | Path | None = None,
+    models: str | Path | None = None,
+    hosts: Iterable[str] = (),
+    max_sessions: int = MAX_SESSIONS,
+) -> Starlette:
+    """The app. ``replays``: the folder replays are read from (an arena's ``--replays`` folder; without it,
+    none are); ``models``: the folder ``KIND:PATH`` agents are loaded from (without it, none are); ``hosts``:
+    names accepted in the Host header besides ``localhost`` and IP addresses (the bound ``--host``,
+    ``--allow-host``); ``max_sessions``: games held at once."""
+    store = SessionStore(max_sessions)
+    folder = ReplayFolder(replays) if replays is not None else None
     templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=jinja2.select_autoescape(["html"]),
@@ -76,6 +114,19 @@ def create_app(replays: str | None = None) -> Starlette:
             raise BadRequest(f"no game with session id {sid!r} (the server may have restarted); start a new one", 404)
         return session
 
+    async def keep(build: Any, *args: Any, **kwargs: Any) -> Response:
+        """Build a session off the event loop (making an env may compile kernels; agents may move) and keep it."""
+        if not store.has_room():
+            return error_page(store.full_message(), 503)
+        try:
+            session = await run_in_threadpool(build, *args, **kwargs)
+            store.add(session)
+        except ValueError as exc:
+            return error_page(str(exc))
+        except StoreFull as exc:
+            return error_page(str(exc), 503)
+        return RedirectResponse(f"/game/{session.id}", status_code=303)
+
     # ------------------------------------------------------------------ pages
     async def index(request: Request) -> HTMLResponse:
         games = []
@@ -91,71 +142,61 @@ def create_app(replays: str | None = None) -> Starlette:
                     "variants": {k: v for k, v in cls.VARIANTS.items() if k != "default"},
                 }
             )
-        return page("index.html", games=games, replays=replays or "")
+        return page(
+            "index.html",
+            games=games,
+            replays=str(folder.root) if folder else "",
+            models=str(Path(models).resolve()) if models is not None else "",
+            max_playouts=f"{WEB_MAX_PLAYOUTS:,}",
+            max_ms=f"{WEB_MAX_MS:,.0f}",
+        )
 
     async def new(request: Request) -> Response:
         q = request.query_params
         try:
             seat = _int(q.get("seat"), "seat")
             seed = _int(q.get("seed"), "seed")
-            session = GameSession.new_game(
-                q.get("mode", "play"),
-                q.get("game", ""),
-                parse_options(q.get("options", "")),
-                q.get("agents", "random"),
-                seat if seat is not None else 0,
-                seed,
-            )
+            options = parse_options(q.get("options", ""))
         except ValueError as exc:
             return error_page(str(exc))
-        store.add(session)
-        return RedirectResponse(f"/game/{session.id}", status_code=303)
+        return await keep(
+            GameSession.new_game,
+            q.get("mode", "play"),
+            q.get("game", ""),
+            options,
+            q.get("agents", "random"),
+            seat if seat is not None else 0,
+            seed,
+            models=models,
+        )
 
     async def game_page(request: Request) -> HTMLResponse:
         try:
             session = session_of(request)
         except BadRequest as exc:
             return error_page(exc.message, exc.status)
-        return page("game.html", v=session.view())
+        return page("game.html", v=session.shown)
 
     async def open_replays(request: Request) -> Response:
-        path = request.query_params.get("path", "").strip()
-        if not path:
-            return error_page("name a replay file or a folder of them (?path=...)")
-        p = Path(path).expanduser()
-        if not p.exists():
-            return error_page(f"{path} does not exist", 404)
-        if p.is_dir():
-            rows: list[dict[str, Any]] = []
-            for f in replay_files(p):
-                try:
-                    game = load(f)
-                except ValueError as exc:
-                    rows.append({"path": str(f), "name": f.name, "error": str(exc)})
-                    continue
-                rows.append(
-                    {
-                        "path": str(f),
-                        "name": f.name,
-                        "env_id": game.env_id,
-                        "labels": game.labels or game.agents,
-                        "scores": game.scores,
-                        "steps": len(game.steps),
-                        "deal": game.deal,
-                    }
-                )
-            return page("replays.html", folder=str(p), rows=rows)
+        if folder is None:
+            return error_page("this server has no replay folder: start it with cardenvs serve --replays DIR", 404)
+        name = request.query_params.get("path", "").strip()
+        if not name:
+            rows, total = await run_in_threadpool(folder.listing)
+            return page("replays.html", folder=str(folder.root), rows=rows, total=total)
+
+        def opened() -> GameSession:
+            return GameSession.from_replay(folder.load(name), Path(name).name)
+
         try:
-            session = GameSession.from_replay(load(p), str(p))
-        except ValueError as exc:
-            return error_page(str(exc))
-        store.add(session)
-        return RedirectResponse(f"/game/{session.id}", status_code=303)
+            return await keep(opened)
+        except Refused:
+            return error_page(REFUSED, 404)
 
     # ------------------------------------------------------------------ API
     async def api_view(request: Request) -> JSONResponse:
         try:
-            return JSONResponse(session_of(request).view())
+            return JSONResponse(session_of(request).shown)
         except BadRequest as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
 
@@ -164,21 +205,14 @@ def create_app(replays: str | None = None) -> Starlette:
             try:
                 session = session_of(request)
                 body = await _body(request, session, kind)
-                if kind == "move":
-                    session.move(body.get("action"), body.get("move"))
-                elif kind == "next":
-                    session.next()
-                elif kind == "back":
-                    session.back()
-                elif kind == "goto":
-                    session.goto(body.get("step"))
-                elif kind == "view":
-                    session.set_viewer(body.get("viewer"))
+                view = await run_in_threadpool(session.change, partial(_CHANGES[kind], session, body))
             except BadRequest as exc:
                 return JSONResponse({"error": exc.message}, status_code=exc.status)
+            except Conflict as exc:
+                return JSONResponse({"error": str(exc)}, status_code=409)
             except ValueError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
-            return JSONResponse(session.view())
+            return JSONResponse(view)
 
         return endpoint
 
@@ -198,12 +232,20 @@ def create_app(replays: str | None = None) -> Starlette:
         Route("/static/{name}", static),
     ]
     routes += [Route(f"/api/game/{{sid}}/{kind}", action(kind), methods=["POST"]) for kind in _KINDS]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, hosts=list(hosts))])
     app.state.sessions = store
     return app
 
 
-_KINDS = ("move", "next", "back", "goto", "view")
+#: what each POST does to the session, given the body
+_CHANGES: dict[str, Callable[[GameSession, dict[str, Any]], None]] = {
+    "move": lambda session, body: session.move(body.get("action"), body.get("move"), body.get("step")),
+    "next": lambda session, body: session.next(body.get("step")),
+    "back": lambda session, body: session.back(body.get("step")),
+    "goto": lambda session, body: session.goto(body.get("step")),
+    "view": lambda session, body: session.set_viewer(body.get("viewer")),
+}
+_KINDS = tuple(_CHANGES)
 
 
 def _int(text: str | None, what: str) -> int | None:
@@ -215,19 +257,71 @@ def _int(text: str | None, what: str) -> int | None:
         raise ValueError(f"{what} {text!r} is not an integer") from None
 
 
+def too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the brackets of a JSON text nest (outside strings) deeper than ``limit``, found without parsing
+    it (json.loads would recurse)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refused (413) beyond :data:`MAX_BODY_BYTES` before more than that is read."""
+    too_large = BadRequest(f"the request body is larger than {MAX_BODY_BYTES:,} bytes; a move is a few dozen", 413)
+    length = request.headers.get("content-length")
+    if length is not None and (not length.strip().isdigit() or int(length) > MAX_BODY_BYTES):
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _body(request: Request, session: GameSession, kind: str) -> dict[str, Any]:
-    raw = await request.body()
+    raw = await _read_body(request)
+    data: Any = None
     if not raw.strip():
-        data: Any = {}
+        data = {}
     else:
+        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != "application/json":
+            raise BadRequest(f"send the body as JSON (Content-Type: application/json), not {media or 'untyped'}", 415)
         try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            text = raw.decode()
+            if too_deep(text):
+                raise BadRequest(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels")
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             data = None
     if not isinstance(data, dict):
+        shown = session.shown  # not the env itself: an agent may be stepping it in a worker thread
         hint = ""
-        if kind == "move" and session.mode == "play" and not session.over():
-            names = ", ".join(session.base.action_name(a) for a in session.legal()[:60])
-            hint = f"; legal moves: {names}"
-        raise BadRequest(f'the request body must be a JSON object such as {{"action": 3}} or {{"move": "7"}}{hint}')
+        if kind == "move" and shown.get("legal"):
+            legal = shown["legal"]
+            hint = "; legal moves: " + ", ".join(m["move"] for m in legal[:60]) + (" ..." if len(legal) > 60 else "")
+        raise BadRequest(
+            f'the request body must be a JSON object such as {{"step": {shown.get("step")}, "action": 3}} or '
+            f'{{"step": {shown.get("step")}, "move": "7"}}{hint}'
+        )
     return data

@@ -6,16 +6,26 @@ and reset options) and the actions taken, so any position is the env reset and s
 agent to move chooses one). In play mode the person holds one seat; after each of their moves the agents
 play until it is the person's turn again or the game is over, and the view is always the person's seat.
 
-Everything a person chooses is checked with ``ValueError`` naming the problem (the app answers 400).
+Everything a person chooses is checked with ``ValueError`` naming the problem (the app answers 400); a
+request that no longer fits the game (a stale or repeated move, a game busy with an earlier request) is a
+:class:`Conflict` (409) and changes nothing.
+
+What the web app allows is narrower than the arena's command line, because any page the browser opens can
+send it requests: agents only by registered name (:func:`web_agent`), models only from the ``--models``
+folder, search agents with at most :data:`WEB_MAX_PLAYOUTS` playouts and :data:`WEB_MAX_MS` a move (every
+search move stops at :data:`WEB_MAX_MS`, also when only ``playouts`` is given).
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
+import time
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,12 +38,51 @@ from ..replay import Replay
 from .views import public_move, selection_token, table_view
 
 MODES = ("play", "watch", "replay")
+#: games the server holds at once
 MAX_SESSIONS = 200
+#: a game used (any request naming it) this recently is never dropped to make room for a new one
+ACTIVE_SECONDS = 30 * 60.0
+#: the largest search budgets the web app plays: playouts, and milliseconds a move (also the time limit of
+#: every search move); the arena takes larger ones
+WEB_MAX_PLAYOUTS = 100_000
+WEB_MAX_MS = 2_000.0
+#: the longest ``options`` and ``agents`` texts a new game takes
+MAX_FIELD_CHARS = 1_000
+
+
+class Conflict(ValueError):
+    """A request that is well formed but does not fit the game now (answered 409; nothing changes)."""
+
+
+class StoreFull(Exception):
+    """No room for a new game: every game held was used in the last :data:`ACTIVE_SECONDS` (503)."""
+
+
+def web_agent(name: str, env: Any, models: str | Path | None = None) -> Any:
+    """The agent ``name`` for ``env`` as the web app allows it: a registered name (no ``module:Class``), a
+    model kind only with a path inside ``models``, a search agent within the web budgets and stopped at
+    :data:`WEB_MAX_MS` a move. ``ValueError`` saying why otherwise."""
+    from ..search import SearchAgent
+
+    agent = load_agent(name, env, models_dir=models, registered_only=True)
+    if isinstance(agent, SearchAgent):
+        parameters = agent.parameters
+        playouts, ms = parameters.get("playouts"), parameters.get("ms")
+        if (playouts is not None and playouts > WEB_MAX_PLAYOUTS) or (ms is not None and ms > WEB_MAX_MS):
+            raise ValueError(
+                f"agent {name!r}: the web app plays search agents with at most playouts={WEB_MAX_PLAYOUTS:,} "
+                f"and ms={WEB_MAX_MS:,.0f} a move (cardenvs arena takes larger budgets)"
+            )
+        if ms is None:  # a playout budget alone can take seconds a move: bound each move in time as well
+            parameters["ms"] = WEB_MAX_MS
+    return agent
 
 
 def parse_options(text: str) -> dict[str, Any]:
     """``key=value`` pairs separated by commas or new lines, the values read as YAML (``rounds=4,
     exposed_hands=true``)."""
+    if len(text) > MAX_FIELD_CHARS:
+        raise ValueError(f"the options are longer than {MAX_FIELD_CHARS} characters")
     options: dict[str, Any] = {}
     for part in text.replace("\n", ",").split(","):
         if not part.strip():
@@ -43,7 +92,7 @@ def parse_options(text: str) -> dict[str, Any]:
             raise ValueError(f"option {part.strip()!r} must look like key=value (e.g. rounds=4)")
         try:
             options[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             raise ValueError(f"option {part.strip()!r}: the value {value.strip()!r} is not valid YAML") from None
     return options
 
@@ -67,6 +116,10 @@ class GameSession:
     env: Any = None
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    #: the view after the last change, served to readers while a change (an agent thinking) is under way
+    shown: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: held while the game changes: two requests never step one game at once
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -78,11 +131,16 @@ class GameSession:
         agents: str,
         seat: int | None = None,
         seed: int | None = None,
+        models: str | Path | None = None,
     ) -> GameSession:
         """``play``: the person in ``seat``, ``agents`` (comma-separated, cycled) in the other seats;
-        ``watch``: ``agents`` in every seat. Unknown game, option, agent or seat: ``ValueError``."""
+        ``watch``: ``agents`` in every seat (:func:`web_agent`, models from ``models``). Unknown game, option,
+        agent or seat: ``ValueError``. In play mode the agents before the person move here: call it off the
+        event loop."""
         if mode not in ("play", "watch"):
             raise ValueError(f"unknown mode {mode!r}; new games are played (play) or watched (watch)")
+        if len(agents) > MAX_FIELD_CHARS:
+            raise ValueError(f"the agents are longer than {MAX_FIELD_CHARS} characters")
         env_id = resolve_id(game)
         env = make(env_id, illegal_action="raise", **options)
         base = env.unwrapped
@@ -97,7 +155,7 @@ class GameSession:
                 raise ValueError(f"seat {seat!r} is not a seat of {env_id} with these options (0..{n - 1})")
             human = seat
         others = [s for s in range(n) if s != human]
-        built = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
+        built = {s: web_agent(names[i % len(names)], base, models) for i, s in enumerate(others)}
         labels = [names[others.index(s) % len(names)] if s != human else "you" for s in range(n)]
         session = cls(
             mode,
@@ -115,6 +173,7 @@ class GameSession:
         env.reset(seed=seed)
         if mode == "play":
             session.play_agents()
+        session.shown = session.view()
         return session
 
     @classmethod
@@ -132,6 +191,7 @@ class GameSession:
             seats=[s.seat for s in game.steps],
         )
         session.env = game.new_env()
+        session.shown = session.view()
         return session
 
     # ------------------------------------------------------------------ state
@@ -172,7 +232,36 @@ class GameSession:
             self.seats.append(seat)
         self.cursor += 1
 
-    # ------------------------------------------------------------------ actions
+    # ------------------------------------------------------------------ changing the game
+    def change(self, how: Callable[[], None]) -> dict[str, Any]:
+        """Run ``how`` (a change of this game) holding the game's lock and return the view after it (also kept
+        as :attr:`shown`). A game already changing for another request is a :class:`Conflict` at once, not a
+        wait: a double click is refused, and no worker thread waits behind a thinking agent."""
+        if not self.lock.acquire(blocking=False):
+            raise Conflict("the game is busy with an earlier request (an agent is thinking); wait, then reload")
+        try:
+            how()
+        finally:
+            try:
+                self.shown = self.view()
+            finally:
+                self.lock.release()
+        return self.shown
+
+    def _check_step(self, step: Any) -> None:
+        """A move, next or back names the step it answers (the view's ``step``); a stale or repeated one is
+        a :class:`Conflict`."""
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise ValueError(
+                f'name the step this request answers, the view\'s "step" (e.g. {{"step": {self.cursor}, ...}}); '
+                f"got {step!r}"
+            )
+        if step != self.cursor:
+            raise Conflict(
+                f"this request answers step {step}, but the game is at step {self.cursor} (it was sent twice, "
+                "or from an older page); nothing was changed: reload"
+            )
+
     def play_agents(self) -> None:
         """Play mode: the agents move until it is the person's turn or the game is over."""
         while not self.over() and self.to_move() != self.human:
@@ -180,11 +269,12 @@ class GameSession:
             assert seat is not None
             self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
 
-    def move(self, action: Any = None, text: Any = None) -> None:
-        """The person's move, as an action id or as text the env parses; ``ValueError`` naming the legal moves
-        (and nothing changes) when it is not one."""
+    def move(self, action: Any = None, text: Any = None, step: Any = None) -> None:
+        """The person's move at ``step``, as an action id or as text the env parses; ``ValueError`` naming the
+        legal moves (and nothing changes) when it is not one, :class:`Conflict` when ``step`` is not now."""
         if self.mode != "play":
             raise ValueError(f"this is a {self.mode} session: nobody moves here but the agents; use next and back")
+        self._check_step(step)
         if self.over():
             raise ValueError("the game is over; start a new one")
         legal = self.legal()
@@ -204,9 +294,10 @@ class GameSession:
         self._step(int(action))
         self.play_agents()
 
-    def next(self) -> None:
+    def next(self, step: Any = None) -> None:
         if self.mode == "play":
             raise ValueError("next and back step through watched games and replays; in play mode, move")
+        self._check_step(step)
         if self.over():
             raise ValueError("the game is over: no next step")
         if self.cursor < len(self.actions):
@@ -214,11 +305,14 @@ class GameSession:
             return
         seat = self.to_move()
         assert seat is not None
+        if seat not in self.agents:  # a replay that stops before its game ends
+            raise ValueError(f"the replay ends at step {self.cursor}: no next step")
         self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
 
-    def back(self) -> None:
+    def back(self, step: Any = None) -> None:
         if self.mode == "play":
             raise ValueError("next and back step through watched games and replays; in play mode, move")
+        self._check_step(step)
         if self.cursor == 0:
             raise ValueError("this is the start of the game: no step back")
         self._rebuild(self.cursor - 1)
@@ -293,23 +387,56 @@ class GameSession:
 
 
 class SessionStore:
-    """Sessions by id, the oldest dropped beyond ``limit``."""
+    """Sessions by id. When full, a new session takes the place of the one used longest ago, but only of one
+    idle for ``active_seconds``: otherwise the new one is refused (:class:`StoreFull`), so a flood of new
+    games cannot push out the games people are playing."""
 
-    def __init__(self, limit: int = MAX_SESSIONS):
-        self.limit = limit
-        self._sessions: OrderedDict[str, GameSession] = OrderedDict()
+    def __init__(
+        self,
+        limit: int = MAX_SESSIONS,
+        active_seconds: float = ACTIVE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.limit, self.active_seconds, self.clock = limit, active_seconds, clock
+        self._sessions: OrderedDict[str, GameSession] = OrderedDict()  # least recently used first
+        self._used: dict[str, float] = {}
         self._lock = threading.Lock()
+
+    def _make_room(self) -> bool:
+        """Drop idle sessions until one more fits; False when every session held is active."""
+        while len(self._sessions) >= self.limit:
+            sid = next(iter(self._sessions))
+            if self.clock() - self._used[sid] < self.active_seconds:
+                return False
+            del self._sessions[sid], self._used[sid]
+        return True
+
+    def full_message(self) -> str:
+        return (
+            f"the server holds {self.limit} games, each used in the last {self.active_seconds / 60:g} minutes; "
+            "no room for a new one now (try again later, or restart cardenvs serve)"
+        )
+
+    def has_room(self) -> bool:
+        with self._lock:
+            return self._make_room()
 
     def add(self, session: GameSession) -> str:
         with self._lock:
+            if not self._make_room():
+                raise StoreFull(self.full_message())
             self._sessions[session.id] = session
-            while len(self._sessions) > self.limit:
-                self._sessions.popitem(last=False)
+            self._used[session.id] = self.clock()
         return session.id
 
     def get(self, sid: str) -> GameSession | None:
+        """The session (and it counts as used now), or None."""
         with self._lock:
-            return self._sessions.get(sid)
+            session = self._sessions.get(sid)
+            if session is not None:
+                self._sessions.move_to_end(sid)
+                self._used[sid] = self.clock()
+            return session
 
     def __len__(self) -> int:
         return len(self._sessions)

@@ -3,6 +3,8 @@
   const game = document.getElementById("game");
   if (!game) return;
   const session = game.dataset.session;
+  // every move, next and back names the step it answers: the server refuses a repeated one (a double click)
+  const step = Number(game.dataset.step);
   const autoKey = "cardenvs-auto-" + session;
   const errorBox = document.getElementById("error");
 
@@ -28,7 +30,7 @@
   }
 
   document.querySelectorAll("button.move").forEach((button) =>
-    button.addEventListener("click", () => post("move", { action: Number(button.dataset.action) })));
+    button.addEventListener("click", () => post("move", { step, action: Number(button.dataset.action) })));
 
   const selected = [];
   const playSelected = document.getElementById("play-selected");
@@ -39,18 +41,18 @@
       if (i >= 0) selected.splice(i, 1); else selected.push(card);
       if (playSelected) playSelected.disabled = selected.length === 0;
     }));
-  on("play-selected", () => post("move", { move: selected.map((c) => c.dataset.token).join(game.dataset.join) }));
-  on("send-typed", () => post("move", { move: document.getElementById("typed").value }));
+  on("play-selected", () => post("move", { step, move: selected.map((c) => c.dataset.token).join(game.dataset.join) }));
+  on("send-typed", () => post("move", { step, move: document.getElementById("typed").value }));
   const typed = document.getElementById("typed");
-  if (typed) typed.addEventListener("keydown", (e) => { if (e.key === "Enter") post("move", { move: typed.value }); });
+  if (typed) typed.addEventListener("keydown", (e) => { if (e.key === "Enter") post("move", { step, move: typed.value }); });
 
-  on("next", () => post("next"));
-  on("back", () => { sessionStorage.removeItem(autoKey); post("back"); });
+  on("next", () => post("next", { step }));
+  on("back", () => { sessionStorage.removeItem(autoKey); post("back", { step }); });
   on("start", () => { sessionStorage.removeItem(autoKey); post("goto", { step: 0 }); });
   on("end", () => post("goto", { step: Number(game.dataset.steps) }));
   on("auto", () => {
     if (sessionStorage.getItem(autoKey)) sessionStorage.removeItem(autoKey);
-    else { sessionStorage.setItem(autoKey, "1"); post("next"); }
+    else { sessionStorage.setItem(autoKey, "1"); post("next", { step }); }
   });
   const viewer = document.getElementById("viewer");
   if (viewer) viewer.addEventListener("change", () =>
@@ -60,6 +62,6 @@
   if (sessionStorage.getItem(autoKey)) {
     if (auto) auto.textContent = "stop autoplay";
     if (game.dataset.over === "true") sessionStorage.removeItem(autoKey);
-    else setTimeout(() => { if (sessionStorage.getItem(autoKey)) post("next"); }, 600);
+    else setTimeout(() => { if (sessionStorage.getItem(autoKey)) post("next", { step }); }, 600);
   }
 })();

@@ -1,0 +1,524 @@
+"""What ``cardenvs serve`` refuses, each a reproduction from issue 26 (section 4) that failed before the fix.
+
+Replays only from the ``--replays`` folder, agents only by registered name and models only from ``--models``,
+bounded search budgets thought off the event loop, Host and Origin checks, body and nesting limits, moves
+that name their step, a session store a flood cannot empty, a warning beyond loopback, a quick restart.
+Requests go through Starlette's test client, or to a server on 127.0.0.1 only.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[web]') is not installed")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's deprecation note on httpx
+    from starlette.testclient import TestClient
+
+import httpx  # noqa: E402
+
+from cardenvs import agent as agent_module  # noqa: E402
+from cardenvs import cli, web  # noqa: E402
+from cardenvs.arena import run_tournament  # noqa: E402
+from cardenvs.replay import replay_files  # noqa: E402
+from cardenvs.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH  # noqa: E402
+from cardenvs.web.files import MAX_REPLAY_BYTES, REFUSED  # noqa: E402
+from cardenvs.web.session import ACTIVE_SECONDS, MAX_SESSIONS, WEB_MAX_MS  # noqa: E402
+
+BASE = "http://127.0.0.1:8000"
+
+
+def client_for(**options) -> TestClient:
+    return TestClient(web.create_app(**options), base_url=BASE)
+
+
+def start(client, **query) -> str:
+    response = client.get("/new", params=query, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return response.headers["location"].rsplit("/", 1)[1]
+
+
+def error_of(response) -> str:
+    return response.text.replace("&#39;", "'").replace("&#34;", '"')
+
+
+# ------------------------------------------------------------------ replays
+@pytest.fixture(scope="module")
+def replay_tree(tmp_path_factory):
+    """``root/replays`` (two arena replays and every kind of trap) beside ``root/secret.json``."""
+    root = tmp_path_factory.mktemp("disk")
+    folder = root / "replays"
+    run_tournament("twenty", ["twenty.greedy", "random"], 1, seed=9, replays=str(folder))
+    real = replay_files(folder)[0]
+    (root / "secret.json").write_text(real.read_text())  # a valid replay, but outside the folder
+    (folder / "sub").mkdir()
+    (folder / "dir.json").mkdir()
+    (folder / "outside.json").symlink_to(root / "secret.json")
+    (folder / "zero.json").symlink_to("/dev/zero")
+    (folder / "loop.json").symlink_to(folder / "loop.json")
+    os.mkfifo(folder / "fifo.json")
+    with open(folder / "big.json", "wb") as f:
+        f.truncate(MAX_REPLAY_BYTES + 1)
+    return root, folder, real
+
+
+REFUSED_PATHS = [
+    "/dev/zero",
+    "/dev/urandom",
+    "/proc/self/environ",
+    "/etc/passwd",
+    "/etc",
+    "/",
+    "~",
+    "~/.bashrc",
+    "..",
+    "../secret.json",
+    "sub/../../secret.json",
+    "{root}/secret.json",
+    "{root}",
+    "{folder}",
+    "sub",
+    "dir.json",
+    "outside.json",
+    "zero.json",
+    "loop.json",
+    "fifo.json",
+    "big.json",
+    "missing.json",
+    "nowhere/missing.json",
+    "bad\x00name.json",
+]
+
+_CHILD = """
+import json, resource, sys, time, warnings
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a regression reading /dev/zero fails, not the machine
+warnings.simplefilter("ignore")
+from starlette.testclient import TestClient
+from cardenvs.web import create_app
+folder, paths = sys.argv[1], json.loads(sys.argv[2])
+out = []
+with TestClient(create_app(replays=folder), base_url="http://127.0.0.1:8000") as client:
+    for path in paths:
+        t = time.perf_counter()
+        r = client.get("/replays", params={"path": path}, follow_redirects=False)
+        out.append([path, r.status_code, r.text, time.perf_counter() - t])
+print(json.dumps(out))
+"""
+
+
+def test_replays_outside_the_folder_or_not_regular_files_get_one_refusal(replay_tree):
+    """/dev/zero, .., ~, links out, pipes, folders, large files, missing files: the same 404 and the same
+    page for each, quickly (in a child process with a memory limit and a time limit: reading /dev/zero used
+    to eat the machine's memory)."""
+    root, folder, real = replay_tree
+    paths = [p.format(root=root, folder=folder) for p in REFUSED_PATHS]
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(folder), json.dumps(paths + [real.name])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    results = json.loads(child.stdout)
+    *refused, (_, ok_status, _, _) = results
+    assert ok_status == 303  # the folder's own replay opens
+    refusal_pages = {text for _, _, text, _ in refused}
+    assert {status for _, status, _, _ in refused} == {404}, [(p, s) for p, s, _, _ in refused if s != 404]
+    assert len(refusal_pages) == 1 and REFUSED in refusal_pages.pop()  # nothing tells one refusal from another
+    assert max(seconds for *_, seconds in refused) < 5
+
+
+def test_without_a_replay_folder_no_path_is_read(replay_tree):
+    _, folder, real = replay_tree
+    with client_for() as client:
+        # (/dev/zero only in the child process above: read here by a regression, it would eat the machine)
+        answers = {client.get("/replays", params={"path": p}).text for p in (str(real), str(folder), "/nope")}
+        assert client.get("/replays", params={"path": str(real)}).status_code == 404
+    assert len(answers) == 1 and "--replays DIR" in answers.pop()
+
+
+def test_the_listing_shows_only_the_folders_own_replays(replay_tree):
+    root, folder, real = replay_tree
+    with client_for(replays=folder) as client:
+        page = client.get("/replays").text
+        assert client.get("/replays", params={"path": real.name}, follow_redirects=False).status_code == 303
+    assert real.name in page and "secret" not in page and "zero.json" not in page  # a device is no file
+    row = page[page.index("outside.json") :].partition("</tr>")[0]  # a link out: listed, not read
+    assert REFUSED in row and "twenty" not in row
+
+
+# ------------------------------------------------------------------ agents and models
+class FakeModel:
+    """A model kind's agent, recording the path it was built with."""
+
+    paths: list[str] = []
+
+    def __init__(self, env, path):
+        FakeModel.paths.append(path)
+        self.name = "fake"
+
+    def act(self, observation, rng):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+@pytest.fixture
+def fake_kind(monkeypatch):
+    kind = SimpleNamespace(name="fake", value="tests:FakeModel", load=lambda: FakeModel)
+    monkeypatch.setattr(agent_module, "agent_kinds", lambda: {"fake": kind})
+    FakeModel.paths = []
+    return kind
+
+
+def test_agents_load_only_by_registered_name(monkeypatch, fake_kind):
+    spawned = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: spawned.append(a))
+    fresh = [m for m in ("this", "antigravity", "http.server") if m not in sys.modules]
+    names = [
+        "this:X",
+        "antigravity:X",
+        "subprocess:Popen",
+        "os:system",
+        "builtins:eval",
+        "http.server:HTTPServer",
+        "cardenvs.web.app:create_app",
+        "fake:/etc/passwd",  # a model kind without --models
+        "ppo:/etc/passwd",
+    ]
+    with client_for() as client:
+        for name in names:
+            response = client.get("/new", params={"game": "twos", "mode": "watch", "agents": name})
+            assert response.status_code == 400, name
+            assert "Traceback" not in response.text
+    assert not spawned and not FakeModel.paths
+    assert [m for m in fresh if m in sys.modules] == []  # nothing was imported
+
+
+def test_models_load_only_from_inside_the_models_folder(tmp_path, fake_kind):
+    models = tmp_path / "models"
+    (models / "deep").mkdir(parents=True)
+    (models / "a.bin").write_text("model")
+    (models / "deep" / "b.bin").write_text("model")
+    (tmp_path / "secret.bin").write_text("not yours")
+    (models / "link.bin").symlink_to(tmp_path / "secret.bin")
+    with client_for(models=models) as client:
+        for name in ("a.bin", "deep/b.bin", "deep/../a.bin"):
+            start(client, game="twos", mode="watch", agents=f"fake:{name}")
+        messages = set()
+        for name in ("../secret.bin", str(tmp_path / "secret.bin"), "link.bin", "missing.bin", "/etc/passwd", "", "."):
+            response = client.get("/new", params={"game": "twos", "mode": "watch", "agents": f"fake:{name}"})
+            assert response.status_code == 400, name
+            messages.add(error_of(response).replace(f"fake:{name}", "NAME"))
+    resolved = models.resolve()
+    assert sorted(set(FakeModel.paths)) == [str(resolved / "a.bin"), str(resolved / "deep" / "b.bin")]
+    assert len(messages) == 1 and "no model by that name in the models folder" in messages.pop()
+
+
+def test_search_budgets_are_bounded_for_the_web():
+    with client_for() as client:
+        for name, message in [
+            ("doudizhu.pimc(playouts=200000)", "at most playouts=100,000"),
+            ("doudizhu.pimc(ms=60000)", "ms=2,000"),
+            ("twos.ismcts(ms=inf)", "ms=inf"),
+            ("twos.pimc(playouts=-1)", "playouts=-1"),
+            ("twos.pimc(threads=100000)", "threads"),
+        ]:
+            response = client.get("/new", params={"game": name.partition(".")[0], "mode": "watch", "agents": name})
+            assert response.status_code == 400, name
+            assert message in error_of(response), (name, error_of(response)[-300:])
+        sid = start(client, game="twos", mode="watch", agents="twos.pimc(playouts=500),twos.ismcts(ms=100)")
+        agents = client.app.state.sessions.get(sid).agents
+    assert agents[0].parameters["playouts"] == 500 and agents[0].parameters["ms"] == WEB_MAX_MS
+    assert agents[1].parameters["ms"] == 100
+
+
+def test_long_option_and_agent_texts_are_refused():
+    with client_for() as client:
+        for query in [
+            {"options": "rounds=" + "[" * 990},  # YAML recursion
+            {"options": "rounds=" + "[" * 5000},
+            {"agents": "random," * 400},
+        ]:
+            response = client.get("/new", params={"game": "twos", **query})
+            assert response.status_code == 400 and "Traceback" not in response.text
+
+
+# ------------------------------------------------------------------ Host and Origin
+def test_only_requests_for_this_hosts_name_are_answered():
+    app = web.create_app(hosts=["mybox.lan"])
+    for base in ("http://evil.example:8000", "http://127.0.0.1.nip.io:8000", "http://localhost.evil.example"):
+        with TestClient(app, base_url=base) as client:
+            for path in ("/", "/replays?path=/etc/passwd", "/new?game=twos", "/api/game/x", "/static/app.js"):
+                assert client.get(path).status_code == 403, (base, path)
+    for base in (
+        "http://127.0.0.1:8000",
+        "http://localhost:8000",
+        "http://[::1]:8000",
+        "http://10.1.2.3",
+        "http://mybox.lan:8000",
+    ):
+        with TestClient(app, base_url=base) as client:
+            assert client.get("/").status_code == 200, base
+
+
+def test_changes_from_other_sites_are_refused():
+    with client_for() as client:
+        sid = start(client, game="twenty", mode="play", agents="random", seat=0, seed=3)
+        before = client.get(f"/api/game/{sid}").json()
+        body = json.dumps({"step": before["step"], "action": before["legal"][0]["action"]})
+        for headers in [
+            {"origin": "http://evil.example", "content-type": "text/plain"},
+            {"origin": "http://evil.example", "content-type": "application/json"},
+            {"origin": "null", "content-type": "text/plain"},
+            {"origin": "http://127.0.0.1:9999", "content-type": "application/json"},
+            {"sec-fetch-site": "cross-site", "content-type": "text/plain"},
+            {"sec-fetch-site": "same-site", "content-type": "application/json"},
+        ]:
+            response = client.post(f"/api/game/{sid}/move", content=body, headers=headers)
+            assert response.status_code == 403, headers
+        # a text/plain body from no browser at all is still no JSON
+        assert (
+            client.post(f"/api/game/{sid}/move", content=body, headers={"content-type": "text/plain"}).status_code
+            == 415
+        )
+        assert client.get(f"/api/game/{sid}").json() == before
+        held = len(client.app.state.sessions)
+        image = client.get("/new", params={"game": "twos"}, headers={"sec-fetch-site": "cross-site"})
+        assert image.status_code == 403 and len(client.app.state.sessions) == held  # <img src=...> starts nothing
+        own = {"origin": BASE, "sec-fetch-site": "same-origin", "content-type": "application/json"}
+        assert client.post(f"/api/game/{sid}/move", content=body, headers=own).status_code == 200
+        typed = client.get("/new", params={"game": "twos"}, headers={"sec-fetch-site": "none"}, follow_redirects=False)
+        assert typed.status_code == 303
+
+
+# ------------------------------------------------------------------ bodies
+def test_request_bodies_are_bounded_and_nesting_is_a_400():
+    with client_for() as client:
+        sid = start(client, game="twenty", mode="play", agents="random", seat=0, seed=3)
+        before = client.get(f"/api/game/{sid}").json()
+        url = f"/api/game/{sid}/move"
+        json_type = {"content-type": "application/json"}
+        big = client.post(url, content=b" " * (MAX_BODY_BYTES + 1), headers=json_type)
+        assert big.status_code == 413
+        chunked = client.post(url, content=iter([b" " * 4096] * 64), headers=json_type)
+        assert chunked.status_code == 413
+        for text in ["[" * 100_000, "[" * 60_000, '{"a":' * 10_000 + "1" + "}" * 10_000, "[" * (MAX_JSON_DEPTH + 1)]:
+            response = client.post(url, content=text.encode(), headers=json_type)
+            assert response.status_code in (400, 413), (text[:10], response.status_code)
+            if len(text) <= MAX_BODY_BYTES:
+                assert response.status_code == 400 and "nested deeper" in response.json()["error"]
+        fine = json.dumps({"step": before["step"], "action": before["legal"][0]["action"], "x": [[["ok"]]]})
+        assert client.post(url, content=fine, headers=json_type).status_code == 200
+
+
+def test_a_large_content_length_is_refused_before_the_body_arrives(live_server):
+    base, _ = live_server
+    with httpx.Client(base_url=base, follow_redirects=True) as client:
+        sid = client.get("/new", params={"game": "twos", "mode": "watch"}).url.path.rsplit("/", 1)[1]
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(
+            f"POST /api/game/{sid}/next HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {400 << 20}\r\n\r\n".encode()
+        )
+        answer = conn.recv(4096).decode()  # 400 MiB announced, none sent: the answer comes now
+    assert answer.startswith("HTTP/1.1 413")
+
+
+# ------------------------------------------------------------------ sessions
+def test_a_flood_of_new_games_does_not_evict_games_in_use():
+    with client_for() as client:
+        sid = start(client, game="twenty", mode="play", agents="random", seat=0, seed=3)
+        statuses = [client.get("/new", params={"game": "twos", "mode": "watch"}).status_code for _ in range(1000)]
+        assert statuses.count(200) == MAX_SESSIONS - 1 and statuses.count(503) == 1000 - (MAX_SESSIONS - 1)
+        v = client.get(f"/api/game/{sid}").json()
+        move = client.post(f"/api/game/{sid}/move", json={"step": v["step"], "action": v["legal"][0]["action"]})
+        assert move.status_code == 200
+        # once idle for ACTIVE_SECONDS, games make room for new ones (the one in use is kept)
+        store = client.app.state.sessions
+        now = time.monotonic()
+        store.clock = lambda: now + ACTIVE_SECONDS + 1
+        client.get(f"/api/game/{sid}").raise_for_status()
+        assert client.get("/new", params={"game": "twos", "mode": "watch"}).status_code == 200
+        assert store.get(sid) is not None and len(store) == MAX_SESSIONS
+
+
+# ------------------------------------------------------------------ moves name their step
+def test_concurrent_duplicate_requests_apply_once():
+    with client_for() as client:
+        watched = start(client, game="twos", mode="watch", agents="twos.heuristic", seed=1)
+        played = start(client, game="doudizhu", mode="play", agents="doudizhu.rule", seat=0, seed=5)
+        first = client.get(f"/api/game/{played}").json()
+        action = first["legal"][0]["action"]
+
+        def burst(url, body, n=8):
+            barrier = threading.Barrier(n)
+            statuses = []
+
+            def send():
+                barrier.wait()
+                statuses.append(client.post(url, json=body).status_code)
+
+            threads = [threading.Thread(target=send) for _ in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            return sorted(statuses)
+
+        assert burst(f"/api/game/{watched}/next", {"step": 0}) == [200] + [409] * 7
+        assert client.get(f"/api/game/{watched}").json()["step"] == 1
+        assert burst(f"/api/game/{played}/move", {"step": first["step"], "action": action}) == [200] + [409] * 7
+        log = client.get(f"/api/game/{played}").json()["log"]
+        assert [e["seat"] for e in log].count(0) == 1  # the person's move, once; then the agents'
+        again = client.post(f"/api/game/{played}/move", json={"step": first["step"], "action": action})
+        assert again.status_code == 409 and "step" in again.json()["error"]
+        assert client.get(f"/api/game/{played}").json()["log"] == log
+
+
+# ------------------------------------------------------------------ a live server
+@pytest.fixture
+def live_server():
+    import uvicorn
+
+    app = web.create_app()
+    sock = web.listen("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        assert time.time() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}", app
+    server.should_exit = True
+    thread.join(timeout=30)
+    sock.close()
+
+
+def test_a_thinking_agent_does_not_block_other_requests(live_server):
+    """A search move at the web's largest time budget runs off the event loop: static files, views and other
+    requests are answered meanwhile (they used to wait for the whole move), and another request for the same
+    game is refused at once (409), not queued."""
+    base, _ = live_server
+    agent = f"doudizhu.pimc(ms={WEB_MAX_MS:.0f})"
+    with httpx.Client(base_url=base, timeout=60, follow_redirects=True) as client:
+        sid = client.get("/new", params={"game": "doudizhu", "mode": "watch", "agents": agent, "seed": 4}).url.path
+        sid = sid.rsplit("/", 1)[1]
+        client.post(f"/api/game/{sid}/next", json={"step": 0}).raise_for_status()  # warm up (numba cache, etc.)
+        move: dict = {}
+
+        def think():
+            with httpx.Client(base_url=base, timeout=60, follow_redirects=True) as other:
+                t = time.perf_counter()
+                move["response"] = other.post(f"/api/game/{sid}/next", json={"step": 1})
+                move["done"] = time.perf_counter()
+                move["seconds"] = move["done"] - t
+
+        thinker = threading.Thread(target=think)
+        thinker.start()
+        time.sleep(0.2)
+        busy = client.post(f"/api/game/{sid}/next", json={"step": 1})  # the same game, while its agent thinks
+        during = client.get(f"/api/game/{sid}").json()
+        latencies, finished = [], []
+        while thinker.is_alive() and len(latencies) < 200:
+            t = time.perf_counter()
+            assert client.get("/static/app.js").status_code == 200
+            finished.append(time.perf_counter())
+            latencies.append(finished[-1] - t)
+        thinker.join(timeout=60)
+    assert move["response"].status_code == 200 and move["seconds"] > 0.75 * WEB_MAX_MS / 1000
+    answered_while_thinking = [t for t in finished if t < move["done"]]
+    assert len(answered_while_thinking) >= 3, latencies
+    print(
+        "LAT",
+        len(latencies),
+        round(max(latencies), 3),
+        round(sorted(latencies)[len(latencies) // 2], 4),
+        move["seconds"],
+    )
+    assert max(latencies) < 1.0, latencies  # numba holds the GIL per batch (at most ~a quarter of the budget)
+    assert busy.status_code == 409 and "busy" in busy.json()["error"]  # refused at once, not queued
+    assert during["step"] == 1  # the view before the move under way
+
+
+# ------------------------------------------------------------------ the command
+def test_serving_beyond_loopback_warns_that_there_is_no_authentication(monkeypatch, capsys):
+    served = []
+    monkeypatch.setattr(web, "listen", lambda host, port: socket.socket())  # nothing is bound beyond loopback
+    monkeypatch.setattr(web, "serve", lambda sock, **kw: served.append(kw) or 0)
+    for host, warned in [
+        ("0.0.0.0", True),
+        ("192.168.1.5", True),
+        ("::", True),
+        ("127.0.0.1", False),
+        ("localhost", False),
+    ]:
+        assert cli.main(["serve", "--host", host, "--port", "8123"]) == 0
+        err = capsys.readouterr().err
+        assert ("no authentication" in err) == warned, (host, err)
+    assert served[0]["hosts"] == ["0.0.0.0"]
+    assert web.is_loopback("127.0.0.2") and web.is_loopback("::1") and not web.is_loopback("example.com")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_server(port: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "cardenvs", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_until_serving(proc: subprocess.Popen, port: int) -> None:
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"cardenvs serve exited: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    pytest.fail("cardenvs serve did not start within 60 s")
+
+
+def test_a_restart_right_away_binds_the_same_port():
+    """The first server closes its open connection when it stops (TIME_WAIT on its side); the second, started
+    at once on the same port, used to fail with 'Address already in use' for a minute."""
+    port = free_port()
+    first = run_server(port)
+    try:
+        wait_until_serving(first, port)
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        conn.sendall(f"GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert conn.recv(100).startswith(b"HTTP/1.1 200")  # kept alive: the server will close it
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+    while conn.recv(65536):  # read to the server's FIN (unread data would make our close a reset, no TIME_WAIT)
+        pass
+    conn.close()
+    second = run_server(port)
+    try:
+        wait_until_serving(second, port)
+        assert httpx.get(f"http://127.0.0.1:{port}/static/style.css", timeout=10).status_code == 200
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
