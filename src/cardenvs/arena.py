@@ -46,7 +46,7 @@ import numpy as np
 
 from .agent import load_agent
 from .core.env import check_seed, play_episode
-from .registry import make, resolve_id, spec_of
+from .registry import make, register, resolve_id, spec_of
 
 Z95 = 1.959963984540054
 
@@ -579,7 +579,9 @@ def _write_replay(
 
 
 def _worker(job: tuple) -> list[GameRecord]:
-    return _play_deals(*job)
+    spec, deals = job
+    register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
+    return _play_deals(*deals)
 
 
 @dataclass
@@ -685,6 +687,7 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
 
     games, workers = plan.games, plan.workers
     jobs = []
+    spec = spec_of(plan.env_id)
     chunk = max(1, min(50, games // (4 * workers) or 1))
     for t, members in enumerate(plan.tables):
         names = [plan.agent_names[i] for i in members]
@@ -692,17 +695,20 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
         for start in range(0, games, chunk):
             jobs.append(
                 (
-                    plan.env_id,
-                    names,
-                    labs,
-                    plan.options,
-                    plan.seed,
-                    list(range(start, min(games, start + chunk))),
-                    plan.duplicate,
-                    t,
-                    plan.bidding,
-                    plan.replays,
-                    games,
+                    spec,
+                    (
+                        plan.env_id,
+                        names,
+                        labs,
+                        plan.options,
+                        plan.seed,
+                        list(range(start, min(games, start + chunk))),
+                        plan.duplicate,
+                        t,
+                        plan.bidding,
+                        plan.replays,
+                        games,
+                    ),
                 )
             )
     results = Results(
