@@ -13,7 +13,8 @@ games have, each optional:
   that score moves by their content (DMC's heads).
 * ``learner_features``: extra observation featurizers for learners by name (``"module:function"``; called
   as ``f(env, obs, mask)``).
-* ``view``: the module of the game's web view (``cardenvs serve``).
+* ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
+  package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`).
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with

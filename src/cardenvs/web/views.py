@@ -85,8 +85,19 @@ def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
         "scores": [_num(x) for x in base.scores()],
         "select_join": " ",
     }
-    GAME_VIEWS[game](base, viewer, view)
+    fill = GAME_VIEWS.get(game) or _declared_view(base.metadata["name"])
+    fill(base, viewer, view)
     return view
+
+
+def _declared_view(env_id: str) -> Any:
+    """A game registered from outside the package: the ``fill_view(base, viewer, view)`` of the module its spec
+    names as ``view``, which fills the seats, table and info lines as the functions below do; without a ``view``
+    the page shows the seats, the scores and the text render."""
+    from ..registry import spec_of
+
+    spec = spec_of(env_id)
+    return spec.hook(spec.view).fill_view if spec.view else (lambda base, viewer, view: None)
 
 
 def _shown(base: Any, viewer: int | None, p: int) -> bool:
