@@ -94,10 +94,11 @@ def _declared_view(env_id: str) -> Any:
     """A game registered from outside the package: the ``fill_view(base, viewer, view)`` of the module its spec
     names as ``view``, which fills the seats, table and info lines as the functions below do; without a ``view``
     the page shows the seats, the scores and the text render."""
+    from ..core.spec import load
     from ..registry import spec_of
 
     spec = spec_of(env_id)
-    return spec.hook(spec.view).fill_view if spec.view else (lambda base, viewer, view: None)
+    return load(spec.view).fill_view if spec.view else (lambda base, viewer, view: None)
 
 
 def _shown(base: Any, viewer: int | None, p: int) -> bool:
