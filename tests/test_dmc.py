@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from cardenvs import vector  # noqa: E402
 from cardenvs.training import dmc  # noqa: E402
-from cardenvs.training.heads import move_features  # noqa: E402
+from cardenvs.training.features import move_features  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -386,3 +386,19 @@ def test_shipped_models_load_and_beat_random_players(model):
 
 def test_models_are_shipped():
     assert {p.parent.name for p in SHIPPED} >= {"doudizhu__dmc__2", "twos__dmc__2", "twenty__dmc__1"}
+
+
+def test_shipped_models_play_by_name_with_torch_alone():
+    """``twos.dmc`` needs torch and nothing else of the train extra (a clean venv with torch found
+    heads.py importing sb3_contrib): with SB3 and sb3-contrib unimportable it still plays a game."""
+    code = (
+        "import sys\n"
+        "for name in ('stable_baselines3', 'sb3_contrib'):\n"
+        "    sys.modules[name] = None\n"
+        "from cardenvs.cli import main\n"
+        "raise SystemExit(main(['arena', 'twos', '--agents', 'twos.dmc,random,random', '--games', '1', "
+        "'--no-progress']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "twos.dmc" in out.stdout

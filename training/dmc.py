@@ -20,7 +20,7 @@ drowns a move's effect in noise). The actors play every seat with the current ne
 2. **Features.** The state is the observation, scaled by its segments' bounds (``features``:
    :class:`StateFeatures`, logarithmic for scores and awards); a segment called
    ``history`` (Dou Dizhu's last 15 moves, ``[15, 54]``) goes through a 1-D convolution first. Moves are
-   described by the game's move table (:func:`training.heads.move_features`: cards, type, main rank,
+   described by the game's move table (:func:`cardenvs.training.features.move_features`: cards, type, main rank,
    kickers), so alike moves share what is learnt.
 3. **Networks**, one per role (:func:`roles_of`): Dou Dizhu has the landlord, the farmer after the
    landlord, the farmer before it, and the bidder; other games one network, seat-relative.
@@ -279,7 +279,7 @@ class QNet(nn.Module):
 
 
 def build_nets(game: str, layout, args: Args) -> nn.ModuleList:
-    from cardenvs.training.heads import move_features
+    from cardenvs.training.features import move_features
 
     table = move_features(game)
     return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])

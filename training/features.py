@@ -61,3 +61,16 @@ def feature_size(name: str | None, env: Any) -> int:
     agent = env.possible_agents[0]
     mask = np.ones(env.action_space(agent).n, dtype=np.int8)
     return int(get_features(name, env.metadata["name"])(env, env.layout.zeros(), mask).shape[0])
+
+
+def move_features(game: str) -> np.ndarray:
+    """Features of every action of ``game`` for the DMC move network: the game's declared move features
+    (its spec's ``move_features``), else a one-hot of the action (games with few actions: Twenty's ten card
+    values, War, Two Way Street). numpy only, so a DMC agent plays with torch alone."""
+    from cardenvs import make
+
+    spec = spec_of(game)
+    if spec.move_features is not None:
+        return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
+    n = make(spec.env_id).unwrapped.num_actions
+    return np.eye(n, dtype=np.float32)

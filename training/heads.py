@@ -82,17 +82,3 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data.update(action_game=self.action_game, action_dim=self.action_dim)
         return data
-
-
-def move_features(game: str) -> np.ndarray:
-    """Features of every action of ``game`` for the DMC move network: the game's declared move features
-    (its spec's ``move_features``), else a one-hot of the action (games with few actions: Twenty's ten card
-    values, War, Two Way Street)."""
-    from cardenvs import make
-    from cardenvs.registry import spec_of
-
-    spec = spec_of(game)
-    if spec.move_features is not None:
-        return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
-    n = make(spec.env_id).unwrapped.num_actions
-    return np.eye(n, dtype=np.float32)

@@ -57,6 +57,12 @@ class Layout:
     def __contains__(self, name: str) -> bool:
         return name in self.slices
 
+    def starts(self, names: Iterable[str] | None = None) -> np.ndarray:
+        """Where each segment starts (``names``: these segments in this order; default: all, in layout
+        order), int64: the offsets a game's numba ``observe`` writes at (its params carry them)."""
+        chosen = [s.name for s in self.segments] if names is None else list(names)
+        return np.array([self.slices[name].start for name in chosen], dtype=np.int64)
+
     def zeros(self) -> np.ndarray:
         return np.zeros(self.size, dtype=self.dtype)
 

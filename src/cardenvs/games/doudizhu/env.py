@@ -100,7 +100,6 @@ LAYOUT = Layout(
         Segment("bid_position", 3, 1, "the observer's place in the bidding order (0 = first bidder), one-hot"),
     ]
 )
-OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 # every action's cards in the observation's 54-entry encoding (at-least-k planes, k-major; pass and bids zero)
 MOVE_PLANES = np.zeros((moves.NUM_ACTIONS, 54), dtype=np.int8)
@@ -128,7 +127,7 @@ class DouDizhuEnv(CardEnv):
         self.deck = make_deck(jokers=2)
         self.layout = LAYOUT
         self.num_actions = moves.NUM_ACTIONS
-        self.params = rules.make_params(self.config["bidding"], OFFSETS)
+        self.params = rules.make_params(self.config["bidding"], LAYOUT.starts())
 
     def _reset_option(self, name: str, low: int, high: int) -> int | None:
         value = self.reset_options.get(name)

@@ -43,46 +43,11 @@ import numpy as np
 
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
-from cardenvs.core.observation import Layout, Segment
 
 from . import determinize, policies, rules
+from .rules import LAYOUT
 
 VALUE_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
-
-LAYOUT = Layout(
-    [
-        Segment("own_hand", 10, 5, "own cards by value A..T (counts)"),
-        Segment("opponent_hand", 10, 5, "the opponent's cards by value when hands are exposed, else zeros"),
-        Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
-        Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
-        Segment("tally_cards", 1, 20, "number of tally cards"),
-        Segment(
-            "next_award",
-            1,
-            1e6,
-            "points the next card would earn as an n-Tally if the tally stays below 20 "
-            "(0 before the fifth card, then 15, doubling)",
-        ),
-        Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
-        Segment("scores", 2, 1e6, "match points: [own, opponent]"),
-        Segment("bonus", 1, 10, "this round's End of Round Bonus"),
-        Segment("round", 1, 100, "round index (0-based)"),
-        Segment("hand_index", 1, 4, "which five-card hand of the round (0..4)"),
-        Segment("leading", 1, 1, "1 if the observer leads this round"),
-        Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
-        Segment("stock", 1, 50, "cards left in the stock"),
-        Segment(
-            "replayed_hands",
-            5 * 2 * 10,
-            5,
-            "with swap_deals, in round 2k (round 2k-1's deck, hands exchanged): "
-            "the cards still to be played of each five-card hand of the round, [hand 0..4][own, opponent] by "
-            "value A..T, known from round 2k-1 (the current hand's: the cards still held); zeros in other rounds",
-            shape=(5, 2, 10),
-        ),
-    ]
-)
-OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
 
 
 class TwentyEnv(CardEnv):
@@ -116,7 +81,7 @@ class TwentyEnv(CardEnv):
         self.deck = make_deck()
         self.layout = LAYOUT
         self.num_actions = rules.NUM_VALUES
-        self.params = rules.make_params(c["rounds"], c["swap_deals"], c["exposed_hands"], OFFSETS)
+        self.params = rules.make_params(c["rounds"], c["swap_deals"], c["exposed_hands"], LAYOUT.starts())
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:

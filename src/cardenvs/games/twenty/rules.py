@@ -45,7 +45,44 @@ from numba import njit
 
 from cardenvs.core import kernels
 from cardenvs.core.cards import card_value_order
+from cardenvs.core.observation import Layout, Segment
 from cardenvs.core.rng import episode_deck
+
+#: the observation: named segments (:mod:`cardenvs.core.observation`); :func:`observe` writes them at
+#: the offsets ``LAYOUT.starts()`` the params carry
+LAYOUT = Layout(
+    [
+        Segment("own_hand", 10, 5, "own cards by value A..T (counts)"),
+        Segment("opponent_hand", 10, 5, "the opponent's cards by value when hands are exposed, else zeros"),
+        Segment("opponent_hand_size", 1, 5, "cards in the opponent's hand"),
+        Segment("tally", 1, 19, "the tally (sum of the tally cards)"),
+        Segment("tally_cards", 1, 20, "number of tally cards"),
+        Segment(
+            "next_award",
+            1,
+            1e6,
+            "points the next card would earn as an n-Tally if the tally stays below 20 "
+            "(0 before the fifth card, then 15, doubling)",
+        ),
+        Segment("last_scorer", 2, 1, "who scored last this round: [self, opponent] (zeros: nobody yet)"),
+        Segment("scores", 2, 1e6, "match points: [own, opponent]"),
+        Segment("bonus", 1, 10, "this round's End of Round Bonus"),
+        Segment("round", 1, 100, "round index (0-based)"),
+        Segment("hand_index", 1, 4, "which five-card hand of the round (0..4)"),
+        Segment("leading", 1, 1, "1 if the observer leads this round"),
+        Segment("seen", 10, 16, "cards of each value already seen this round (played or revealed), own hand excluded"),
+        Segment("stock", 1, 50, "cards left in the stock"),
+        Segment(
+            "replayed_hands",
+            5 * 2 * 10,
+            5,
+            "with swap_deals, in round 2k (round 2k-1's deck, hands exchanged): "
+            "the cards still to be played of each five-card hand of the round, [hand 0..4][own, opponent] by "
+            "value A..T, known from round 2k-1 (the current hand's: the cards still held); zeros in other rounds",
+            shape=(5, 2, 10),
+        ),
+    ]
+)
 
 VALUE_OF = card_value_order()  # card id -> 1..10
 NUM_VALUES = 10
@@ -125,11 +162,11 @@ def make_params(
     rounds: int = 2, swap_deals: bool = False, exposed_hands: bool = False, offsets: np.ndarray | None = None
 ) -> np.ndarray:
     """The constants of one configuration; ``offsets``: where the observation's segments start (default: the
-    env's layout, :data:`cardenvs.games.twenty.env.OFFSETS`)."""
+    env's layout, :data:`LAYOUT`)."""
     if not 1 <= rounds <= MAX_ROUNDS:
         raise ValueError(f"twenty: rounds={rounds}; it accepts 1 to {MAX_ROUNDS}")
     if offsets is None:
-        from .env import OFFSETS as offsets
+        offsets = LAYOUT.starts()
     p = np.zeros(1, dtype=PARAMS)
     p["rounds"] = rounds
     p["swap_deals"] = swap_deals

@@ -155,7 +155,7 @@ class TwoWayStreetEnv(CardEnv):
             )
         self.layout = make_layout(n)
         self.num_actions = NUM_ACTIONS
-        offsets = np.array([self.layout.slices[name].start for name in rules.OBS_SEGMENTS], dtype=np.int64)
+        offsets = self.layout.starts(rules.OBS_SEGMENTS)
         self.params = rules.make_params(n, c["decks"], c["jokers"], self.distinct, c["target"], self.deck, offsets)
 
     # ------------------------------------------------------------------ people

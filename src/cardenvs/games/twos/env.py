@@ -116,7 +116,7 @@ class TwosEnv(CardEnv):
         self.deck = make_deck()
         self.layout = make_layout(self.num_players)
         self.num_actions = moves.NUM_ACTIONS
-        offsets = np.array([self.layout.slices[seg.name].start for seg in self.layout.segments], dtype=np.int32)
+        offsets = self.layout.starts()
         self.params = rules.make_params(self.num_players, c["hand_size"], c["pass_locks_out"], c["bomb_order"], offsets)
         self.bomb_strength = self.params["bomb_strength"][0].copy()
 

@@ -37,26 +37,11 @@ cards out of both piles, so the winner's points total 26 minus the cards left on
 
 from __future__ import annotations
 
-import numpy as np
-
 from cardenvs.core.cards import card_code, make_deck
 from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
-from cardenvs.core.observation import Layout, Segment
 
 from . import policies, rules
-
-LAYOUT = Layout(
-    [
-        Segment("own_pile", 1, 52, "cards in own pile"),
-        Segment("opponent_pile", 1, 52, "cards in the opponent's pile"),
-        Segment("own_last_flip", 13, 1, "rank of own last face-up card this battle, one-hot (2..A)"),
-        Segment("opponent_last_flip", 13, 1, "rank of the opponent's last face-up card this battle, one-hot"),
-        Segment("table", 1, 52, "cards on the table in the battle under way"),
-        Segment("in_war", 1, 1, "1 while a tie is being settled"),
-        Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
-    ]
-)
-OFFSETS = np.array([LAYOUT.slices[seg.name].start for seg in LAYOUT.segments], dtype=np.int64)
+from .rules import LAYOUT
 
 
 class WarEnv(CardEnv):
@@ -96,7 +81,9 @@ class WarEnv(CardEnv):
         self.num_actions = 1
         c = self.config
         rules.check_options(c["war_face_down"], c["shuffle_won"], c["single_pass"], "war_v0")
-        self.params = rules.make_params(c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"], OFFSETS)
+        self.params = rules.make_params(
+            c["war_face_down"], c["shuffle_won"], c["single_pass"], c["max_turns"], LAYOUT.starts()
+        )
 
     def action_name(self, action: int) -> str:
         return "flip" if action == 0 else str(action)

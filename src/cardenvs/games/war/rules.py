@@ -38,7 +38,22 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import kernels
+from cardenvs.core.observation import Layout, Segment
 from cardenvs.core.rng import EXTRA_STREAM, episode_deck, stream, uniform_index
+
+#: the observation: named segments (:mod:`cardenvs.core.observation`); :func:`observe` writes them at
+#: the offsets ``LAYOUT.starts()`` the params carry
+LAYOUT = Layout(
+    [
+        Segment("own_pile", 1, 52, "cards in own pile"),
+        Segment("opponent_pile", 1, 52, "cards in the opponent's pile"),
+        Segment("own_last_flip", 13, 1, "rank of own last face-up card this battle, one-hot (2..A)"),
+        Segment("opponent_last_flip", 13, 1, "rank of the opponent's last face-up card this battle, one-hot"),
+        Segment("table", 1, 52, "cards on the table in the battle under way"),
+        Segment("in_war", 1, 1, "1 while a tie is being settled"),
+        Segment("battles_won", 2, 26, "battles won by self, opponent (single_pass only)"),
+    ]
+)
 
 DECK_SIZE = 52
 HALF = 26
@@ -104,10 +119,10 @@ def make_params(
 ) -> np.ndarray:
     """The constants of one configuration (:func:`check_options` rejects options ``single_pass`` would
     ignore); ``offsets``: where the observation's segments start (default: the env's layout,
-    :data:`cardenvs.games.war.env.OFFSETS`)."""
+    :data:`LAYOUT`)."""
     check_options(war_face_down, shuffle_won, single_pass)
     if offsets is None:
-        from .env import OFFSETS as offsets
+        offsets = LAYOUT.starts()
     p = np.zeros(1, dtype=PARAMS)
     p["war_face_down"] = war_face_down
     p["shuffle_won"] = shuffle_won
