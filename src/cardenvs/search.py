@@ -130,14 +130,14 @@ def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result
         values_row[i] = rollout_value(sim, params, seat, rollout, stream(seed, 2 * d + 1), result)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
 def pimc_deals(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values) -> None:
     """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``."""
     for d in range(d_lo, d_hi):
         _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def pimc_deals_parallel(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values) -> None:
     """:func:`pimc_deals` with the deals spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
     chunks = dets.shape[0]
@@ -178,7 +178,7 @@ def _new_node(tree_i, tree_f, n_nodes, action, parent, mover) -> int:
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
 def ismcts_iterations(
     state, b, params, seat, seed, it_lo, it_hi, rollout, c, tree_i, tree_f, n_nodes, sim, slot, ids, result
 ) -> int:
@@ -242,7 +242,7 @@ def ismcts_iterations(
     return it_hi - it_lo
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def ismcts_trees_parallel(
     state, b, params, seat, seeds, it_lo, it_hi, rollout, c, trees_i, trees_f, n_nodes, sims, slots, ids, results
 ) -> None:
