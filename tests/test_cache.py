@@ -134,3 +134,25 @@ def test_cache_command_lists_and_clears(tmp_path, monkeypatch, capsys):
     assert main(["cache", "clear"]) == 0
     assert "removed 1 cache folder(s)" in capsys.readouterr().out
     assert not (root / "0.1.0-aaaa").exists()
+
+
+def test_an_outside_game_edited_since_it_was_compiled_clears_the_cache(tmp_path, monkeypatch):
+    """A game registered from outside the package is compiled into the generic kernels, but its files are
+    not in the key: registering it after an edit removes the folder's compiled files (they would run its old
+    rules, as the example game showed)."""
+    package = tmp_path / "src" / "mygame"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("RULE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    compiled = folder / "kernels-aec_step.py311.nbi"
+    compiled.write_bytes(b"old")
+    assert not cache.check_outside_game("mygame_v0", "mygame", folder)  # first sight: recorded
+    assert not cache.check_outside_game("mygame_v0", "mygame", folder)  # unchanged
+    assert compiled.exists()
+    (package / "__init__.py").write_text("RULE = 2\n")
+    assert cache.check_outside_game("mygame_v0", "mygame", folder)  # edited: the compiled files go
+    assert not compiled.exists()
+    assert not cache.check_outside_game("mygame_v0", "mygame", folder)
+    assert not cache.check_outside_game("twos_v0", "cardenvs.games.twos", folder)  # the key covers these

@@ -11,6 +11,12 @@ The folders live under ``$XDG_CACHE_HOME/cardenvs/numba/`` (``~/.cache/cardenvs/
 them there). When a new folder is made, older ones that no process has written to for an hour are pruned,
 keeping the newest :data:`KEEP`; ``cardenvs cache info`` lists them and ``cardenvs cache clear`` removes
 them. Subprocesses (arena workers, Ray actors) inherit the folder through ``NUMBA_CACHE_DIR``.
+
+A game registered from outside the package (:func:`cardenvs.registry.register`) is compiled into the
+package's generic kernels too, and its files are not in the key. So registering one compares a digest of its
+package's files with the one recorded in the folder when it was last registered there
+(:func:`check_outside_game`): when they differ, the folder's compiled files are removed and everything is
+compiled anew, rather than running the game's old rules.
 """
 
 from __future__ import annotations
@@ -116,3 +122,31 @@ def configure(version: str) -> Path:
     os.environ["NUMBA_CACHE_DIR"] = os.environ[MARKER] = str(path)
     numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]  # numba read its settings at import
     return path
+
+
+def check_outside_game(env_id: str, package: str, folder: Path | None = None) -> bool:
+    """Record the digest of a registered outside game's files in the cache folder; if a different one was
+    recorded (the game changed since it was compiled here), remove the folder's compiled files (``.nbi``,
+    ``.nbc``). Returns whether it removed them. A package of cardenvs itself is covered by the key already."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations or Path(locations[0]).resolve().is_relative_to(PACKAGE):
+        return False
+    folder = Path(os.environ.get("NUMBA_CACHE_DIR", "")) if folder is None else folder
+    if not folder.is_dir():
+        return False
+    digest = source_key(Path(locations[0]))
+    stamp = folder / f"outside-{env_id}.digest"
+    try:
+        old = stamp.read_text().strip() if stamp.is_file() else None
+        stale = old is not None and old != digest
+        if stale:
+            for path in folder.rglob("*"):
+                if path.suffix in (".nbi", ".nbc"):
+                    path.unlink(missing_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only cache: numba compiles without it anyway
+        return False
+    return stale

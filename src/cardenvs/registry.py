@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import warnings
 from typing import Any
 
 from .core.spec import GameSpec
@@ -39,6 +40,15 @@ def register(spec: GameSpec) -> None:
         raise ValueError(f"register takes a GameSpec, got {type(spec).__name__}")
     if spec.env_id in specs and specs[spec.env_id] != spec:
         raise ValueError(f"game id {spec.env_id} is taken by {specs[spec.env_id].package}")
+    if specs.get(spec.env_id) != spec:
+        from .cache import check_outside_game
+
+        if check_outside_game(spec.env_id, spec.package):  # its files changed since they were compiled here
+            warnings.warn(
+                f"{spec.env_id} changed since it was last compiled: the compiled kernels were removed and are "
+                "compiled anew",
+                stacklevel=2,
+            )
     specs[spec.env_id] = spec
 
 
