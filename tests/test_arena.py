@@ -67,10 +67,33 @@ def test_identical_agents_share_wins_equally():
 
 def test_every_heuristic_is_known():
     names = known_agents()
-    for env_id, heuristic in HEURISTICS + [("twenty_v0", "twenty.solver")]:
+    for env_id, heuristic in HEURISTICS + [("twenty_v0", "twenty.solver"), ("war_v0", "war.flip")]:
         assert heuristic in names
         assert heuristic in known_agents(env_id)
         assert load_agent(heuristic, cardenvs.make(env_id).unwrapped) is not None
+
+
+def test_heuristic_names_come_from_the_games_policies():
+    """Every numba policy of every game is an agent GAME.NAME, the generic PolicyAgent, listed once."""
+    from cardenvs.agent import PolicyAgent, policy_agent_names
+    from cardenvs.registry import env_ids, raw_env_class
+
+    want = [f"{e.rsplit('_v', 1)[0]}.{p}" for e in env_ids() for p in raw_env_class(e).CORE.POLICIES]
+    assert sorted(policy_agent_names()) == sorted(want) and "war.flip" in want
+    assert all(known_agents().count(name) == 1 for name in want)
+    for name in want:
+        env = cardenvs.make(name.split(".")[0]).unwrapped
+        agent = load_agent(name, env)
+        assert isinstance(agent, PolicyAgent) and agent.name == name
+
+
+def test_war_flip_plays_in_the_arena():
+    """war.flip (the numba policy, through the generic agent) plays whole games in the arena and, having
+    no choice to make, plays them exactly as random does on the same deals."""
+    flip = run_tournament("war", ["war.flip", "random"], 4, seed=3)
+    rand = run_tournament("war", ["random", "random"], 4, seed=3)
+    assert flip.stats()["war.flip"]["games"] == 8
+    assert [r.scores for r in flip.records] == [r.scores for r in rand.records]
 
 
 def test_a_broken_agents_package_is_an_error_not_an_empty_list(monkeypatch):
@@ -131,7 +154,9 @@ def test_agents_by_name_and_errors():
     env = cardenvs.make("war").unwrapped
     assert isinstance(load_agent("random", env), RandomAgent)
     assert isinstance(load_agent("cardenvs.agent:RandomAgent", env), RandomAgent)
-    with pytest.raises(ValueError, match="unknown agent 'nope'; known agents for war: random, or dmc:PATH, ppo:PATH"):
+    with pytest.raises(
+        ValueError, match="unknown agent 'nope'; known agents for war: random, war.flip, or dmc:PATH, ppo:PATH"
+    ):
         load_agent("nope", env)
     with pytest.raises(ValueError, match="cannot load agent"):
         load_agent("no.such.module:Thing", env)

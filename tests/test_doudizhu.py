@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from cardenvs.core.cards import format_cards
-from cardenvs.core.env import play_episode
 from cardenvs.games.doudizhu import classify, legal_moves, moves
 from cardenvs.games.doudizhu.env import raw_env
 from cardenvs.games.doudizhu.playout import run as playouts
@@ -369,29 +368,23 @@ def test_rule_agent_beats_random_as_landlord_and_farmer():
     assert np.mean(np.array(as_landlord) > 0) > 0.6 and np.mean(np.array(as_farmer) > 0) > 0.6
 
 
-# ------------------------------------------------------------------ the numba twin of the rule agent
-@pytest.mark.parametrize("options", [{}, {"bidding": False}])
-def test_numba_rule_policy_equals_the_python_agent(options):
-    """At every decision of 150 seeded hands (bidding on and off; moves from a mix of the rule agent and
-    random), the numba policy and ``agents.doudizhu.RuleAgent`` choose the same action."""
-    from cardenvs.agents.doudizhu import RuleAgent
-    from cardenvs.games.doudizhu import policies
+@pytest.mark.parametrize(
+    "hand,bid",
+    [
+        ("2222R3456789TJQKA", 3),  # twos 4 + a bomb 2 + red joker 2 = 8 >= 7
+        ("22BR3456789TJQKAA", 2),  # twos 2 + black joker 1.5 + red joker 2 = 5.5 >= 5
+        ("2B33334567789TJQK", 1),  # a two 1 + black joker 1.5 + a bomb 2 = 4.5 >= 3.5
+        ("2B3456789TJQKAA34", 0),  # 2.5: no bid
+    ],
+)
+def test_rule_agent_bids_by_hand_strength(hand, bid):
+    """doudizhu.rule (the numba policy, through the generic agent) bids from its strength score."""
+    from cardenvs.agent import load_agent
 
-    env = raw_env(**options)
-    agent = RuleAgent(env)
-    rng = np.random.default_rng(5)
-    stream = np.ones(1, dtype=np.uint64)
-    positions = 0
-
-    def choose(seat, obs):
-        nonlocal positions
-        expected = agent.act(obs, rng)
-        got = policies.policy(env.states, 0, env.params, 0, stream)
-        assert got == expected, (game, positions, env.render_text())
-        positions += 1
-        legal = np.flatnonzero(obs["action_mask"])
-        return int(expected if rng.random() < 0.7 else rng.choice(legal))
-
-    for game in range(150):
-        play_episode(env, choose, seed=game)
-    assert positions > 3000
+    rest = "".join(ch * (4 if ch not in "BR" else 1) for ch in T.RANK_CHARS)
+    for ch in hand:
+        rest = rest.replace(ch, "", 1)
+    env = raw_env()
+    env.reset(options={"deck": deck_for([hand, rest[:17], rest[17:34]], rest[34:]), "first_bidder": 0})
+    action = load_agent("doudizhu.rule", env).act(env.observe("player_0"), np.random.default_rng(0))
+    assert action == T.BID_PASS + bid

@@ -160,13 +160,13 @@ def test_hand_solver_agrees_in_the_last_hand():
 def hand4_positions(count: int):
     """Round 2, first move of hand index 3 (the fourth hand) of ``exposed_hands=True, swap_deals=True`` games
     played by greedy-ish random moves: (env, observation) pairs."""
-    from cardenvs.agents.twenty import GreedyAgent
+    from cardenvs.agent import load_agent
 
     rng = np.random.default_rng(0)
     for seed in range(count):
         env = raw_env(exposed_hands=True, swap_deals=True)
         env.reset(seed=seed)
-        greedy = GreedyAgent(env)
+        greedy = load_agent("twenty.greedy", env)
         while True:
             s = env.state
             if s.round_index == 1 and s.hand_index == 3:

@@ -333,33 +333,30 @@ POLICY_CONFIGS = [pytest.param(options, id=name) for name, options in raw_env.VA
 
 
 @pytest.mark.parametrize("options", POLICY_CONFIGS)
-def test_numba_policy_is_the_python_heuristic(options):
-    """policies.heuristic chooses exactly the Python agent's action in every position of seeded games (half
-    the moves the heuristic's, half random, so positions vary)."""
+def test_heuristic_plays_every_phase_of_every_configuration(options):
+    """The agent two_way_street.heuristic (the numba policy) plays legal moves through every phase of seeded
+    matches of every configuration, alone or mixed with random moves; the policy answers -1 once the match
+    is over."""
     from cardenvs.agent import load_agent
     from cardenvs.games.two_way_street import policies
 
     env = raw_env(**options)
     agent = load_agent("two_way_street.heuristic", env)
     rng = np.random.default_rng(7)
-    stream = np.array([12345], dtype=np.uint64)
     positions = seed = 0
     phases = set()
 
     def choose(seat, obs):
         nonlocal positions
-        want = agent.act(obs, rng)
-        got = policies.policy(env.states, 0, env.params, 0, stream)
-        assert got == want, (options, seed, positions, env.action_name(got), env.action_name(want))
+        action = agent.act(obs, rng)  # a move the mask does not allow would raise
         phases.add(int(env.state.phase))
-        legal = np.flatnonzero(obs["action_mask"])
         positions += 1
-        return int(want) if rng.random() < 0.5 else int(rng.choice(legal))
+        return action if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
-    while positions < 3000:
+    while positions < 1000:
         play_episode(env, choose, seed=seed)
         seed += 1
-    assert policies.policy(env.states, 0, env.params, 0, stream) == -1  # the match is over
+    assert policies.policy(env.states, 0, env.params, 0, np.ones(1, dtype=np.uint64)) == -1
     first_phase = rules.BID if env.num_players == 2 else rules.DECLARE
     assert {first_phase, rules.DISCARD, rules.PLAY} <= phases
 

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from cardenvs.core.cards import format_cards, make_deck, parse_cards
-from cardenvs.core.env import play_episode
 from cardenvs.games.twos import legal_moves, moves, rules
 from cardenvs.games.twos.env import raw_env
 
@@ -278,13 +277,12 @@ def test_parse_action_plays_what_is_typed_or_says_what_it_would_play():
 
 
 def test_heuristic_keeps_every_bomb():
-    from cardenvs.agents.twos import HeuristicAgent, bomb_ranks
+    from cardenvs.agent import load_agent
     from cardenvs.games.twos import policies
 
     # 33 44 55 (a 2x3), 7777, 99 TT (two ranks only: no bomb) -> ranks 3 4 5 and 7 are kept
     counts = np.bincount(np.array(values("3S 3C 4S 4C 5S 5C 7S 7C 7D 7H 9S 9C TS TC")) // 4, minlength=13)
     kept = [0, 1, 2, 4]  # ranks 3 4 5 7 on the line 3..2
-    assert np.flatnonzero(bomb_ranks(counts)).tolist() == kept
     assert np.flatnonzero(policies.bomb_ranks(counts)).tolist() == kept
     # player_1 holds 55 66 77 (a 2x3 bomb) and KS; player_0 leads 4H. Against a single 4H it may play
     # 5S 5C 6S 6C 7S 7C KS or the 2x3 bomb, or pass: every single but KS breaks the bomb, so KS
@@ -298,17 +296,14 @@ def test_heuristic_keeps_every_bomb():
         env.reset(options={"deck": stacked(deck_hands, 3, 7)})
         play(env, lead)
         assert env.agent_selection == "player_1"
-        agent = HeuristicAgent(env)
-        choice = agent.act(env.observe("player_1"), np.random.default_rng(0))
+        choice = load_agent("twos.heuristic", env).act(env.observe("player_1"), np.random.default_rng(0))
         assert env.action_name(choice) == f"1x1 to {want}"
-        assert policies.heuristic(env.states, 0, env.params, np.ones(1, dtype=np.uint64)) == choice
     # leading with 33 44 55 and 8D: every non-bomb but 8D takes a card of the 2x3, so it leads 8D
     env = raw_env(hand_size=7)
     env.reset(options={"deck": stacked(["3S 3C 4S 4C 5S 5C 8D", "6S 6C 7S 9D TS JS QS", "8S 8C TD TH QH KH 3D"], 3, 7)})
     assert env.agent_selection == "player_0"
-    choice = HeuristicAgent(env).act(env.observe("player_0"), np.random.default_rng(0))
+    choice = load_agent("twos.heuristic", env).act(env.observe("player_0"), np.random.default_rng(0))
     assert env.action_name(choice) == "1x1 to 8D"
-    assert policies.heuristic(env.states, 0, env.params, np.ones(1, dtype=np.uint64)) == choice
 
 
 def test_heuristic_beats_random():
@@ -365,29 +360,3 @@ def test_render_shows_the_trick():
     text = env.render()
     assert "trick: player_0: 1x1 to 3S; player_1: pass" in text and "to beat: 1x1 to 3S by player_0" in text
     assert "player_1: 4S 5S 6S passed" in text and "to play: player_2" in text
-
-
-@pytest.mark.parametrize("variant", sorted(raw_env().VARIANTS))
-def test_numba_heuristic_is_the_python_agent(variant):
-    """policies.heuristic picks exactly what agents.twos.HeuristicAgent picks, at every decision of seeded
-    games (heuristic or random moves, so positions are varied), in every variant."""
-    from cardenvs.agents.twos import HeuristicAgent
-    from cardenvs.games.twos import policies
-
-    env = raw_env(**raw_env.VARIANTS[variant])
-    agent = HeuristicAgent(env)
-    rng = np.random.default_rng(11)
-    stream = np.ones(1, dtype=np.uint64)
-    positions = 0
-
-    def choose(seat, obs):
-        nonlocal positions
-        expected = agent.act(obs, rng)
-        assert policies.heuristic(env.states, 0, env.params, stream) == expected, (variant, game, env.render_text())
-        positions += 1
-        legal = np.flatnonzero(obs["action_mask"])
-        return expected if game % 2 else int(legal[rng.integers(len(legal))])
-
-    for game in range(300):
-        play_episode(env, choose, seed=game)
-    assert positions > 4000  # small_hands: 4,491; the others 8,000 to 16,000

@@ -8,9 +8,12 @@ env's ``{"observation", "action_mask"}`` dict and ``rng`` a ``np.random.Generato
 Names (:func:`load_agent`):
 
 * ``random``: uniformly random legal action.
-* ``GAME.NAME`` (``twos.heuristic``): ``AGENTS["NAME"]`` in the module ``cardenvs.agents.GAME`` (the
-  repository's ``agents/``); it plays only the game ``GAME`` (loading it for another game's env is a
-  ``ValueError``).
+* ``GAME.NAME`` for a numba policy ``NAME`` of the game (its ``POLICIES``: ``twos.heuristic``,
+  ``doudizhu.rule``, ``twenty.greedy``, ``two_way_street.heuristic``, ``war.flip``): a :class:`PolicyAgent`,
+  the same function the vector envs' opponents and the search rollouts call.
+* ``GAME.NAME`` for an agent that cannot be a numba policy (``twenty.solver``): ``AGENTS["NAME"]`` in the
+  module ``cardenvs.agents.GAME`` (the repository's ``agents/``).
+* Either plays only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
 * ``GAME.dmc`` (``doudizhu.dmc``): the Deep Monte Carlo model shipped with the package for that game
   (``cardenvs/training/results/GAME__dmc__N/model.pt``, the highest ``N``), played as ``dmc:PATH``; it
   needs the ``train`` extra (torch), and says so when it is missing.
@@ -32,8 +35,8 @@ Names from untrusted input (the web app) load with ``registered_only=True``: no 
 Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).
 
 A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
-is not installed means no heuristics; one that fails to import (a missing dependency, a broken module)
-raises its ``ImportError``.
+is not installed means no Python agents (the numba policies remain); one that fails to import (a missing
+dependency, a broken module) raises its ``ImportError``.
 """
 
 from __future__ import annotations
@@ -80,9 +83,68 @@ class RandomAgent:
         return int(legal[rng.integers(len(legal))])
 
 
+class PolicyAgent:
+    """``GAME.NAME``: the game's numba policy ``NAME`` (one of its ``POLICIES``) in the AEC world, the one
+    function the vector envs' opponents and the search rollouts also call.
+
+    At ``act`` it reads the env's current state (``env.unwrapped.states`` and ``params``, as
+    :class:`cardenvs.search.SearchAgent` does) and asks the policy for the seat to act
+    (:func:`cardenvs.core.kernels.policy_range`). A policy's random draws come from a ``uint64[1]`` stream
+    (:func:`cardenvs.core.rng.stream`) seeded from one draw of the caller's ``rng``, so a seeded arena
+    replays exactly. The policy is first asked with a fixed stream and the draw is made only if it used
+    that stream: a heuristic that draws nothing at a decision (most do, Twenty's greedy only on ties) leaves
+    the caller's ``rng`` as it found it.
+    """
+
+    #: the fixed stream of the first call: a decision that leaves it unchanged drew nothing
+    PROBE = np.uint64(0x9E3779B97F4A7C15)
+
+    def __init__(self, env: Any, policy: str):
+        base = getattr(env, "unwrapped", env)
+        game = _game_of(base)
+        policies = tuple(getattr(getattr(base, "CORE", None), "POLICIES", ()))
+        if policy not in policies:
+            known = ", ".join(policies) or "none"
+            raise ValueError(f"{policy!r} is not a numba policy of {game} (its policies: {known})")
+        self.env = base
+        self.name = f"{game}.{policy}"
+        self.kind = 2 + policies.index(policy)  # the kernels' code of policy k (1 is random)
+        self._which = np.zeros(1, dtype=np.int64)
+        self._stream = np.zeros((1, 1), dtype=np.uint64)
+        self._out = np.zeros(1, dtype=np.int64)
+
+    def _choose(self) -> int:
+        from .core import kernels
+
+        base = self.env
+        kernels.policy_range(
+            base.states, base.params, self._which, self.kind, self._stream, int(base.num_actions), self._out
+        )
+        return int(self._out[0])
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        from .core.rng import stream
+
+        self._stream[0, 0] = self.PROBE
+        action = self._choose()
+        if self._stream[0, 0] != self.PROBE:  # it drew: again, with a stream from the caller's rng
+            draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
+            self._stream[0] = stream(draw, 0)
+            action = self._choose()
+        mask = observation["action_mask"]
+        if not 0 <= action < len(mask) or not mask[action]:
+            raise RuntimeError(f"{self.name} chose {action}, which the observation's mask does not allow")
+        return action
+
+
 def _agent_modules() -> list[str]:
-    """The game modules of the ``cardenvs.agents`` package."""
-    package = importlib.import_module("cardenvs.agents")
+    """The game modules of the ``cardenvs.agents`` package (none when it is not installed)."""
+    try:
+        package = importlib.import_module("cardenvs.agents")
+    except ModuleNotFoundError as exc:
+        if exc.name == "cardenvs.agents":
+            return []
+        raise
     return [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
 
 
@@ -165,11 +227,24 @@ def search_agent_names(game: str | None = None) -> list[str]:
     return [f"{g}.{m}" for g in _search_games() if short is None or g == short for m in METHODS]
 
 
+def policy_agent_names(game: str | None = None) -> list[str]:
+    """``GAME.NAME`` for every numba policy of every game (its core's ``POLICIES``), or only ``game``'s."""
+    from .registry import env_ids, raw_env_class
+
+    short = game.rsplit("_v", 1)[0] if game else None
+    out = []
+    for env_id in env_ids():
+        g = env_id.rsplit("_v", 1)[0]
+        if short is None or g == short:
+            out += [f"{g}.{p}" for p in getattr(getattr(raw_env_class(env_id), "CORE", None), "POLICIES", ())]
+    return out
+
+
 def known_agents(game: str | None = None) -> list[str]:
     """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
     those that play it."""
     short = game.rsplit("_v", 1)[0] if game else None
-    names = ["random"]
+    names = ["random", *policy_agent_names(game)]
     for module_name in _agent_modules():
         if short is not None and module_name != short:
             continue
@@ -333,6 +408,13 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
                 f"agent {name!r}: module:Class agents are not loaded here; name a registered agent such as random"
             )
         return _load_class(name, env)
+    if name in policy_agent_names():
+        short = name.partition(".")[0]
+        if game is not None and short != game:
+            raise ValueError(
+                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
+            )
+        return PolicyAgent(env, name.partition(".")[2])
     if "." in name:
         module_name, _, key = name.partition(".")
         if module_name in _agent_modules():

@@ -1,7 +1,18 @@
-"""Dou Dizhu heuristics as numba policies over the core's state (opponents in vector envs, search rollouts).
+"""Dou Dizhu heuristics as numba policies over the core's state: the agent ``doudizhu.rule`` in the arena
+and the web (:class:`cardenvs.agent.PolicyAgent`), the vector envs' opponent, the search rollouts.
 
-``rule`` is the twin of the Python agent ``doudizhu.rule`` (``agents/doudizhu.py``, which reads only the
-public observation): the same bids and moves, tested position by position. Its rules are stated there.
+``rule`` reads only what the seat to act can see:
+
+* Bidding: a strength score from twos, jokers and bombs (2 each for a bomb or the red joker, 1.5 the
+  black joker, 1 a two): bid 3 from 7, 2 from 5, 1 from 3.5, else no bid (never below the current bid).
+* Planning: the hand's *plan size* is the number of combinations a greedy decomposition needs (rocket,
+  bombs, the longest straights, trios with a single or pair attached, pairs, singles).
+* Leading: the move after which the plan is smallest, ties by the lowest main rank; bombs last.
+* Following: the cheapest non-bomb that beats (smallest plan afterwards, then lowest main rank). As a
+  farmer it lets its partner's move stand unless it can go out. Bombs and the rocket only when they
+  empty the hand or an opponent is down to 4 cards or fewer; otherwise it passes.
+
+Remaining ties go to the lowest action id. It draws no random numbers.
 """
 
 from __future__ import annotations

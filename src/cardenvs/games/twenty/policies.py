@@ -1,10 +1,15 @@
-"""Twenty heuristics as numba policies over the core's state (opponents in vector envs, search rollouts).
+"""Twenty heuristics as numba policies over the core's state: the agent ``twenty.greedy`` in the arena and
+the web (:class:`cardenvs.agent.PolicyAgent`), the vector envs' opponent, the search rollouts.
 
-``greedy`` is the twin of the Python agent ``twenty.greedy`` (``agents/twenty.py``, which reads only the
-observation): the same value for every legal card, in the same floating-point operations, tested position
-by position; its rule is stated there. Among equally valued cards (within 1e-9) the Python agent draws
-with its ``np.random.Generator``, the twin with its ``uint64[1]`` stream, so on such ties both pick one of
-the same cards, not necessarily the same one. The ``twenty.solver`` agent has no twin.
+``greedy`` is a one-ply heuristic, as the document's commentary plays: it scores each card it could play as
+
+    points it scores now - the opponent's expected best reply - 1 if it spends a Ten card
+
+where the opponent's reply is the best immediate score of its hand: known exactly when hands are exposed,
+otherwise its expectation over the cards not yet seen (hypergeometric, :func:`expected_best_gain`). So it
+takes the most points now, avoids leaving a tally the opponent can turn into an Exact Twenty, and holds
+Ten cards when that costs nothing. Among equally valued cards (within 1e-9) it draws from its ``uint64[1]``
+stream. The round solver ``twenty.solver`` is a Python agent (``agents/twenty.py``).
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ def expected_best_gain(tally: int, n_cards: int, unseen: np.ndarray, hand_size: 
 
 @njit(cache=True)
 def greedy_scores(state, b, params, out) -> int:
-    """``GreedyAgent.scores`` for the seat to move of game ``b``: the value of each legal action ``a`` into
+    """``greedy``'s scores for the seat to move of game ``b``: the value of each legal action ``a`` into
     ``out[a]`` (-inf for the others); returns how many actions are legal. Writes ``out`` only."""
     s = state[b]
     me = s.to_move

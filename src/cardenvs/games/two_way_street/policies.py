@@ -1,11 +1,24 @@
-"""Two Way Street heuristics as numba policies over the core's state (opponents in vector envs, rollouts).
+"""Two Way Street heuristics as numba policies over the core's state: the agent
+``two_way_street.heuristic`` in the arena and the web (:class:`cardenvs.agent.PolicyAgent`), the vector
+envs' opponent, the search rollouts.
 
-``heuristic`` is the twin of the Python agent ``two_way_street.heuristic`` (``agents/two_way_street.py``,
-which reads only the public observation): the same declarations, bids, discards, suit names and plays,
-tested position by position. Its rules are stated there. Ties are broken as Python's ``min``/``max`` break
-them over the agent's ascending lists (the first extreme, i.e. the lowest card id), and the hand's
-expected tricks are summed card by card in ascending id order as Python's ``sum`` does (with Neumaier's
-compensation from Python 3.12 on), so the float comparisons agree exactly.
+``heuristic`` reads only what the seat to act can see:
+
+* Strength: expected tricks of the hand, counting jokers (red 1.2, black 1.0), aces 0.9, kings 0.6,
+  queens 0.3. Declare high when it is at least the table's fair share (10 / players, x 1.2), else low;
+  duels bid high with strength (expected - 4) or low with (5 - expected) when that is 1 or more, else no
+  bid; the dealer's choice follows the same test.
+* Discard: high hands shed their lowest cards; low hands shed jokers and their highest cards.
+* Play, high: win as cheaply as possible (the lowest card that takes the trick so far), else throw the
+  lowest card; lead the highest card. Low: play the highest card that does not take the trick, else the
+  highest card (shedding a danger card); lead the lowest card.
+* Suit naming after a joker lead: a high hand names the suit of its highest card, a low hand that of its
+  lowest.
+
+Ties go to the first extreme (the lowest card id). The hand's expected tricks are summed card by card in
+ascending id order as Python's ``sum`` does (with Neumaier's compensation from Python 3.12 on): the
+heuristic was first written in Python, and this keeps its float comparisons, so its choices, exactly. It
+draws no random numbers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,17 @@
-"""Twos heuristics as numba policies over the core's state (opponents in vector envs, search rollouts).
+"""Twos heuristics as numba policies over the core's state: the agent ``twos.heuristic`` in the arena and
+the web (:class:`cardenvs.agent.PolicyAgent`), the vector envs' opponent, the search rollouts.
 
-``heuristic`` is the twin of the Python agent ``twos.heuristic`` (``agents/twos.py``, which reads only the
-public observation): the same move in every position, tested position by position. Its rules are stated
-there; ties go to the lowest action id, as Python's ``min`` over the ascending legal ids does.
+``heuristic`` reads only what the seat to act can see (its hand, the move to beat, the cards left):
+
+* Go out at once when a legal combination empties the hand.
+* Lead the combination that sheds the most cards, lowest top card first, keeping bombs and twos back:
+  no bomb, no two, and no card of a bomb the hand holds (a four of a kind, or a rank in a multiple run:
+  three or more consecutive ranks with two or more cards each).
+* Follow with the cheapest non-bomb that beats, again without twos or cards of the hand's bombs.
+* Spend twos and bombs only when an opponent is close to going out (3 cards or fewer) or when that
+  wins the hand; otherwise pass.
+
+Ties go to the lowest action id. It draws no random numbers.
 """
 
 from __future__ import annotations
