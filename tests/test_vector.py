@@ -123,8 +123,10 @@ def test_bad_inputs_name_the_problem_and_leave_the_batch_usable():
         vector.make("doudizhu", 2, learner=5)
     with pytest.raises(ValueError, match="threads=4096: numba has .* threads on this machine"):
         vector.make("doudizhu", 2, threads=4096)  # the search agents' rule too (test_search)
-    with pytest.raises(ValueError, match="not a numba policy"):
+    with pytest.raises(ValueError, match="opponent 'twos.heuristic' for doudizhu_v0: .* plays twos, not doudizhu"):
         vector.make("doudizhu", 2, learner=0, opponents=["twos.heuristic"])
+    with pytest.raises(ValueError, match="unknown agent 'nobody'.*or pass a callable"):
+        vector.make("doudizhu", 2, learner=0, opponents=["nobody"])
 
 
 def test_learner_view_receives_its_terminal_reward_from_an_opponent_move():
@@ -172,6 +174,35 @@ def test_learner_view_with_a_callable_opponent_and_rotation():
         # the observation returned is the learner's own: its seat is to move
         assert (v._b.seats == info["learner_seat"]).all()
     assert calls and max(calls) <= 8
+
+
+def test_learner_view_plays_a_python_agent_by_name_one_agent_per_game():
+    """``opponents=["twenty.solver"]`` (a Python agent, no numba policy) plays one agent per game, each on its
+    own game's observation; a seeded batch replays exactly, and the learner's rewards are the games' scores."""
+    from cardenvs.vector import AgentOpponent
+
+    def run(seed):
+        v = vector.make("twenty", 4, learner=0, opponents=["twenty.solver"])
+        obs, info = v.reset(seed=seed)
+        (opponent,) = v.callables
+        assert isinstance(opponent, AgentOpponent)
+        seen, total, ended = [], np.zeros(4), 0
+        while ended < 4:
+            actions = np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()])
+            obs, rewards, terminated, truncated, info = v.step(actions)
+            seen.append(obs.copy())
+            total += rewards
+            ended += int((terminated | truncated).sum())
+        assert sorted(opponent.players) == [0, 1, 2, 3] and opponent.decisions.min() > 0
+        return np.array(seen), opponent
+
+    first, opponent = run(5)
+    again, _ = run(5)
+    np.testing.assert_array_equal(first, again)
+    for env, agent in opponent.players.values():  # each game's own env and agent
+        assert agent.name == "twenty.solver" and agent.env is env
+    other, _ = run(6)
+    assert not np.array_equal(first[:20], other[:20])
 
 
 def test_numba_dealing_matches_aec_first_deal():

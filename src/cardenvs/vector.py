@@ -10,9 +10,10 @@ Two views of one batch (:mod:`cardenvs.core.kernels` runs the games; no Python r
   :class:`LearnerVectorEnv`, a ``gymnasium.vector.VectorEnv`` for one learner per game: the opponents act
   inside ``step`` -- ``"random"`` and the game's numba heuristics (``"heuristic"``, ``"twos.heuristic"``,
   ...) with no Python per game, any callable (a frozen network) once per round with the batch of
-  observations where it is to move. The learner receives every reward of its seat, the terminal one included
-  when an opponent's move ends the game. ``action_masks()`` is there for sb3-contrib, and
-  :func:`cardenvs.sb3.SB3VecEnv` wraps it as an SB3 ``VecEnv``.
+  observations where it is to move, any other agent name (``"twenty.solver"``) as such a callable that
+  plays one agent per game (:class:`AgentOpponent`). The learner receives every reward of its seat, the
+  terminal one included when an opponent's move ends the game. ``action_masks()`` is there for
+  sb3-contrib, and :func:`cardenvs.sb3.SB3VecEnv` wraps it as an SB3 ``VecEnv``.
 
 Autoreset: Gymnasium's **same-step** mode (``AutoresetMode.SAME_STEP``). A game that ends in ``step``
 reports its rewards and end flags, and the observation returned for it is already the first one of its
@@ -84,6 +85,7 @@ class _Batch:
         if proto.CORE is None:
             raise ValueError(f"{self.env_id} has no numba core yet; vector envs need one")
         self.proto = proto
+        self.options = dict(options)
         self.core = proto.CORE
         self.params = proto.params.copy()
         self.layout = proto.layout
@@ -103,6 +105,7 @@ class _Batch:
         self.num_legal = np.zeros(B, dtype=np.int64)
         self.legal = np.zeros((B, min(self.num_actions, LEGAL_WIDTH)), dtype=np.int32)  # the first legal ids
         self.rngs = np.zeros((B, 1), dtype=np.uint64)
+        self.seed = 0
         self.has_reset = False
 
     @property
@@ -113,6 +116,7 @@ class _Batch:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**62))
         seed = _check_count("seed", seed, 0)
+        self.seed = seed
         self.deal_seeds[:] = [deal_seed_of(seed + i) for i in range(self.num_envs)]
         # the opponents' random streams: a stream of each game's deal seed that dealing never uses
         mixed = np.random.SeedSequence([seed, 0x0DD5]).generate_state(self.num_envs, np.uint64)
@@ -210,6 +214,70 @@ def _internal_kind(batch: _Batch, opponent: Any) -> int:
             f"opponent {opponent!r} is not a numba policy of {batch.env_id}; known: {known}, or a callable"
         )
     return 2 + names.index(name)
+
+
+def _is_internal(batch: _Batch, opponent: Any) -> bool:
+    game = batch.env_id.rsplit("_v", 1)[0]
+    name = opponent[len(game) + 1 :] if opponent.startswith(game + ".") else opponent
+    return opponent == "random" or name in tuple(batch.core.POLICIES)
+
+
+class AgentOpponent:
+    """An agent by name as a batched opponent: any name :func:`cardenvs.agent.load_agent` accepts that is not
+    a numba policy (``twenty.solver``, ``twos.pimc(playouts=200)``, a ``KIND:PATH`` model), played in Python.
+
+    One agent per game of the batch, built on the game's first decision with its own AEC env (the batch's
+    options); before each decision the env is given that game's state (``states``, ``params``, the seat to
+    act), so agents that read the env's state (the search agents, a numba policy's fallback) see their game.
+    ``__call__(observations, games)`` returns the action of each game ``games[i]`` from its observation row.
+    Decision ``k`` of game ``b`` gets the agent the rng ``default_rng([seed, b, k, ...])`` of the batch's
+    ``reset`` seed: a seeded batch replays exactly (``decisions`` counts, and is restored with the batch).
+    """
+
+    SALT = 0xA6E7  # keeps these draws apart from the batch's other streams of the same seed
+
+    def __init__(self, name: str, batch: _Batch):
+        from .agent import load_agent
+
+        self.name = name
+        self.batch = batch
+        try:
+            load_agent(name, batch.proto)  # an unknown name fails here, not at the first decision
+        except ValueError as exc:
+            raise ValueError(f"opponent {name!r} for {batch.env_id}: {exc}; or pass a callable") from None
+        self.players: dict[int, tuple[CardEnv, Any]] = {}
+        self.decisions = np.zeros(batch.num_envs, dtype=np.int64)
+
+    def _player(self, b: int) -> tuple[CardEnv, Any]:
+        """Game ``b``'s env and agent, built on first use."""
+        if b not in self.players:
+            from .agent import load_agent
+
+            batch = self.batch
+            env: CardEnv = raw_env_class(batch.env_id)(**batch.options)
+            env.reset(seed=0)  # every attribute of a running game; its state is replaced before each decision
+            np.copyto(env.params, batch.params)
+            self.players[b] = (env, load_agent(self.name, env))
+        return self.players[b]
+
+    def __call__(self, observations: dict[str, np.ndarray], games: np.ndarray) -> np.ndarray:
+        batch = self.batch
+        out = np.zeros(len(games), dtype=np.int64)
+        for i, b in enumerate(np.asarray(games, dtype=np.int64).tolist()):
+            env, agent = self._player(b)
+            env.states[0] = batch.state[b]
+            env._after_change()  # the seat to act and its mask, from the new state
+            rng = np.random.default_rng([batch.seed, b, int(self.decisions[b]), self.SALT])
+            self.decisions[b] += 1
+            row = {
+                "observation": observations["observation"][i],
+                "action_mask": observations["action_mask"][i].astype(np.int8),
+            }
+            out[i] = agent.act(row, rng)
+        return out
+
+    def __repr__(self) -> str:
+        return f"AgentOpponent({self.name!r})"
 
 
 class VectorEnv:
@@ -338,7 +406,9 @@ class LearnerVectorEnv(GymVectorEnv):
     every seat is learnt). ``opponents``: one entry per other seat, in seat order after the learner (one
     entry is used for every seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
     ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
-    ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move. Or a pool,
+    ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move, or the name
+    of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``): an
+    :class:`AgentOpponent`, one agent per game, seeded from ``reset``'s seed. Or a pool,
     ``{opponent: weight}``: each seat of each deal draws its opponent by weight (``add_opponent`` grows it,
     e.g. with snapshots of the learner).
     Observations are the learner's ``[B, D]`` vectors; ``action_masks()`` gives its masks ``[B, A]``.
@@ -412,10 +482,15 @@ class LearnerVectorEnv(GymVectorEnv):
         self._final_ids = np.zeros_like(b.legal)
 
     def _kind(self, opponent: Opponent) -> int:
+        if isinstance(opponent, str) and not _is_internal(self._b, opponent):
+            opponent = AgentOpponent(opponent, self._b)
         if callable(opponent):
             self.callables.append(opponent)
             return -len(self.callables)
         return _internal_kind(self._b, opponent)
+
+    def _agent_opponents(self) -> list[AgentOpponent]:
+        return [f for f in self.callables if isinstance(f, AgentOpponent)]
 
     def _seat(self, which: np.ndarray) -> None:
         """Seats of the learner and its opponents in games ``which`` (for their current episode)."""
@@ -493,7 +568,8 @@ class LearnerVectorEnv(GymVectorEnv):
             for kind in np.unique(kinds):
                 games = external[kinds == kind]
                 f = self.callables[-kind - 1]
-                chosen = np.asarray(f({"observation": b.obs[games], "action_mask": b.mask[games]}))
+                rows = {"observation": b.obs[games], "action_mask": b.mask[games]}
+                chosen = np.asarray(f(rows, games) if isinstance(f, AgentOpponent) else f(rows))
                 if chosen.shape != (len(games),):
                     raise ValueError(f"opponent {f!r} returned shape {chosen.shape} for {len(games)} games")
                 actions[games] = chosen
@@ -532,7 +608,7 @@ class LearnerVectorEnv(GymVectorEnv):
         if not self.callables:
             return change()
         b = self._b
-        saved = b.snapshot(self)
+        saved = b.snapshot(self, *self._agent_opponents())
         rng, rng_state, has_reset = self.rng, self.rng.bit_generator.state, b.has_reset
         try:
             return change()
@@ -551,6 +627,8 @@ class LearnerVectorEnv(GymVectorEnv):
         b = self._b
         b.seed_games(seed)
         self.rng = np.random.default_rng(None if seed is None else [seed, 0x5EA7])  # the pool's draws
+        for f in self._agent_opponents():
+            f.decisions[:] = 0
         self._seat(b.all)
         self.ended[:] = 0
         self._settle(b.all, np.zeros(b.num_envs))
