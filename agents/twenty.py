@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.agent import PolicyAgent
-from cardenvs.games.twenty.features import FULL_DECK, _exposed, _unseen, action_outlook  # noqa: F401
+from cardenvs.games.twenty.features import _exposed, _unseen
 from cardenvs.games.twenty.solver import solve, solve_round
 
 

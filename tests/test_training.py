@@ -157,7 +157,7 @@ def test_margin_shaping_adds_score_margin_changes():
 
 
 def test_twenty_features_hold_the_hand_counted_outlook():
-    from cardenvs.agents.twenty import action_outlook
+    from cardenvs.games.twenty.features import action_outlook
     from cardenvs.training.features import feature_size, get_features
 
     base = cardenvs.make("twenty_v0").unwrapped

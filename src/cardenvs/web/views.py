@@ -15,10 +15,6 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-import numpy as np
-
-from ..core.cards import card_code
-
 SUIT_SYMBOLS = {"S": "\u2660", "C": "\u2663", "D": "\u2666", "H": "\u2665"}
 SUIT_COLOURS = {"S": "#1a1a1a", "C": "#1b5e20", "D": "#0d47a1", "H": "#c62828"}
 JOKER_COLOURS = {"BJ": "#1a1a1a", "RJ": "#c62828", "JK": "#6a1b9a"}
@@ -57,18 +53,10 @@ def _num(x: Any) -> float | int:
 
 
 def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
-    """The name of a move as the viewer may see it (Two Way Street hides other players' discards and duel
-    bids)."""
-    name = base.action_name(int(action))
-    if viewer is None or viewer == seat or base.metadata["name"] != "two_way_street_v0":
-        return name
-    from ..games.two_way_street import rules
-
-    if rules.DISCARD0 <= action < rules.SUIT0:
-        return "discards a card"
-    if action >= rules.BID0:
-        return "bids"
-    return name
+    """The name of a move as the viewer may see it (the game view's ``public_move`` hides what the viewer may
+    not see, e.g. Two Way Street's discards)."""
+    hook = getattr(_game_view(base.metadata["name"]), "public_move", None)
+    return hook(base, seat, action, viewer) if hook else base.action_name(int(action))
 
 
 def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
@@ -85,198 +73,32 @@ def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
         "scores": [_num(x) for x in base.scores()],
         "select_join": " ",
     }
-    fill = GAME_VIEWS.get(game) or _declared_view(base.metadata["name"])
-    fill(base, viewer, view)
+    module = _game_view(base.metadata["name"])
+    if module is not None:  # a game without a view shows the seats, the scores and the text render
+        module.fill_view(base, viewer, view)
     return view
 
 
-def _declared_view(env_id: str) -> Any:
-    """A game registered from outside the package: the ``fill_view(base, viewer, view)`` of the module its spec
-    names as ``view``, which fills the seats, table and info lines as the functions below do; without a ``view``
-    the page shows the seats, the scores and the text render."""
+def shown(base: Any, viewer: int | None, p: int) -> bool:
+    """Whether ``viewer`` (None: everyone) may see seat ``p``'s hand."""
+    return viewer is None or viewer == p
+
+
+def _game_view(env_id: str) -> Any:
+    """The module a game's spec names as its ``view`` (None without one)."""
     from ..core.spec import load
     from ..registry import spec_of
 
     spec = spec_of(env_id)
-    return load(spec.view).fill_view if spec.view else (lambda base, viewer, view: None)
+    return load(spec.view) if spec.view else None
 
 
-def _shown(base: Any, viewer: int | None, p: int) -> bool:
-    return viewer is None or viewer == p
-
-
-def _twenty(base: Any, viewer: int | None, view: dict) -> None:
-    from ..games.twenty import rules
-    from ..games.twenty.env import VALUE_NAMES
-
-    s = base.state
-    rounds = base.config["rounds"]
-    exposed = base.config["exposed_hands"]
-    for p, seat in enumerate(view["seats"]):
-        cards = rules.hand_cards(s, p)
-        seat["count"] = len(cards)
-        if _shown(base, viewer, p) or exposed:
-            seat["cards"] = [card_code(c) for c in sorted(cards, key=lambda c: (_twenty_value(c), c))]
-        if s.leader == p:
-            seat["notes"].append("leads this round")
-        if s.last_scorer == p:
-            seat["notes"].append("last scorer")
-    r = min(int(s.round_index), rounds - 1)
-    view["info"].append(f"round {r + 1} of {rounds}, hand {max(0, int(s.hand_index)) + 1} of 5")
-    view["info"].append(f"stock: {rules.DECK_SIZE - int(s.stock_pos)} cards")
-    view["table"].append(
-        {
-            "label": f"tally {int(s.tally)} ({int(s.tally_n)} cards)",
-            "cards": [card_code(int(c)) for c in s.tally_cards[: s.tally_n]],
-        }
-    )
-    view["table"].append(
-        {"label": f"End of Round Bonus {int(s.bonus)}", "cards": [card_code(int(c)) for c in s.deck[:2]]}
-    )
-    if s.last_player >= 0:
-        points = f", {int(s.last_points)} points" if s.last_points else ""
-        view["info"].append(
-            f"last: player_{int(s.last_player)} played {VALUE_NAMES[s.last_value - 1]}, tally {int(s.last_after)}"
-            + points
-        )
-
-
-def _twenty_value(card: int) -> int:
-    rank = card // 4  # 0 = two ... 12 = ace
-    return 1 if rank == 12 else min(rank + 2, 10)
-
-
-def _twos(base: Any, viewer: int | None, view: dict) -> None:
-    from ..games.twos import moves, rules
-
-    s = base.state
-    for p, seat in enumerate(view["seats"]):
-        values = np.flatnonzero(s.hands[p])
-        seat["count"] = len(values)
-        if _shown(base, viewer, p):
-            seat["cards"] = [moves.value_code(int(v)) for v in values]
-        if s.passed[p]:
-            seat["notes"].append("passed")
-    trick = rules.trick(s)
-    if trick:
-        view["table"].append(
-            {
-                "label": "trick",
-                "text": "; ".join(
-                    f"player_{who}: " + ("pass" if a == moves.PASS else moves.describe(a)) for who, a in trick
-                ),
-            }
-        )
-    if s.to_beat_shape >= 0:
-        shape = moves.shape_name(moves.SHAPES[s.to_beat_shape])
-        view["table"].append(
-            {"label": "to beat", "text": f"{shape} to {moves.value_code(int(s.to_beat_top))} by player_{s.last_player}"}
-        )
-    else:
-        view["info"].append("a new trick: the player to move leads")
-    view["info"].append(f"{base.config['hand_size']} cards each, bomb order {base.config['bomb_order']}")
-
-
-def _doudizhu(base: Any, viewer: int | None, view: dict) -> None:
-    from ..games.doudizhu import moves
-
-    s = base.state
-    view["select_join"] = ""
-    history = list(zip(s.hist_player[: s.n_hist].tolist(), s.hist_move[: s.n_hist].tolist(), strict=True))
-    for p, seat in enumerate(view["seats"]):
-        ids = np.flatnonzero(s.hands[p])
-        seat["count"] = len(ids)
-        if _shown(base, viewer, p):
-            seat["cards"] = [card_code(int(c)) for c in sorted(ids, key=lambda c: (moves.RANK_OF_CARD[c], c))]
-        if s.landlord >= 0 and not s.bidding:
-            seat["notes"].append("landlord" if p == s.landlord else "farmer")
-        last = next((moves.move_string(m) for who, m in reversed(history) if who == p), None)
-        if last:
-            seat["notes"].append(f"last: {last}")
-    if s.bidding:
-        view["info"].append(f"bidding: first bidder player_{int(s.first_bidder)}, current bid {int(s.bid)}")
-        bids = [("no bid" if b == 0 else f"bid {b}") for b in s.bids[: s.n_bids].tolist()]
-        view["info"].append("bids so far: " + (", ".join(bids) if bids else "none"))
-    elif s.landlord >= 0:
-        view["info"].append(f"landlord player_{int(s.landlord)} at bid {int(s.bid)}")
-        view["table"].append({"label": "kitty", "cards": [card_code(int(c)) for c in s.kitty]})
-    view["info"].append(f"bombs {int(s.bombs)} (multiplier x{2 ** int(s.bombs)})")
-    if s.last_move >= 0:
-        view["table"].append(
-            {"label": "to beat", "text": f"{moves.move_string(int(s.last_move))} by player_{int(s.last_player)}"}
-        )
-    if s.dead:
-        view["info"].append("dead hand: nobody bid")
-
-
-def _two_way_street(base: Any, viewer: int | None, view: dict) -> None:
-    from ..core.cards import SUITS
-    from ..games.two_way_street import rules
-    from ..games.two_way_street.env import _bid_name
-
-    s = base.state
-    n = base.num_players
-    for q, seat in enumerate(view["seats"]):
-        ids = np.repeat(np.arange(55), s.hands[q])
-        seat["count"] = len(ids)
-        if _shown(base, viewer, q):
-            seat["cards"] = [card_code(int(c)) for c in sorted(ids, key=lambda c: (c % 4 if c < 52 else 4, c))]
-        direction = {rules.HIGH: "high", rules.LOW: "low"}.get(int(s.direction[q]))
-        if direction:
-            seat["notes"].append(f"declared {direction}" + (" (forced)" if s.forced[q] else ""))
-        seat["notes"].append(f"tricks {int(s.taken[q])}")
-        if n == 2:
-            seat["notes"].append(f"captured {int(s.captured_tricks[q])}")
-            if s.bids[q] >= 0 and (q != s.first or s.revealed or _shown(base, viewer, q)):
-                seat["notes"].append(f"bid {_bid_name(int(s.bids[q]))}")
-    phase = int(s.phase)
-    view["info"].append(
-        f"hand {int(s.hand_no) + 1}, {'dealer' if n == 2 else 'first declarer'} player_{int(s.first)}, "
-        f"phase {rules.PHASES[phase] if phase >= 0 else 'over'}, target {base.config['target']}"
-    )
-    trick = rules.trick_cards(s)
-    if len(trick):
-        led = SUITS[s.led_suit] if s.led_suit >= 0 else "?"
-        order = ", ".join(f"player_{(int(s.trick_leader) + i) % n}" for i in range(len(trick)))
-        view["table"].append(
-            {
-                "label": f"trick {min(int(s.trick_no) + 1, rules.TRICKS)}, led {led} ({order})",
-                "cards": [card_code(int(c)) for c in trick],
-            }
-        )
-    last = base._last_event()
-    if last:
-        view["info"].append("last: " + last)
-
-
-def _war(base: Any, viewer: int | None, view: dict) -> None:
-    s = base.state
-    for p, seat in enumerate(view["seats"]):
-        seat["count"] = int(s.held[p])
-        seat["notes"].append(f"{int(s.table_n[p])} on the table")
-        if base.config["single_pass"]:
-            seat["notes"].append(f"battles won {int(s.battles_won[p])}")
-    flips = [card_code(int(c)) for c in s.last_flip if c >= 0]
-    view["table"].append({"label": "last flips (player_0, player_1)", "cards": flips})
-    view["info"].append(f"battle {int(s.battles) + 1}" + (" (war!)" if s.in_war else ""))
-
-
-GAME_VIEWS = {
-    "twenty": _twenty,
-    "twos": _twos,
-    "doudizhu": _doudizhu,
-    "two_way_street": _two_way_street,
-    "war": _war,
-}
-
-
-def selection_token(game: str, code: str) -> str:
-    """What a selected card adds to a typed move: its rank in Dou Dizhu (moves are rank strings), else its code."""
-    if game != "doudizhu":
-        return code
-    from ..games.doudizhu import moves
-
-    return {"BJ": "B", "RJ": "R"}.get(code) or moves.RANK_CHARS[moves.RANK_OF_CARD[_parse(code)]]
+def selection_token(env_id: str, code: str) -> str:
+    """What a selected card adds to a typed move: the game view's ``selection_token`` (Dou Dizhu: the card's
+    rank), else the card's code."""
+    module = _game_view(env_id)
+    token = getattr(module, "selection_token", None)
+    return token(code) if token else code
 
 
 def _parse(code: str) -> int:

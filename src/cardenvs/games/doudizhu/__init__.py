@@ -28,7 +28,7 @@ SPEC = GameSpec(
         "the bidding",
     ),
     move_features="cardenvs.games.doudizhu.features:move_features",
-    view="cardenvs.web.views",
+    view="cardenvs.games.doudizhu.view",
 )
 
 #: names this package re-exports from its modules, imported on first use

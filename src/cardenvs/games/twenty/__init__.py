@@ -14,5 +14,5 @@ SPEC = GameSpec(
     package=__name__,
     title="Twenty",
     learner_features={"twenty": "cardenvs.games.twenty.features:learner_features"},
-    view="cardenvs.web.views",
+    view="cardenvs.games.twenty.view",
 )

@@ -16,7 +16,7 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Two Way Street",
-    view="cardenvs.web.views",
+    view="cardenvs.games.two_way_street.view",
 )
 
 #: names this package re-exports from its modules, imported on first use

@@ -18,7 +18,7 @@ SPEC = GameSpec(
     package=__name__,
     title="Twos",
     move_features="cardenvs.games.twos.features:action_features",
-    view="cardenvs.web.views",
+    view="cardenvs.games.twos.view",
 )
 
 #: names this package re-exports from its modules, imported on first use

@@ -7,4 +7,4 @@ from __future__ import annotations
 
 from cardenvs.core.spec import GameSpec
 
-SPEC = GameSpec(name="war", version=0, package=__name__, title="War", view="cardenvs.web.views")
+SPEC = GameSpec(name="war", version=0, package=__name__, title="War", view="cardenvs.games.war.view")

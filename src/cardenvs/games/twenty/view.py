@@ -1,0 +1,50 @@
+"""Twenty's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
+the table and the info lines of :func:`cardenvs.web.views.table_view`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardenvs.core.cards import card_code
+from cardenvs.web.views import shown
+
+
+def fill_view(base: Any, viewer: int | None, view: dict) -> None:
+    from . import rules
+    from .env import VALUE_NAMES
+
+    s = base.state
+    rounds = base.config["rounds"]
+    exposed = base.config["exposed_hands"]
+    for p, seat in enumerate(view["seats"]):
+        cards = rules.hand_cards(s, p)
+        seat["count"] = len(cards)
+        if shown(base, viewer, p) or exposed:
+            seat["cards"] = [card_code(c) for c in sorted(cards, key=lambda c: (_value(c), c))]
+        if s.leader == p:
+            seat["notes"].append("leads this round")
+        if s.last_scorer == p:
+            seat["notes"].append("last scorer")
+    r = min(int(s.round_index), rounds - 1)
+    view["info"].append(f"round {r + 1} of {rounds}, hand {max(0, int(s.hand_index)) + 1} of 5")
+    view["info"].append(f"stock: {rules.DECK_SIZE - int(s.stock_pos)} cards")
+    view["table"].append(
+        {
+            "label": f"tally {int(s.tally)} ({int(s.tally_n)} cards)",
+            "cards": [card_code(int(c)) for c in s.tally_cards[: s.tally_n]],
+        }
+    )
+    view["table"].append(
+        {"label": f"End of Round Bonus {int(s.bonus)}", "cards": [card_code(int(c)) for c in s.deck[:2]]}
+    )
+    if s.last_player >= 0:
+        points = f", {int(s.last_points)} points" if s.last_points else ""
+        view["info"].append(
+            f"last: player_{int(s.last_player)} played {VALUE_NAMES[s.last_value - 1]}, tally {int(s.last_after)}"
+            + points
+        )
+
+
+def _value(card: int) -> int:
+    rank = card // 4  # 0 = two ... 12 = ace
+    return 1 if rank == 12 else min(rank + 2, 10)

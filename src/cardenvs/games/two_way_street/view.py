@@ -1,0 +1,67 @@
+"""Two Way Street's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`public_move` hides other
+players' discards and duel bids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardenvs.core.cards import card_code
+from cardenvs.web.views import shown
+
+
+def fill_view(base: Any, viewer: int | None, view: dict) -> None:
+    from cardenvs.core.cards import SUITS
+
+    from . import rules
+    from .env import _bid_name
+
+    s = base.state
+    n = base.num_players
+    for q, seat in enumerate(view["seats"]):
+        ids = np.repeat(np.arange(55), s.hands[q])
+        seat["count"] = len(ids)
+        if shown(base, viewer, q):
+            seat["cards"] = [card_code(int(c)) for c in sorted(ids, key=lambda c: (c % 4 if c < 52 else 4, c))]
+        direction = {rules.HIGH: "high", rules.LOW: "low"}.get(int(s.direction[q]))
+        if direction:
+            seat["notes"].append(f"declared {direction}" + (" (forced)" if s.forced[q] else ""))
+        seat["notes"].append(f"tricks {int(s.taken[q])}")
+        if n == 2:
+            seat["notes"].append(f"captured {int(s.captured_tricks[q])}")
+            if s.bids[q] >= 0 and (q != s.first or s.revealed or shown(base, viewer, q)):
+                seat["notes"].append(f"bid {_bid_name(int(s.bids[q]))}")
+    phase = int(s.phase)
+    view["info"].append(
+        f"hand {int(s.hand_no) + 1}, {'dealer' if n == 2 else 'first declarer'} player_{int(s.first)}, "
+        f"phase {rules.PHASES[phase] if phase >= 0 else 'over'}, target {base.config['target']}"
+    )
+    trick = rules.trick_cards(s)
+    if len(trick):
+        led = SUITS[s.led_suit] if s.led_suit >= 0 else "?"
+        order = ", ".join(f"player_{(int(s.trick_leader) + i) % n}" for i in range(len(trick)))
+        view["table"].append(
+            {
+                "label": f"trick {min(int(s.trick_no) + 1, rules.TRICKS)}, led {led} ({order})",
+                "cards": [card_code(int(c)) for c in trick],
+            }
+        )
+    last = base._last_event()
+    if last:
+        view["info"].append("last: " + last)
+
+
+def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
+    """The name of a move as the viewer may see it: other players' discards and duel bids are hidden."""
+    from . import rules
+
+    name = base.action_name(int(action))
+    if viewer is None or viewer == seat:
+        return name
+    if rules.DISCARD0 <= action < rules.SUIT0:
+        return "discards a card"
+    if action >= rules.BID0:
+        return "bids"
+    return name
