@@ -267,6 +267,7 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
     [
         (["--set", "target=score"], "target 'score'"),
         (["--set", "epsilon=2"], "epsilon=2"),
+        (["--set", "game="], "no game: name one"),
         (["--set", "learning_rat=1"], "unknown config keys ['learning_rat']"),
         (["--set", "opponent_share=0.5"], "needs an opponent"),
         (["--set", "game=chess"], "unknown game"),
@@ -278,8 +279,9 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
 )
 def test_bad_settings_are_named(flags, message):
     result = _run(
-        "-m", "cardenvs.training.dmc", "--total-frames", "1", "--out", "/nonexistent/never", *flags, timeout=120
-    )
+        "-m", "cardenvs.training.dmc", "--total-frames", "1", "--out", "/nonexistent/never",
+        "--set", "game=doudizhu", *flags, timeout=120,
+    )  # fmt: skip
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr

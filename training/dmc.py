@@ -71,7 +71,7 @@ LR_SCHEDULES = ("constant", "linear")
 
 @dataclass
 class Args:
-    game: str = "doudizhu_v0"  # env id or short name
+    game: str = ""  # env id or short name (required: a config's game, --set game=..., or cardenvs train GAME)
     exp: str = "dmc"  # experiment name, part of the run name
     seed: int = 1
     options: dict = field(default_factory=dict)  # env options (the game variant); reward is set by target
@@ -158,6 +158,8 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     args = Args(**values)
     from cardenvs import make, resolve_id, vector
 
+    if not args.game:
+        parser.error("no game: name one with a config's game, --set game=NAME, or cardenvs train GAME")
     try:
         args.game = resolve_id(str(args.game))
         make(args.game, **{**args.options, "reward": env_reward(args.target)})

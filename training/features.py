@@ -3,17 +3,13 @@
 The envs' observations hold raw counts and points (a Twenty score of 80, an n-Tally award of 120), which
 an MLP learns from badly. A feature set maps one raw observation (plus the action mask) to a float32
 vector; the training wrapper applies it to the learner's observations, the saved model records its name
-(``model.observation_features``) and :class:`training.policies.PPOAgent` applies the same one in the arena.
+(``model.observation_features``) and :class:`cardenvs.training.policies.PPOAgent` applies the same one in the arena.
 
 * ``raw``: the env's vector unchanged (as float32).
 * ``scaled``: every segment divided by its declared upper bound; segments whose bound is above 100
   (scores, awards) go through ``log1p(x) / log1p(bound)`` instead. Works for every game.
-* ``twenty``: for Twenty, ``scaled`` (without the ``replayed_hands`` segment, which came after the shipped
-  model was trained) plus the tally and the number of tally cards one-hot, the unseen
-  cards, the score difference, and for each card value the rules' outlook of playing it
-  (:func:`agents.twenty.action_outlook`: points now, whether it clears the tally, the opponent's expected
-  best reply). The learner still has to find out what the outlook is worth; the greedy heuristic is the
-  fixed rule ``points - reply - (1 for a Ten)``.
+* and the feature sets a game declares (its spec's ``learner_features``), e.g. Twenty's ``twenty``
+  (:mod:`cardenvs.games.twenty.features`).
 """
 
 from __future__ import annotations
