@@ -29,12 +29,15 @@ same names dispatch on the state's dtype at compile time (``numba.extending.over
 (:func:`reset_range`, :func:`step_range`, :func:`observe_range`, :func:`advance_range`, ...; :func:`run`
 picks the serial or the parallel form) are written once and compiled per game, cached. The AEC envs run
 the same functions on a batch of one (:mod:`.env`); the vector envs (:mod:`cardenvs.vector`) on ``B``
-games, on every core with ``prange`` when asked.
+games, on every core with ``prange`` when asked. The generic functions' implementations and the loops'
+parallel drivers are generated, each from one template (see "generated numba functions" below).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any, TypeVar
 
 import numba
 import numpy as np
@@ -48,7 +51,10 @@ RUNNING, OVER, TRUNCATED = 0, 1, 2
 #: the overloads' jit options: compiled code cached on disk (typed Any: numba's stub of jit_options omits "cache")
 CACHED: Any = {"cache": True}
 FUNCTIONS = ("init", "to_move", "legal_ids", "apply", "status", "scores", "outcome", "observe", "policy")
+#: the registries the generic functions dispatch on: (state dtype, {generic function's name: numba function})
 _GAMES: list[tuple[np.dtype, dict]] = []
+_DETERMINIZERS: list[tuple[np.dtype, dict]] = []
+F = TypeVar("F", bound=Callable)
 
 
 def register(state_dtype: np.dtype, **functions) -> None:
@@ -67,143 +73,118 @@ def register_rules(rules, policy) -> None:
     register(rules.STATE, policy=policy, **functions)
 
 
-def _implementation(state, name: str):
-    if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
-        for dtype, functions in _GAMES:
-            if from_dtype(dtype) == state.dtype:
-                return functions[name]
-    return None
-
-
-# ---------------------------------------------------------------- generic functions (dispatch on the state)
-def init(state, b, params, deal_seed):
-    raise NotImplementedError("numba only")
-
-
-def to_move(state, b, params):
-    raise NotImplementedError("numba only")
-
-
-def legal_ids(state, b, params, ids):
-    raise NotImplementedError("numba only")
-
-
-def apply(state, b, params, action):
-    raise NotImplementedError("numba only")
-
-
-def status(state, b, params):
-    raise NotImplementedError("numba only")
-
-
-def scores(state, b, params, out):
-    raise NotImplementedError("numba only")
-
-
-def outcome(state, b, params, out):
-    raise NotImplementedError("numba only")
-
-
-def observe(state, b, params, p, out):
-    raise NotImplementedError("numba only")
-
-
-def policy(state, b, params, which, rng):
-    raise NotImplementedError("numba only")
-
-
-@overload(init, jit_options=CACHED)
-def _ol_init(state, b, params, deal_seed):
-    f = _implementation(state, "init")
-    if f is not None:
-        return lambda state, b, params, deal_seed: f(state, b, params, deal_seed)
-
-
-@overload(to_move, jit_options=CACHED)
-def _ol_to_move(state, b, params):
-    f = _implementation(state, "to_move")
-    if f is not None:
-        return lambda state, b, params: f(state, b, params)
-
-
-@overload(legal_ids, jit_options=CACHED)
-def _ol_legal_ids(state, b, params, ids):
-    f = _implementation(state, "legal_ids")
-    if f is not None:
-        return lambda state, b, params, ids: f(state, b, params, ids)
-
-
-@overload(apply, jit_options=CACHED)
-def _ol_apply(state, b, params, action):
-    f = _implementation(state, "apply")
-    if f is not None:
-        return lambda state, b, params, action: f(state, b, params, action)
-
-
-@overload(status, jit_options=CACHED)
-def _ol_status(state, b, params):
-    f = _implementation(state, "status")
-    if f is not None:
-        return lambda state, b, params: f(state, b, params)
-
-
-@overload(scores, jit_options=CACHED)
-def _ol_scores(state, b, params, out):
-    f = _implementation(state, "scores")
-    if f is not None:
-        return lambda state, b, params, out: f(state, b, params, out)
-
-
-@overload(outcome, jit_options=CACHED)
-def _ol_outcome(state, b, params, out):
-    f = _implementation(state, "outcome")
-    if f is not None:
-        return lambda state, b, params, out: f(state, b, params, out)
-
-
-@overload(observe, jit_options=CACHED)
-def _ol_observe(state, b, params, p, out):
-    f = _implementation(state, "observe")
-    if f is not None:
-        return lambda state, b, params, p, out: f(state, b, params, p, out)
-
-
-@overload(policy, jit_options=CACHED)
-def _ol_policy(state, b, params, which, rng):
-    f = _implementation(state, "policy")
-    if f is not None:
-        return lambda state, b, params, which, rng: f(state, b, params, which, rng)
-
-
-# ---------------------------------------------------------------- determinization (search over hidden cards)
-_DETERMINIZERS: list[tuple[np.dtype, Any]] = []
-
-
 def register_determinize(state_dtype: np.dtype, function) -> None:
     """Make ``function`` the implementation of :func:`determinize` for ``state_dtype`` (games with hidden
     cards register one in their ``__init__``)."""
-    _DETERMINIZERS.append((np.dtype(state_dtype), function))
+    _DETERMINIZERS.append((np.dtype(state_dtype), {"determinize": function}))
 
 
 def has_determinize(state_dtype: np.dtype) -> bool:
     return any(dtype == np.dtype(state_dtype) for dtype, _ in _DETERMINIZERS)
 
 
+# ---------------------------------------------------------------- generated numba functions
+# The generic functions' implementations and the batch loops' parallel drivers are copies of a template of
+# this file made by _bind, not closures: numba keys a closure's cache entry by pickling its cells, and a numba
+# function pickles with a uuid drawn anew in each process, so the next process would never find the entry,
+# compile again and append one more (numba issue #6264). A copy has no cells: the function it calls is its
+# global _callee, resolved at compile time and left out of the key, which is the argument types (a game's
+# state record among them) and the template's bytecode; the copy's qualified name names its cache files. Like
+# every cached function here, a copy is as fresh as its cache folder, keyed by the package's source and
+# cleared when a game registered from outside the package has changed (cardenvs.cache).
+
+
+def _callee(*args):
+    """Stands for the numba function that a copy of a template calls (:func:`_bind` sets it)."""
+    raise NotImplementedError("template only")
+
+
+def _bind(template: Callable, qualname: str, callee) -> Callable:
+    """A copy of ``template`` named ``qualname`` whose global ``_callee`` is ``callee``."""
+    copy = FunctionType(template.__code__, {**globals(), "_callee": callee}, qualname.rpartition(".")[2])
+    copy.__qualname__ = qualname
+    return copy
+
+
+def _forward(*args):
+    """Template of the generic functions' implementations: the registered function, same arguments."""
+    return _callee(*args)
+
+
+def _dispatched(registry: list[tuple[np.dtype, dict]]) -> Callable[[F], F]:
+    """Decorator of a generic function: numba compiles a call of it to a call of the function ``registry``
+    holds under its name for the record dtype of the state (the first argument)."""
+
+    def decorate(generic: F) -> F:
+        name = generic.__name__
+
+        def typer(*args):
+            state = args[0]
+            if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
+                for dtype, functions in registry:
+                    if from_dtype(dtype) == state.dtype:
+                        return _bind(_forward, f"{name}.<overload>", functions[name])
+            return None
+
+        overload(generic, jit_options=CACHED)(typer)
+        return generic
+
+    return decorate
+
+
+# ---------------------------------------------------------------- generic functions (dispatch on the state)
+@_dispatched(_GAMES)
+def init(state, b, params, deal_seed):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def to_move(state, b, params):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def legal_ids(state, b, params, ids):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def apply(state, b, params, action):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def status(state, b, params):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def scores(state, b, params, out):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def outcome(state, b, params, out):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def observe(state, b, params, p, out):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_GAMES)
+def policy(state, b, params, which, rng):
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_DETERMINIZERS)
 def determinize(state, b, params, p, rng, out, ob):
     """Write to ``out[ob]`` a copy of game ``b`` in which every card seat ``p`` cannot see is re-dealt at
     random (from ``rng``, a ``uint64[1]`` stream), consistently with everything ``p`` has observed; cards
     ``p`` can see and all public fields are unchanged. It must read nothing of ``state[b]`` that ``p``
     has not observed, except to copy it through to where it is overwritten."""
     raise NotImplementedError("numba only")
-
-
-@overload(determinize, jit_options=CACHED)
-def _ol_determinize(state, b, params, p, rng, out, ob):
-    if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
-        for dtype, f in _DETERMINIZERS:
-            if from_dtype(dtype) == state.dtype:
-                return lambda state, b, params, p, rng, out, ob: f(state, b, params, p, rng, out, ob)
-    return None
 
 
 # ---------------------------------------------------------------- helpers games share
@@ -305,9 +286,10 @@ def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------- batch loops
-# Each loop is a serial function over games ``which[lo:hi]`` (what one thread runs) and a parallel driver
-# that splits ``which`` into ``chunks`` and runs them with ``prange``. One thread calls the serial function
-# on the whole range: numba's parallel lowering costs about a third of the speed of a single-thread loop.
+# Each loop is a serial function over games ``which[lo:hi]`` (what one thread runs); its parallel driver,
+# generated from it (:func:`_parallel`), splits ``which`` into ``chunks`` and runs them with ``prange``. One
+# thread calls the serial function on the whole range: numba's parallel lowering costs about a third of the
+# speed of a single-thread loop.
 
 
 @njit(cache=True)
@@ -323,13 +305,6 @@ def reset_range(state, params, which, deal_seeds, episodes, advance, last_scores
         scores(state, b, params, last_scores[b])
 
 
-@njit(cache=True, parallel=True)
-def reset_parallel(state, params, which, deal_seeds, episodes, advance, last_scores, chunks) -> None:
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        reset_range(state, params, which, deal_seeds, episodes, advance, last_scores, lo, hi)
-
-
 @njit(cache=True)
 def observe_range(state, params, which, seats, obs, mask, legal, num_legal, lo, hi) -> None:
     """Games ``which[lo:hi]``: the observation of seat ``seats[b]`` (the seat to move if ``seats[b] < 0``,
@@ -341,13 +316,6 @@ def observe_range(state, params, which, seats, obs, mask, legal, num_legal, lo, 
         if seats[b] < 0:
             seats[b] = to_move(state, b, params)
         num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
-
-
-@njit(cache=True, parallel=True)
-def observe_parallel(state, params, which, seats, obs, mask, legal, num_legal, chunks) -> None:
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        observe_range(state, params, which, seats, obs, mask, legal, num_legal, lo, hi)
 
 
 @njit(cache=True)
@@ -405,52 +373,6 @@ def step_range(
         num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
 
 
-@njit(cache=True, parallel=True)
-def step_parallel(
-    state,
-    params,
-    which,
-    actions,
-    points,
-    last_scores,
-    rewards,
-    terminated,
-    truncated,
-    final_scores,
-    deal_seeds,
-    episodes,
-    obs,
-    mask,
-    legal,
-    seats,
-    num_legal,
-    chunks,
-) -> None:
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        step_range(
-            state,
-            params,
-            which,
-            actions,
-            points,
-            last_scores,
-            rewards,
-            terminated,
-            truncated,
-            final_scores,
-            deal_seeds,
-            episodes,
-            obs,
-            mask,
-            legal,
-            seats,
-            num_legal,
-            lo,
-            hi,
-        )
-
-
 @njit(cache=True)
 def random_range(state, params, which, steps, rngs, num_actions, lo, hi) -> int:
     """Uniformly random play of games ``which[lo:hi]`` for ``steps`` moves each, restarting ended games (no
@@ -466,15 +388,6 @@ def random_range(state, params, which, steps, rngs, num_actions, lo, hi) -> int:
                 ended += 1
                 init(state, b, params, splitmix64(rngs[b, 0]))
     return ended
-
-
-@njit(cache=True, parallel=True)
-def random_parallel(state, params, which, steps, rngs, num_actions, chunks) -> int:
-    ended = np.zeros(chunks, dtype=np.int64)
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        ended[c] = random_range(state, params, which, steps, rngs, num_actions, lo, hi)
-    return ended.sum()
 
 
 @njit(cache=True)
@@ -545,50 +458,6 @@ def advance_range(
             num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
 
 
-@njit(cache=True, parallel=True)
-def advance_parallel(
-    state,
-    params,
-    which,
-    seat_kinds,
-    points,
-    last_scores,
-    learner_seat,
-    acc_rewards,
-    ended,
-    final_scores,
-    rngs,
-    obs,
-    mask,
-    legal,
-    seats,
-    num_legal,
-    chunks,
-) -> None:
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        advance_range(
-            state,
-            params,
-            which,
-            seat_kinds,
-            points,
-            last_scores,
-            learner_seat,
-            acc_rewards,
-            ended,
-            final_scores,
-            rngs,
-            obs,
-            mask,
-            legal,
-            seats,
-            num_legal,
-            lo,
-            hi,
-        )
-
-
 @njit(cache=True)
 def apply_range(
     state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, lo, hi
@@ -607,15 +476,34 @@ def apply_range(
             final_scores[b] = last_scores[b]
 
 
-@njit(cache=True, parallel=True)
-def apply_parallel(
-    state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, chunks
-) -> None:
+def _drive(*args) -> None:
+    """Template of the parallel drivers: ``args`` are the serial function's with ``chunks`` in place of
+    ``lo, hi``; each chunk of ``which`` (the third argument) runs the serial function on a thread."""
+    chunks = args[-1]
+    head = args[:-1]
+    total = args[2].shape[0]
     for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, which.shape[0])
-        apply_range(
-            state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, lo, hi
-        )
+        lo, hi = _chunk(c, chunks, total)
+        _callee(*head, lo, hi)
+
+
+def _drive_and_count(*args) -> int:
+    """:func:`_drive` for a serial function that returns a count: the sum of the chunks' counts."""
+    chunks = args[-1]
+    head = args[:-1]
+    total = args[2].shape[0]
+    counts = np.zeros(chunks, dtype=np.int64)
+    for c in prange(chunks):
+        lo, hi = _chunk(c, chunks, total)
+        counts[c] = _callee(*head, lo, hi)
+    return counts.sum()
+
+
+def _parallel(loop: str, serial) -> Any:
+    """The cached parallel driver of batch loop ``loop`` whose serial function is ``serial`` (annotated
+    ``-> None``, or ``-> int`` for a count the driver sums)."""
+    template = {"None": _drive, "int": _drive_and_count}[serial.py_func.__annotations__["return"]]
+    return njit(cache=True, parallel=True)(_bind(template, f"{loop}_parallel", serial))
 
 
 # numba dispatchers, called as functions (mypy sees them as unrelated objects)
@@ -627,14 +515,7 @@ SERIAL: dict[str, Any] = {
     "advance": advance_range,
     "apply": apply_range,
 }
-PARALLEL: dict[str, Any] = {
-    "reset": reset_parallel,
-    "observe": observe_parallel,
-    "step": step_parallel,
-    "random": random_parallel,
-    "advance": advance_parallel,
-    "apply": apply_parallel,
-}
+PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SERIAL.items()}
 
 
 def check_threads(threads: Any, what: str = "threads") -> int:
