@@ -38,6 +38,18 @@ def load(path: str) -> Any:
     return obj
 
 
+def lazy_attributes(package: str, where: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` re-exporting ``name`` from submodule ``where[name]`` of ``package`` on first
+    use, so a game's ``__init__`` (its declaration) imports nothing heavy."""
+
+    def __getattr__(name: str) -> Any:
+        if name in where:
+            return getattr(importlib.import_module(f"{package}.{where[name]}"), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
 @dataclass(frozen=True)
 class Roles:
     """Seats that play different parts.

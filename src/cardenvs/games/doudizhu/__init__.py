@@ -7,10 +7,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from cardenvs.core.spec import GameSpec, Roles
+from cardenvs.core.spec import GameSpec, Roles, lazy_attributes
 
 SPEC = GameSpec(
     name="doudizhu",
@@ -32,10 +29,4 @@ SPEC = GameSpec(
 )
 
 #: names this package re-exports from its modules, imported on first use
-_LAZY = {"legal_moves": "moves", "classify": "moves"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"legal_moves": "moves", "classify": "moves"})

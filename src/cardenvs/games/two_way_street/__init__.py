@@ -6,10 +6,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from cardenvs.core.spec import GameSpec
+from cardenvs.core.spec import GameSpec, lazy_attributes
 
 SPEC = GameSpec(
     name="two_way_street",
@@ -20,10 +17,4 @@ SPEC = GameSpec(
 )
 
 #: names this package re-exports from its modules, imported on first use
-_LAZY = {"duel_score": "rules", "hand_scores": "rules", "raw_score": "rules"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"duel_score": "rules", "hand_scores": "rules", "raw_score": "rules"})

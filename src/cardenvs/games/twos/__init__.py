@@ -7,10 +7,7 @@ imports nothing heavy, so every game's spec is read at ``import cardenvs``."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from cardenvs.core.spec import GameSpec
+from cardenvs.core.spec import GameSpec, lazy_attributes
 
 SPEC = GameSpec(
     name="twos",
@@ -22,10 +19,4 @@ SPEC = GameSpec(
 )
 
 #: names this package re-exports from its modules, imported on first use
-_LAZY = {"legal_moves": "moves"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"legal_moves": "moves"})
