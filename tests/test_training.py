@@ -1,4 +1,5 @@
-"""The self-play wrapper and a smoke run of training.selfplay (needs the train extra)."""
+"""Self-play on the vector learner view (training.wrapper.make_vector_selfplay) and a smoke run of
+training.selfplay (needs the train extra)."""
 
 import subprocess
 import sys
@@ -10,65 +11,50 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import cardenvs
-from cardenvs.core.cards import format_cards, make_deck
-from cardenvs.training.opponents import OpponentPool
-from cardenvs.training.wrapper import SelfPlayEnv
+from cardenvs.training.wrapper import make_vector_selfplay
 
 ROOT = Path(__file__).resolve().parents[1]
+WAR_SINGLE_PASS = {"single_pass": True}  # exactly 26 battles; player_1's flip ends each, and the game
 
 
-def single_pass_deck(player_0_wins: bool) -> list[str]:
-    """A War deck where one player's every card outranks the other's: a 26-0 single pass."""
-    deck = sorted(make_deck(), key=lambda c: c // 4)  # low ranks first
-    low, high = deck[:26], deck[26:]
-    first, second = (high, low) if player_0_wins else (low, high)
-    return format_cards(first + second).split()
+def play_war(venv, steps: int = 26) -> tuple[np.ndarray, list]:
+    """The learner flips ``steps`` times in every game: its rewards [steps, B] and the step results."""
+    rewards, results = [], []
+    for _ in range(steps):
+        venv.step_async(np.zeros(venv.num_envs, dtype=np.int64))
+        obs, reward, dones, infos = venv.step_wait()
+        rewards.append(reward)
+        results.append((dones, infos))
+    return np.array(rewards), results
 
 
-@pytest.mark.parametrize("learner_wins", [True, False])
-def test_terminal_reward_arrives_when_the_opponent_ends_the_game(learner_wins):
-    # learner in seat 0: the game's last action is player_1's flip, an opponent move inside the wrapper
-    env = SelfPlayEnv("war_v0", {"single_pass": True}, OpponentPool({"random": 1.0}), seat=0, seed=0)
-    env.reset(options={"deck": single_pass_deck(player_0_wins=learner_wins)})
-    rewards = []
-    while True:
-        _, r, term, trunc, info = env.step(0)
-        rewards.append(r)
-        if term or trunc:
-            break
-    assert len(rewards) == 26 and term and not trunc
-    assert rewards[-1] == (1.0 if learner_wins else -1.0)
-    assert sum(rewards[:-1]) == 0
-    assert info["outcome"] == rewards[-1]
+def test_terminal_reward_arrives_when_the_opponent_ends_the_game():
+    # learner in seat 0: the game's last action is player_1's flip, an opponent move inside the view
+    venv = make_vector_selfplay("war", WAR_SINGLE_PASS, {"random": 1.0}, 16, seat=0, seed=0)
+    venv.reset()
+    rewards, results = play_war(venv)
+    assert not any(dones.any() for dones, _ in results[:-1])
+    dones, _ = results[-1]
+    assert dones.all()
+    assert (rewards[:-1] == 0).all()
+    finals = venv.env._b.final_scores  # battles won by each seat
+    np.testing.assert_array_equal(rewards[-1], np.sign(finals[:, 0] - finals[:, 1]))
+    assert (rewards[-1] == 1).any() and (rewards[-1] == -1).any()  # wins and losses both arrive
 
 
 def test_learner_seat_rotates_and_points_rewards_sum_to_score_change():
-    env = SelfPlayEnv("war_v0", {"single_pass": True, "reward": "points"}, seat="rotate", seed=1)
-    for episode in range(4):
-        env.reset()
-        assert env.learner_seat == episode % 2
-        total = 0.0
-        while True:
-            _, r, term, trunc, info = env.step(0)
-            total += r
-            if term or trunc:
-                break
-        assert total == info["score"]  # battles won = sum of points rewards
-
-
-class Spy:
-    """An opponent that records what it is shown."""
-
-    name = "spy"
-
-    def __init__(self, env):
-        self.env = env
-        self.seen = []
-
-    def act(self, observation, rng):
-        self.seen.append((self.env.agent_selection, observation))
-        legal = np.flatnonzero(observation["action_mask"])
-        return int(legal[0])
+    venv = make_vector_selfplay("war", {**WAR_SINGLE_PASS, "reward": "points"}, {"random": 1.0}, 4, seed=1)
+    venv.reset()
+    games = np.arange(4)
+    for episode in range(3):
+        np.testing.assert_array_equal(venv.env.learner_seat, (games + episode) % 2)
+        rewards, results = play_war(venv)
+        dones, infos = results[-1]
+        assert dones.all()
+        seats = [info["learner_seat"] for info in infos]
+        np.testing.assert_array_equal(seats, (games + episode) % 2)
+        finals = venv.env._b.final_scores[games, seats]
+        np.testing.assert_array_equal(rewards.sum(axis=0), finals)  # battles won = sum of points rewards
 
 
 HIDDEN_GAMES = ["twenty_v0", "twos_v0", "doudizhu_v0", "two_way_street_v0"]  # games with hidden hands
@@ -76,33 +62,42 @@ HIDDEN_GAMES = ["twenty_v0", "twos_v0", "doudizhu_v0", "two_way_street_v0"]  # g
 
 @pytest.mark.parametrize("env_id", HIDDEN_GAMES)
 def test_opponents_see_only_their_own_observation_and_masks_match(env_id):
-    env = SelfPlayEnv(env_id, {}, OpponentPool({"random": 1.0}), seat=0, seed=3)
-    obs, _ = env.reset()
-    spy = Spy(env.base)
-    env.opponents = {s: spy for s in env.opponents}
-    learner = env.learner
+    spy_seen = []
+
+    def spy(batch):
+        """An opponent that checks it is shown the observations of games where an opponent is to move."""
+        view = venv.env
+        to_move = view._b.seats
+        candidates = np.flatnonzero((to_move != view.learner_seat) & (view.ended == 0))
+        for obs, mask in zip(batch["observation"], batch["action_mask"], strict=True):
+            rows = candidates[(view._b.obs[candidates] == obs).all(axis=1) & (view._b.mask[candidates] == mask).all(1)]
+            assert len(rows), "an opponent was shown an observation that is not its own"
+            assert mask.any(), "an opponent was shown a mask that is not its own"
+        spy_seen.append(len(batch["action_mask"]))
+        return np.argmax(batch["action_mask"], axis=1)
+
+    venv = make_vector_selfplay(env_id, {}, {spy: 1.0}, 4, seat=0, seed=3)
+    obs = venv.reset()
     for _ in range(60):
-        mask = env.action_masks()
-        np.testing.assert_array_equal(mask, env.aec.observe(learner)["action_mask"].astype(bool))
-        np.testing.assert_array_equal(obs, env.aec.observe(learner)["observation"])
-        obs, _, term, trunc, _ = env.step(int(np.flatnonzero(mask)[0]))
-        if term or trunc:
-            break
-    assert spy.seen, "the opponents never moved"
-    for agent, seen in spy.seen:
-        assert agent != learner
-        assert seen["action_mask"].any(), "an opponent was shown a mask that is not its own"
+        mask = venv.action_masks()
+        view = venv.env
+        assert (view._b.seats == view.learner_seat).all()  # the learner is to move in every game
+        np.testing.assert_array_equal(mask, view._b.mask)
+        np.testing.assert_array_equal(obs, view._b.obs)
+        venv.step_async(np.argmax(mask, axis=1))
+        obs, _, _, _ = venv.step_wait()
+    assert spy_seen, "the opponents never moved"
 
 
-def test_pool_weights_and_snapshots():
-    pool = OpponentPool({"random": 1.0, "x": 0.0})
-    with pytest.raises(ValueError, match=">= 0"):
-        OpponentPool({"random": -1})
-    env = cardenvs.make("war")
-    rng = np.random.default_rng(0)
-    assert all(pool.sample(rng, env.unwrapped).name == "random" for _ in range(20))
-    pool.add_snapshot("a.zip", 2.0)
-    assert pool.names()[-1] == "ppo:a.zip"
+def test_margin_shaping_adds_score_margin_changes():
+    venv = make_vector_selfplay("war", WAR_SINGLE_PASS, {"random": 1.0}, 8, seat=0, seed=0, margin_shaping=0.5)
+    venv.reset()
+    rewards, results = play_war(venv)
+    assert results[-1][0].all()
+    finals = venv.env._b.final_scores
+    margin = finals[:, 0] - finals[:, 1]
+    # the win plus half the final battle margin (the shaping telescopes)
+    np.testing.assert_allclose(rewards.sum(axis=0), np.sign(margin) + 0.5 * margin, atol=1e-4)
 
 
 @pytest.mark.slow
@@ -128,8 +123,6 @@ def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
         "ppo.n_steps=64",
         "--set",
         "ppo.batch_size=32",
-        "--set",
-        "vec_env=dummy",
         "--config",
         str(config),
     ]
@@ -142,18 +135,6 @@ def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
     n = cardenvs.make(game).unwrapped.num_players
     results = run_tournament(game, [f"ppo:{model}"] + ["random"] * (n - 1), 2, seed=0)
     assert results.stats()[results.agents[0]]["games"] >= 2
-
-
-def test_margin_shaping_adds_score_margin_changes():
-    env = SelfPlayEnv("war_v0", {"single_pass": True}, seat=0, seed=0, margin_shaping=0.5)
-    env.reset(options={"deck": single_pass_deck(player_0_wins=True)})
-    total = 0.0
-    while True:
-        _, r, term, trunc, _ = env.step(0)
-        total += r
-        if term or trunc:
-            break
-    assert total == pytest.approx(1.0 + 0.5 * 26)  # the win plus half the 26-0 battle margin
 
 
 def test_twenty_features_hold_the_hand_counted_outlook():
@@ -225,11 +206,11 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
     single_3, single_4 = moves.MOVE_ID["3"], moves.MOVE_ID["4"]
     assert table[single_3, :54].sum() == 1 and table[moves.PASS, :54].sum() == 0
     assert np.abs(table[single_3] - table[single_4]).sum() == 4  # one plane and one main rank differ
-    env = SelfPlayEnv("doudizhu_v0", {}, OpponentPool({"random": 1.0}), seed=0)
+    venv = make_vector_selfplay("doudizhu", {}, {"random": 1.0}, 2, seed=0)
     model = MaskablePPO(
         ActionFeaturePolicy,
-        env,
-        n_steps=32,
+        venv,
+        n_steps=16,
         batch_size=32,
         n_epochs=1,
         seed=0,
@@ -237,17 +218,18 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
         policy_kwargs={"net_arch": [32], "action_game": "doudizhu_v0"},
     )
     head = model.policy.action_net
-    obs, _ = env.reset(seed=1)
-    x = th.as_tensor(obs[None], dtype=th.float32)
+    venv.seed(1)
+    obs = venv.reset()
+    x = th.as_tensor(obs, dtype=th.float32)
     with th.no_grad():
         logits = head(model.policy.mlp_extractor.forward_actor(model.policy.extract_features(x)))
-    assert logits.shape == (1, moves.NUM_ACTIONS)
+    assert logits.shape == (2, moves.NUM_ACTIONS)
     for _ in range(5):  # the action chosen is always legal
-        action, _ = model.predict(obs, action_masks=env.action_masks())
-        assert env.action_masks()[action]
-        obs, _, term, trunc, _ = env.step(int(action))
-        if term or trunc:
-            obs, _ = env.reset()
+        masks = venv.action_masks()
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(2), actions].all()
+        venv.step_async(actions)
+        obs, _, _, _ = venv.step_wait()
     with th.no_grad():
         cached = head.embeddings()
     model.learn(64)  # gradient steps must invalidate the cached embeddings
@@ -258,10 +240,10 @@ def test_action_feature_policy_scores_alike_moves_alike_and_survives_save_load(t
     loaded = MaskablePPO.load(path, device="cpu")
     with th.no_grad():
         assert th.allclose(loaded.policy.action_net.embeddings(), head.embeddings())
-    masks = env.action_masks()
-    assert (
-        loaded.predict(obs, action_masks=masks, deterministic=True)[0]
-        == model.predict(obs, action_masks=masks, deterministic=True)[0]
+    masks = venv.action_masks()
+    np.testing.assert_array_equal(
+        loaded.predict(obs, action_masks=masks, deterministic=True)[0],
+        model.predict(obs, action_masks=masks, deterministic=True)[0],
     )
 
 

@@ -1,4 +1,4 @@
-"""Self-play training on the numba vector env (training.selfplay with vec_env: vector)."""
+"""Self-play training on the numba vector env (training.selfplay) and the one opponent pool."""
 
 import subprocess
 import sys
@@ -6,6 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from cardenvs import vector
+from cardenvs.opponents import OpponentPool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,13 +39,56 @@ def test_vector_selfplay_rewards_are_the_learners_own_and_snapshots_join_the_poo
     path = tmp_path / "snap.zip"
     model.save(str(path))
     venv.env_method("add_snapshot", str(path), 1.0)
-    assert venv.env.pool_weights[-1] == 1.0
+    assert venv.env.pool is venv.pool and venv.pool.weights[-1] == 1.0 and venv.pool.snapshots == [1]
     venv.reset()
     for _ in range(50):
         masks = venv.action_masks()
         venv.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
         venv.step_wait()
     assert (venv.env.seat_kinds < 0).any(), "no seat drew the snapshot"
+
+
+def test_pool_weights_and_snapshots():
+    with pytest.raises(ValueError, match=">= 0"):
+        OpponentPool({"random": -1})
+    with pytest.raises(ValueError, match="no positive weight"):
+        OpponentPool({"random": 0.0})
+    pool = OpponentPool({"random": 1.0, "heuristic": 0.0}, snapshot_weight=0.6, max_snapshots=2)
+    rng = np.random.default_rng(0)
+    assert (pool.draw(rng, 50) == 0).all()  # a zero weight is never drawn
+    first, second, third = (pool.add_snapshot(f"snap{k}") for k in range(3))
+    # the newest two snapshots share 0.6; the oldest stays in the pool at weight 0
+    np.testing.assert_allclose(pool.weights, [1.0, 0.0, 0.0, 0.3, 0.3])
+    assert (first, second, third) == (2, 3, 4) and pool.snapshots == [2, 3, 4]
+    pool.add_snapshot("snap3", 2.0)
+    np.testing.assert_allclose(pool.weights, [1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="no positive weight left"):
+        OpponentPool({"random": 1.0}).set_weight(0, 0.0)
+    # the learner view plays the pool it is given: entries added to it directly are drawn too
+    venv = vector.make("twos", 8, learner="rotate", opponents=OpponentPool({"random": 1.0}))
+    venv.pool.add("twos.heuristic", 0.0)
+    venv.set_opponent_weight(1, 1.0)
+    venv.set_opponent_weight(0, 0.0)
+    venv.reset(seed=0)
+    heuristic = venv.pool_kinds[1]
+    seats = np.arange(venv.seat_kinds.shape[1])
+    others = venv.seat_kinds[seats[None, :] != venv.learner_seat[:, None]]
+    assert (others == heuristic).all()
+
+
+def test_pools_with_python_agents_train_through_the_sb3_adapter():
+    pytest.importorskip("sb3_contrib")
+    from cardenvs.training.wrapper import make_vector_selfplay
+
+    venv = make_vector_selfplay("twenty", {}, {"twenty.solver": 1.0, "random": 1.0}, 4, seed=2)
+    venv.reset()
+    ended = 0
+    for _ in range(80):
+        venv.step_async(np.argmax(venv.action_masks(), axis=1))
+        _, _, dones, _ = venv.step_wait()
+        ended += int(dones.sum())
+    assert ended > 0
+    assert (venv.env.seat_kinds < 0).any(), "no seat drew the Python agent"
 
 
 @pytest.mark.slow
@@ -69,8 +115,6 @@ def test_selfplay_on_the_vector_env_writes_a_model_the_arena_plays(tmp_path):
         "ppo.n_steps=32",
         "--set",
         "ppo.batch_size=64",
-        "--set",
-        "vec_env=vector",
         "--set",
         "snapshot_weight=0.5",
     ]

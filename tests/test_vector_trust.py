@@ -141,6 +141,40 @@ def test_record_episode_statistics_and_a_cleanrl_loop_on_the_learner_view():
     assert isinstance(env.unwrapped, gymnasium.vector.VectorEnv)
 
 
+def test_reset_seed_fully_determines_the_learner_views_episodes():
+    """Gymnasium's ``check_env`` takes single envs only; its seeding check, for the learner view: the same
+    ``reset(seed)`` replays the same observations, rewards, learner seats and opponents drawn from the
+    pool (a numba policy, random and a Python agent), whatever the env did before; another seed does not.
+    Under ``RecordEpisodeStatistics`` too."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(
+        vector.make("twenty", 4, learner="rotate", opponents={"twenty.greedy": 1, "random": 1, "twenty.solver": 1})
+    )
+
+    def play(seed: int) -> list:
+        obs, info = env.reset(seed=seed)
+        record = [obs, info["learner_seat"], env.unwrapped.seat_kinds.copy()]
+        for _ in range(60):
+            obs, rewards, terminated, truncated, info = env.step(first_legal(env.unwrapped.action_masks()))
+            record += [obs, rewards, terminated, info["learner_seat"], env.unwrapped.seat_kinds.copy()]
+            if "episode" in info:
+                record.append(info["episode"]["r"][info["_episode"]])
+        drawn.append(np.stack([r for r in record if r.shape == (4, 2)]))  # the opponents drawn
+        return record
+
+    drawn: list[np.ndarray] = []
+    first = play(5)
+    play(9)  # whatever came before
+    again = play(5)
+    assert len(first) == len(again) > 3 + 5 * 60  # some games ended: their episode returns are recorded
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = play(6)
+    assert not np.array_equal(first[0], other[0]), "another seed dealt the same hands"
+    assert not np.array_equal(drawn[0], drawn[-1]), "another seed drew the same opponents"
+
+
 @pytest.mark.parametrize("learner", [None, 0])
 def test_render_mode_is_honoured(learner, capsys):
     """``render_mode="ansi"`` renders every game as the AEC env renders the same deal; ``"human"`` prints; no

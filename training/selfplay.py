@@ -9,9 +9,9 @@
 
 1. Read the YAML config (see ``Args``) and the overrides.
 2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
-3. Build the self-play env: ``n_envs`` games of the numba vector env (:func:`~training.wrapper.make_vector_selfplay`;
-   learner seat rotating, opponents drawn from the pool of numba heuristics, random and frozen snapshots
-   of the learner), or with ``vec_env: dummy|subproc`` one :class:`~training.wrapper.SelfPlayEnv` per game.
+3. Build the self-play env: ``n_envs`` games of the numba vector env's learner view
+   (:func:`~training.wrapper.make_vector_selfplay`; learner seat rotating, opponents drawn from the one
+   opponent pool of numba heuristics, random, other agents by name and frozen snapshots of the learner).
 4. Train MaskablePPO with a progress bar, TensorBoard and CSV logs in ``OUT/RUN/``.
 5. Every ``eval_every`` steps: save a checkpoint, add it to the opponent pool as a snapshot, and play it
    against ``eval_opponent`` through the arena's duplicate deals; the win rate with its 95% interval goes
@@ -46,12 +46,11 @@ class Args:
     total_timesteps: int = 100_000
     time_limit_minutes: float | None = None  # stop training after this wall time
     n_envs: int = 4
-    vec_env: str = "vector"  # "vector" (numba vector env), "dummy" (one process) or "subproc"
-    seat: str | int = "rotate"  # learner seat: "rotate", "random" or a seat index
+    seat: str | int = "rotate"  # learner seat: "rotate" (game b, episode k: seat (b + k) % n) or a seat index
     margin_shaping: float = 0.0  # dense reward: this x change of (own score - mean other score)
     features: str | None = None  # observation features of the learner (training/features.py): raw, scaled, twenty
     policy: str = "mlp"  # "mlp" (SB3's linear action head) or "action_features" (training/heads.py)
-    opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> sampling weight
+    opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name (or ppo:PATH) -> weight
     snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
     max_snapshots: int = 5
     eval_every: int = 20_000  # timesteps between evaluations / checkpoints / snapshots
@@ -113,6 +112,9 @@ def parse_args(argv: Sequence[str] | None) -> Args:
             )
     if values.get("policy", "mlp") not in POLICIES:
         parser.error(f"unknown policy {values['policy']!r}; known: {', '.join(POLICIES)}")
+    seat = values.get("seat", "rotate")
+    if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, int)):
+        parser.error(f"seat must be 'rotate' or a seat index, got {seat!r}")
     _check_game_and_ppo(parser, values)
     defaults = Args()
     if "ppo" in values:
@@ -152,25 +154,6 @@ def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any])
         parser.error(f"unknown ppo keys {unknown}; MaskablePPO takes {sorted(accepted)}")
 
 
-def make_env_fn(args: Args, rank: int):
-    def thunk():
-        from cardenvs.training.opponents import OpponentPool
-        from cardenvs.training.wrapper import SelfPlayEnv
-
-        pool = OpponentPool(args.opponents, args.snapshot_weight, args.max_snapshots)
-        return SelfPlayEnv(
-            args.game,
-            args.options,
-            pool,
-            args.seat,
-            seed=args.seed * 1000 + rank,
-            margin_shaping=args.margin_shaping,
-            features=args.features,
-        )
-
-    return thunk
-
-
 def evaluate(model_path: str, args: Args, games: int, seed: int) -> dict[str, float]:
     """The model against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
     from cardenvs import arena, make
@@ -196,7 +179,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     # 2. seeding and the run folder
     torch.manual_seed(args.seed)
@@ -206,26 +188,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
     print(f"run {args.run_name} -> {run_dir}", flush=True)
 
-    # 3. vectorised self-play envs
-    if args.vec_env == "vector":  # the numba vector env: all games stepped together, opponents in numba
-        from cardenvs.training.wrapper import make_vector_selfplay
+    # 3. self-play on the vector learner view: all games stepped together, opponents drawn from the pool
+    from cardenvs.training.wrapper import make_vector_selfplay
 
-        vec = make_vector_selfplay(
-            args.game,
-            args.options,
-            args.opponents,
-            args.n_envs,
-            args.seat,
-            args.seed,
-            args.margin_shaping,
-            args.features,
-            args.snapshot_weight,
-            args.max_snapshots,
-        )
-    else:  # one Python SelfPlayEnv per game (opponents that are not numba policies, e.g. twenty.solver)
-        fns = [make_env_fn(args, i) for i in range(args.n_envs)]
-        vec = SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns)
-        vec.seed(args.seed)
+    vec = make_vector_selfplay(
+        args.game,
+        args.options,
+        args.opponents,
+        args.n_envs,
+        args.seat,
+        args.seed,
+        args.margin_shaping,
+        args.features,
+        args.snapshot_weight,
+        args.max_snapshots,
+    )
 
     # 4. the learner
     ppo = dict(args.ppo)

@@ -55,6 +55,7 @@ from gymnasium.vector import VectorEnv as GymVectorEnv
 
 from .core import kernels
 from .core.env import CardEnv, deal_seed_of
+from .opponents import OpponentPool
 from .registry import raw_env_class, resolve_id
 
 __all__ = ["make", "VectorEnv", "LearnerVectorEnv"]
@@ -409,8 +410,10 @@ class LearnerVectorEnv(GymVectorEnv):
     ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move, or the name
     of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``): an
     :class:`AgentOpponent`, one agent per game, seeded from ``reset``'s seed. Or a pool,
-    ``{opponent: weight}``: each seat of each deal draws its opponent by weight (``add_opponent`` grows it,
-    e.g. with snapshots of the learner).
+    ``{opponent: weight}`` or a :class:`cardenvs.opponents.OpponentPool` (``self.pool``): each seat of each
+    deal draws its opponent by weight from a generator seeded by ``reset``'s seed (``add_opponent``,
+    ``set_opponent_weight`` and ``pool.add_snapshot`` change it from the next deals on, e.g. with snapshots
+    of the learner).
     Observations are the learner's ``[B, D]`` vectors; ``action_masks()`` gives its masks ``[B, A]``.
     A game whose next deal ends before the learner's first turn is dealt again (its rewards are dropped).
     """
@@ -442,13 +445,11 @@ class LearnerVectorEnv(GymVectorEnv):
             raise ValueError(f"learner={learner!r}: expected 'rotate' or a seat from 0 to {n - 1}")
         self.callables: list[Callable] = []
         self.rng = np.random.default_rng(0)
-        if isinstance(opponents, dict):  # a pool: every seat of every episode draws an opponent by weight
-            if not opponents or any((not isinstance(w, (int, float))) or w < 0 for w in opponents.values()):
-                raise ValueError(f"opponents pool {opponents!r}: give opponent -> weight (>= 0), at least one")
-            self.pool_kinds = [self._kind(o) for o in opponents]
-            self.pool_weights = [float(w) for w in opponents.values()]
-            if sum(self.pool_weights) <= 0:
-                raise ValueError(f"opponents pool {opponents!r}: no positive weight")
+        self.pool: OpponentPool | None = None
+        self.pool_kinds: list[int] = []  # the kernels' code of each pool entry, made as entries appear
+        if isinstance(opponents, (dict, OpponentPool)):  # every seat of every episode draws an opponent by weight
+            self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
+            self._pool_kinds()
             self.opponent_kinds = None
         else:
             if isinstance(opponents, (str, bytes)) or callable(opponents):
@@ -499,35 +500,40 @@ class LearnerVectorEnv(GymVectorEnv):
             self.learner_seat[which] = (which + self._b.episodes[which]) % n
         else:
             self.learner_seat[which] = self.fixed_seat
-        if self.opponent_kinds is None:
-            weights = np.asarray(self.pool_weights) / np.sum(self.pool_weights)
-            drawn = self.rng.choice(len(weights), size=(len(which), n - 1), p=weights)
-            kinds = np.asarray(self.pool_kinds, dtype=np.int64)[drawn]
+        if self.pool is not None:
+            drawn = self.pool.draw(self.rng, (len(which), n - 1))
+            kinds = np.asarray(self._pool_kinds(), dtype=np.int64)[drawn]
         else:
+            assert self.opponent_kinds is not None  # one opponent per seat when there is no pool
             kinds = np.broadcast_to(self.opponent_kinds, (len(which), n - 1))
         for j in range(n - 1):
             seat = (self.learner_seat[which] + 1 + j) % n
             self.seat_kinds[which, seat] = kinds[:, j]
         self.seat_kinds[which, self.learner_seat[which]] = 0
 
+    def _pool_kinds(self) -> list[int]:
+        """The kernels' code of every pool entry (entries added to the pool directly get theirs here)."""
+        assert self.pool is not None
+        while len(self.pool_kinds) < len(self.pool):
+            self.pool_kinds.append(self._kind(self.pool.opponents[len(self.pool_kinds)]))
+        return self.pool_kinds
+
     def add_opponent(self, opponent: Opponent, weight: float) -> int:
         """Add an opponent to the pool (e.g. a frozen snapshot of the learner), drawn from the next deals on;
         returns its index in the pool."""
-        if self.opponent_kinds is None:
-            self.pool_kinds.append(self._kind(opponent))
-            self.pool_weights.append(0.0)
-            index = len(self.pool_kinds) - 1
-            self.set_opponent_weight(index, weight)
-            return index
-        raise ValueError("add_opponent needs a pool: make the env with opponents={name or callable: weight}")
+        if self.pool is None:
+            raise ValueError("add_opponent needs a pool: make the env with opponents={name or callable: weight}")
+        self._pool_kinds()
+        kind = self._kind(opponent)  # a bad name fails here, before the pool holds it
+        index = self.pool.add(opponent, weight)
+        self.pool_kinds.append(kind)
+        return index
 
     def set_opponent_weight(self, index: int, weight: float) -> None:
         """Change the weight of pool entry ``index`` (from the next deals on)."""
-        if not isinstance(weight, (int, float)) or weight < 0:
-            raise ValueError(f"weight {weight!r} must be a number >= 0")
-        self.pool_weights[index] = float(weight)
-        if sum(self.pool_weights) <= 0:
-            raise ValueError("the opponent pool has no positive weight left")
+        if self.pool is None:
+            raise ValueError("set_opponent_weight needs a pool: make the env with opponents={opponent: weight}")
+        self.pool.set_weight(index, weight)
 
     @property
     def scores(self) -> np.ndarray:
