@@ -207,6 +207,21 @@ def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_p
         assert len(list(csv.reader(f))) == 2  # the header and the first run's final evaluation
 
 
+@pytest.mark.slow
+def test_actors_draw_opponent_seats_from_the_pool_reproducibly(tmp_path):
+    """``opponent``/``opponent_share`` are weights of the one opponent pool (cardenvs.opponents); the same seed
+    gives the same networks (the draws use the actors' seeded generator)."""
+    flags = ["--set", "game=twos_v0", "--total-frames", "300", "--final-eval-games", "0", *TINY]
+    flags += ["--set", "opponent=twos.heuristic", "--set", "opponent_share=0.5"]
+    nets = []
+    for out in ("a", "b"):
+        run = _run("-m", "cardenvs.training.dmc", *flags, "--out", str(tmp_path / out))
+        assert run.returncode == 0, run.stderr[-2000:]
+        nets.append(dmc.load_checkpoint(next((tmp_path / out).iterdir()) / "model.pt")["nets"])
+    assert nets[0].keys() == nets[1].keys()
+    assert all(torch.equal(nets[0][k], nets[1][k]) for k in nets[0])
+
+
 def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
     from cardenvs import make
 

@@ -62,10 +62,12 @@ import yaml
 from torch import nn
 
 from cardenvs.core.observation import bound_scaling
+from cardenvs.opponents import OpponentPool
 from cardenvs.registry import spec_of
 from cardenvs.training.config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
+NETWORKS = "<networks>"  # the opponent pool's entry for seats the Q networks play
 LR_SCHEDULES = ("constant", "linear")
 
 
@@ -88,7 +90,8 @@ class Args:
     max_grad_norm: float = 40.0
     epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
     opponent: str | None = None  # a numba policy ("doudizhu.rule") that plays some seats of the actors' games
-    opponent_share: float = 0.0  # each seat of each episode is the opponent with this probability (not all)
+    opponent_share: float = 0.0  # its weight in the opponent pool (the networks': 1 - share): each seat of each
+    # episode is the opponent with this probability (not all seats: a network plays at least one)
     hidden: list = field(default_factory=lambda: [256, 256])  # the state MLP
     move_hidden: int = 128  # the move MLP
     head_hidden: int = 256  # the joint layer
@@ -597,16 +600,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ring = EpisodeRing(
         args.num_envs, layout.size, env.num_players, margin=args.target == "margin", horizon=args.horizon
     )
-    # which seats of each game's episode the opponent plays (redrawn when the game ends)
-    by_opponent = np.zeros((args.num_envs, env.num_players), dtype=np.bool_)
+    # who plays each seat of each game's episode, drawn from the one opponent pool (cardenvs.opponents) and
+    # redrawn when the game ends: the opponent with weight opponent_share, the networks with the rest
+    pool = (
+        OpponentPool({args.opponent: args.opponent_share, NETWORKS: 1 - args.opponent_share}) if args.opponent else None
+    )
+    networks = len(pool) - 1 if pool else 0  # the networks' entry in the pool
+    seat_entry = np.full((args.num_envs, env.num_players), networks)
 
     def draw_opponent_seats(games: np.ndarray) -> None:
-        if args.opponent_share <= 0 or len(games) == 0:
+        if pool is None or args.opponent_share <= 0 or len(games) == 0:
             return
-        seats = rng.random((len(games), env.num_players)) < args.opponent_share
-        full = np.flatnonzero(seats.all(axis=1))
-        seats[full, rng.integers(env.num_players, size=len(full))] = False  # a network plays at least one seat
-        by_opponent[games] = seats
+        drawn = pool.draw(rng, (len(games), env.num_players))
+        full = np.flatnonzero((drawn != networks).all(axis=1))
+        drawn[full, rng.integers(env.num_players, size=len(full))] = networks  # a network plays at least one seat
+        seat_entry[games] = drawn
 
     draw_opponent_seats(np.arange(args.num_envs))
     everyone = np.arange(args.num_envs)
@@ -623,9 +631,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             roles = roles_of(args.game, layout, raw)
             ids, counts = env.legal_ids()
             actions = np.empty(args.num_envs, dtype=np.int64)
-            scripted = by_opponent[everyone, info["to_move"]]
-            if scripted.any():
-                actions[scripted] = env.policy_actions(args.opponent, np.flatnonzero(scripted))
+            entry = seat_entry[everyone, info["to_move"]]
+            scripted = entry != networks
+            for index in np.unique(entry[scripted]):
+                assert pool is not None
+                rows = np.flatnonzero(entry == index)
+                actions[rows] = env.policy_actions(pool.opponents[index], rows)
             net_rows = np.flatnonzero(~scripted)
             x = features(raw[net_rows])
             actions[net_rows] = choose(nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, rng)
