@@ -22,3 +22,30 @@ def all_variants():
         for name, options in raw_env_class(env_id).VARIANTS.items():
             out.append(pytest.param(env_id, options, id=f"{env_id}-{name}"))
     return out
+
+
+# ---------------------------------------------------------------- a cardenvs serve process on loopback
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_serving(proc, port: int) -> None:
+    """Wait (60 s at most) until the ``cardenvs serve`` process ``proc`` accepts connections on ``port``."""
+    import socket
+    import time
+
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"cardenvs serve exited: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    pytest.fail("cardenvs serve did not start within 60 s")

@@ -6,10 +6,8 @@ hand and an arena replay, and read the page. CI installs Chromium (``.ci/run``);
 """
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,11 +25,7 @@ pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[we
 from cardenvs import replay  # noqa: E402
 from cardenvs.arena import run_tournament  # noqa: E402
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import free_port, wait_until_serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,18 +40,7 @@ def server(replays_folder):
     port = free_port()
     cmd = [sys.executable, "-m", "cardenvs", "serve", "--port", str(port), "--replays", str(replays_folder)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"cardenvs serve exited: {proc.stdout.read() if proc.stdout else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        proc.kill()
-        pytest.fail("cardenvs serve did not start within 60 s")
+    wait_until_serving(proc, port)
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(timeout=10)

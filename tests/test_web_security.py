@@ -35,6 +35,8 @@ from cardenvs.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH  # noqa: E402
 from cardenvs.web.files import MAX_REPLAY_BYTES, REFUSED  # noqa: E402
 from cardenvs.web.session import ACTIVE_SECONDS, MAX_SESSIONS, WEB_MAX_MS  # noqa: E402
 
+from conftest import free_port, wait_until_serving  # noqa: E402
+
 BASE = "http://127.0.0.1:8000"
 
 
@@ -465,12 +467,6 @@ def test_serving_beyond_loopback_warns_that_there_is_no_authentication(monkeypat
     assert web.is_loopback("127.0.0.2") and web.is_loopback("::1") and not web.is_loopback("example.com")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_server(port: int) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "cardenvs", "serve", "--port", str(port)],
@@ -478,20 +474,6 @@ def run_server(port: int) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
     )
-
-
-def wait_until_serving(proc: subprocess.Popen, port: int) -> None:
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"cardenvs serve exited: {proc.stdout.read() if proc.stdout else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    pytest.fail("cardenvs serve did not start within 60 s")
 
 
 def test_a_restart_right_away_binds_the_same_port():
