@@ -201,3 +201,36 @@ def test_render_mode_is_honoured(learner, capsys):
         assert silent.render() is None
     with pytest.raises(ValueError, match="render_mode='rgb_array' is not supported"):
         vector.make("twos", 2, learner=learner, render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("env_id", ["twenty", "war"])
+def test_next_step_autoreset_plays_the_same_games_as_same_step(env_id):
+    """``autoreset_mode="next_step"`` (Gymnasium's ``SyncVectorEnv`` convention, what RLlib expects): a game
+    that ends returns the learner's final observation with an empty mask, and the next step deals again
+    whatever action it gets, with reward 0 and no flags. Played with the same learner moves, the games,
+    rewards and final observations are those of the same-step mode, one step later. (One game per env, so
+    the same-step env is stepped exactly when the next-step one plays.)"""
+    options = {"max_turns": 5} if env_id == "war" else {}  # War: truncations too
+    same = vector.make(env_id, 1, learner="rotate", opponents=["random"], **options)
+    nxt = vector.make(env_id, 1, learner="rotate", opponents=["random"], autoreset_mode="next_step", **options)
+    assert nxt.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    assert same.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    obs_s, _ = same.reset(seed=4)
+    obs_n, _ = nxt.reset(seed=4)
+    np.testing.assert_array_equal(obs_s, obs_n)
+    ends = {"terminated": 0, "truncated": 0}
+    for _ in range(150):
+        actions = first_legal(nxt.action_masks())
+        o, r, te, tr, _ = nxt.step(actions)
+        so, sr, ste, str_, sinfo = same.step(actions)
+        assert (r[0], te[0], tr[0]) == (sr[0], ste[0], str_[0])
+        if te[0] or tr[0]:
+            ends["terminated" if te[0] else "truncated"] += 1
+            np.testing.assert_array_equal(o, sinfo["final_obs"])
+            assert not nxt.action_masks().any(), "a game that ended shows an empty mask"
+            o, r, te, tr, _ = nxt.step(np.array([10**6]))  # ignored: the game is dealt again
+            assert r[0] == 0 and not te[0] and not tr[0]
+        np.testing.assert_array_equal(o, so)
+    assert ends["terminated" if env_id != "war" else "truncated"] >= 2, ends  # War: truncated after 5 battles
+    with pytest.raises(ValueError, match="autoreset_mode='later'"):
+        vector.make(env_id, 2, learner=0, autoreset_mode="later")

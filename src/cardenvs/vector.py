@@ -18,7 +18,11 @@ Two views of one batch (:mod:`cardenvs.core.kernels` runs the games; no Python r
 Autoreset: Gymnasium's **same-step** mode (``AutoresetMode.SAME_STEP``). A game that ends in ``step``
 reports its rewards and end flags, and the observation returned for it is already the first one of its
 next deal; the final scores are in ``info["final_scores"]`` (and, in the learner view, the learner's final
-observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is True. ``info["deal_number"]``
+observation in ``info["final_obs"]``), valid where ``info["_final_scores"]`` is True. The learner view also
+offers the **next-step** mode (``autoreset_mode="next_step"``, what Gymnasium's ``SyncVectorEnv`` and Ray
+RLlib's env runners expect): a game that ends returns the learner's final observation (its mask all
+False), and the next ``step`` ignores that game's action and deals it again, with reward 0 and no end
+flags. ``info["deal_number"]``
 counts the deals each game has started since ``reset`` (``info["episode"]`` is left to Gymnasium's
 ``RecordEpisodeStatistics``, which writes its statistics there).
 
@@ -416,6 +420,7 @@ class LearnerVectorEnv(GymVectorEnv):
     of the learner).
     Observations are the learner's ``[B, D]`` vectors; ``action_masks()`` gives its masks ``[B, A]``.
     A game whose next deal ends before the learner's first turn is dealt again (its rewards are dropped).
+    ``autoreset_mode``: ``"same_step"`` (the default) or ``"next_step"`` (see the module docstring).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -428,10 +433,19 @@ class LearnerVectorEnv(GymVectorEnv):
         opponents: Sequence[Opponent] = ("random",),
         threads: int = 1,
         copy: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
         **options: Any,
     ):
+        modes = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}
+        modes |= {m.value: m for m in modes.values()}
+        mode = modes.get(autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode)
+        if mode is None:
+            raise ValueError(f"autoreset_mode={autoreset_mode!r}: expected 'same_step' or 'next_step'")
+        self.metadata = {"autoreset_mode": mode}
+        self.next_step = mode is AutoresetMode.NEXT_STEP
         self._b = _Batch(env_id, num_envs, threads, copy, options)
         b = self._b
+        self.waiting = np.zeros(b.num_envs, dtype=np.bool_)  # next-step mode: games that ended last step
         self.render_mode = b.proto.render_mode
         self.env_id, self.num_envs = b.env_id, b.num_envs
         n = b.num_players
@@ -637,6 +651,7 @@ class LearnerVectorEnv(GymVectorEnv):
             f.decisions[:] = 0
         self._seat(b.all)
         self.ended[:] = 0
+        self.waiting[:] = False
         self._settle(b.all, np.zeros(b.num_envs))
         again = b.all[self.ended != 0]
         if len(again):
@@ -644,10 +659,11 @@ class LearnerVectorEnv(GymVectorEnv):
         return b.out(b.obs), self._info(np.zeros(b.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any):
-        actions = self._b.check_actions(actions, self._b.all, who=" (the learner's)")
-        return self._all_or_nothing(lambda: self._step(actions))
+        live = self._b.all[~self.waiting]
+        actions = self._b.check_actions(actions, live, who=" (the learner's)")
+        return self._all_or_nothing(lambda: self._step(actions, live))
 
-    def _step(self, actions: np.ndarray):
+    def _step(self, actions: np.ndarray, live: np.ndarray):
         b = self._b
         self.rewards[:] = 0.0
         self.ended[:] = 0
@@ -656,7 +672,7 @@ class LearnerVectorEnv(GymVectorEnv):
             b.threads,
             b.state,
             b.params,
-            b.all,
+            live,
             actions,
             b.points,
             b.last_scores,
@@ -665,10 +681,13 @@ class LearnerVectorEnv(GymVectorEnv):
             self.ended,
             b.final_scores,
         )
-        self._settle(b.all[self.ended == 0], self.rewards)
-        ended = b.all[self.ended != 0]
+        self._settle(live[self.ended[live] == 0], self.rewards)
+        ended = live[self.ended[live] != 0]
         terminated = self.ended == kernels.OVER
         truncated = self.ended == kernels.TRUNCATED
+        if self.next_step:
+            self._restart(b.all[self.waiting])
+            self.waiting[:] = False
         if len(ended):
             self._final_seats[ended] = self.learner_seat[ended]
             kernels.run(
@@ -683,7 +702,14 @@ class LearnerVectorEnv(GymVectorEnv):
                 self._final_ids,
                 self._final_legal,
             )
-            self._restart(ended)
+            if self.next_step:  # the learner sees the end now; the next step deals again
+                self.waiting[ended] = True
+                for mine, final in ((b.obs, self.final_obs), (b.mask, self._final_mask), (b.legal, self._final_ids)):
+                    mine[ended] = final[ended]
+                b.num_legal[ended] = self._final_legal[ended]
+                b.seats[ended] = self._final_seats[ended]
+            else:
+                self._restart(ended)
         return b.out(b.obs), self.rewards.copy(), terminated, truncated, self._info(terminated | truncated)
 
     def _info(self, done: np.ndarray) -> dict:
