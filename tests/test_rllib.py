@@ -1,60 +1,74 @@
-"""Ray RLlib scale-out: the adapter's keys, dtypes and end-of-game observations; a local smoke run."""
+"""Ray RLlib on the one learner adapter: the vector learner view as RLlib's vector env (next-step autoreset,
+mask beside the observation), snapshots of the learner in the one opponent pool, a local smoke run."""
 
 import json
 
+import gymnasium
 import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from cardenvs.training.rllib_env import ROLES, RLlibCardEnv  # noqa: E402
+from cardenvs.opponents import OpponentPool  # noqa: E402
+from cardenvs.training.rllib_env import make_env, snapshot_opponent  # noqa: E402
+from cardenvs.vector import LearnerVectorEnv  # noqa: E402
 
 
-def play_to_end(env, obs):
-    while True:
-        role = next(iter(obs))
-        action = int(np.flatnonzero(obs[role]["action_mask"])[0])
-        obs, rewards, terminateds, truncateds, infos = env.step({role: action})
-        if terminateds["__all__"] or truncateds["__all__"]:
-            return obs, rewards, terminateds, truncateds, infos
+def env_config(**extra):
+    return {"env_id": "twenty_v0", "options": {}, "opponents": {"twenty.greedy": 1.0}, "num_envs": 3} | extra
 
 
-def test_adapter_keys_dtypes_and_spaces():
-    env = RLlibCardEnv({"env_id": "twenty_v0", "heuristics": {"twenty.greedy": 1.0}, "seed": 0})
-    obs, _ = env.reset()
-    assert list(obs) == ["learner"]
-    o = obs["learner"]
-    assert set(o) == {"observations", "action_mask"}
-    assert o["observations"].dtype == np.float32 and o["action_mask"].dtype == np.float32
-    space = env.observation_spaces["learner"]
-    assert space["observations"].dtype == np.float32 and space.contains(o)
-    assert set(env.possible_agents) == set(ROLES)
+def test_the_env_is_the_learner_view_with_its_mask_in_the_observation():
+    env = make_env(env_config())
+    assert isinstance(env.unwrapped, LearnerVectorEnv) and isinstance(env.unwrapped.pool, OpponentPool)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    obs, _ = env.reset(seed=0)
+    assert set(obs) == {"observation", "action_mask"} and obs["action_mask"].dtype == np.int8
+    assert env.observation_space.contains(obs) and obs["action_mask"].shape == (3, env.single_action_space.n)
+    again, _ = make_env(env_config()).reset(seed=0)
+    np.testing.assert_array_equal(obs["observation"], again["observation"])
+    ended = 0
+    for _ in range(80):
+        actions = np.argmax(obs["action_mask"], axis=1)
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        assert env.observation_space.contains(obs)
+        done = terminated | truncated
+        assert not obs["action_mask"][done].any(), "an ended game shows an all-0 mask (next-step autoreset)"
+        assert obs["action_mask"][~done].any(axis=1).all()
+        ended += int(done.sum())
+    assert ended >= 3
 
 
-def test_every_role_observes_the_end_on_termination_and_truncation():
-    env = RLlibCardEnv({"env_id": "twenty_v0", "heuristics": {"random": 1.0}, "opponent_share": 1.0, "seed": 1})
-    obs, _ = env.reset()
-    obs, rewards, terminateds, truncateds, infos = play_to_end(env, obs)
-    assert set(obs) == {"learner", "opponent"} and terminateds == {"learner": True, "opponent": True, "__all__": True}
-    assert rewards["learner"] == -rewards["opponent"] and abs(rewards["learner"]) in (0.0, 1.0)
-    # War truncated after 3 battles: both roles still get an observation, flagged truncated
-    env = RLlibCardEnv({"env_id": "war_v0", "options": {"max_turns": 3}, "opponent_share": 1.0, "seed": 1})
-    obs, _ = env.reset()
-    obs, rewards, terminateds, truncateds, infos = play_to_end(env, obs)
-    assert set(obs) == {"learner", "opponent"}
-    assert truncateds == {"learner": True, "opponent": True, "__all__": True} and not terminateds["__all__"]
-    assert all(o["observations"].dtype == np.float32 for o in obs.values())
+def test_a_snapshot_of_the_module_plays_in_the_pool():
+    """A frozen copy of the masked RLModule is a batched opponent: legal greedy moves, drawn from the pool."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    from cardenvs.training.rllib_module import MaskedPPOTorchRLModule
 
-def test_illegal_actions_are_counted():
-    env = RLlibCardEnv({"env_id": "twenty_v0", "seed": 2})
-    obs, _ = env.reset()
-    illegal = int(np.flatnonzero(obs["learner"]["action_mask"] == 0)[0])
-    with pytest.warns(UserWarning, match="illegal action"):  # env() ends the game with -1 for the offender
-        obs, rewards, terminateds, _, infos = env.step({"learner": illegal})
-    assert env.illegal_actions == 1 and infos["learner"]["illegal_actions"] == 1
-    assert terminateds["__all__"] and rewards["learner"] == -1
+    env = make_env(env_config(snapshot_weight=1.0))
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=env.single_observation_space,
+        action_space=env.single_action_space,
+        model_config={"fcnet_hiddens": [16]},
+    ).build()
+    moves = []
+    snapshot = snapshot_opponent(module, "snapshot_1")
+
+    def watched(batch):
+        actions = snapshot(batch)
+        assert batch["action_mask"][np.arange(len(actions)), actions].all(), "an illegal snapshot move"
+        moves.append(len(actions))
+        return actions
+
+    pool = env.unwrapped.pool
+    pool.add_snapshot(watched)
+    pool.set_weight(0, 0.0)  # only the snapshot is drawn
+    obs, _ = env.reset(seed=1)
+    for _ in range(40):
+        obs, *_ = env.step(np.argmax(obs["action_mask"], axis=1))
+    assert sum(moves) >= 20
 
 
 def test_settings_come_from_the_one_config_loader(tmp_path, capsys):
@@ -65,11 +79,11 @@ def test_settings_come_from_the_one_config_loader(tmp_path, capsys):
          "--set", "lr=0.001", "--iterations", "3"]
     )  # fmt: skip
     assert (cfg["total_steps"], cfg["minutes"], cfg["seed"], cfg["lr"], cfg["iterations"]) == (5000, 2.0, 7, 0.001, 3)
-    assert cfg["heuristics"] == {"twenty.greedy": 0.8, "random": 0.2} and set(cfg) == set(DEFAULTS)
+    assert cfg["opponents"] == {"twenty.greedy": 0.8, "random": 0.2} and set(cfg) == set(DEFAULTS)
     for argv, message in (
         (["--set", "lr_rate=1"], "unknown config keys ['lr_rate']"),
         (["--config", str(tmp_path / "none.yaml")], "does not exist"),
-        (["--set", "heuristics=[random]"], "config key heuristics must be a mapping"),
+        (["--set", "opponents=[random]"], "config key opponents must be a mapping"),
         (["--steps", "0"], "argument --steps"),
     ):
         with pytest.raises(SystemExit):
@@ -78,7 +92,7 @@ def test_settings_come_from_the_one_config_loader(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_smoke_run_two_env_runners_then_arena(tmp_path):
+def test_smoke_run_two_env_runners_snapshots_then_arena(tmp_path):
     from cardenvs.training.rllib_selfplay import main
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -88,9 +102,7 @@ def test_smoke_run_two_env_runners_then_arena(tmp_path):
                 "--config",
                 "configs/twenty_rllib.yaml",
                 "--iterations",
-                "3",
-                "--steps",
-                "1",  # the step budget ends the run after its first iteration
+                "2",
                 "--out",
                 str(tmp_path),
                 "--num-env-runners",
@@ -102,15 +114,18 @@ def test_smoke_run_two_env_runners_then_arena(tmp_path):
                 "--set",
                 "num_epochs=1",
                 "--set",
-                "num_envs_per_env_runner=1",
+                "num_envs_per_env_runner=2",
+                "--set",
+                "snapshot_win_rate=-1.0",  # a snapshot after every iteration
             ]
         )
         assert code == 0
     finally:
         ray.shutdown()
     log = json.loads((tmp_path / "twenty__rllib__1" / "log.json").read_text())
-    assert len(log) == 1 and log[-1]["env_steps"] > 0
-    assert all(row["illegal_actions"] == 0 for row in log)
+    assert len(log) == 2 and log[-1]["env_steps"] > 0
+    assert [row["snapshots"] for row in log] == [0, 1]
+    assert log[0]["snapshot_taken_by_runners"] == 2  # both env runners' pools hold the snapshot
     from cardenvs.arena import run_tournament
 
     checkpoint = tmp_path / "twenty__rllib__1" / "checkpoint"

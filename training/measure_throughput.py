@@ -64,7 +64,7 @@ def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
         train_batch_size_per_learner=batch,
         minibatch_size=512,
         num_epochs=4,
-        heuristics={"twenty.greedy" if game == "twenty_v0" else "doudizhu.rule": 1.0},
+        opponents={"twenty.greedy" if game == "twenty_v0" else "doudizhu.rule": 1.0},
     )
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

@@ -1,13 +1,17 @@
 """Action masking for RLlib's new API stack: PPO's default torch RLModule plus log(mask) on the logits.
 
-Observations are ``{"observations": float32 vector, "action_mask": float32 0/1}``; the networks are built
-on the inner ``observations`` space and the mask is applied to the action distribution inputs in every
-forward pass (exploration, inference and training), so illegal actions get probability 0. Our own class
-over ``DefaultPPOTorchRLModule`` (Ray's example subclasses a deprecated module).
+Observations are ``{"observation": vector, "action_mask": 0/1}`` (:class:`training.rllib_env.WithMask`, any
+numeric dtypes: they are cast to float32 here); the networks are built on the inner ``observation`` space
+and the mask is applied to the action distribution inputs in every forward pass (exploration, inference and
+training), so illegal actions get probability 0. A game that has ended shows an all-0 mask: every action
+then gets the same finite logit (the env ignores that action). Our own class over
+``DefaultPPOTorchRLModule`` (Ray's example subclasses a deprecated module).
 """
 
 from __future__ import annotations
 
+import gymnasium as gym
+import numpy as np
 import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
@@ -18,7 +22,9 @@ MASK_FLOOR = -1e9  # log(0) clamped: finite, so no NaNs in the loss
 class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def __init__(self, *, observation_space=None, action_space=None, **kwargs):
         self.observation_space_with_mask = observation_space
-        super().__init__(observation_space=observation_space["observations"], action_space=action_space, **kwargs)
+        inner = observation_space["observation"]
+        inner = gym.spaces.Box(inner.low.astype(np.float32), inner.high.astype(np.float32), dtype=np.float32)
+        super().__init__(observation_space=inner, action_space=action_space, **kwargs)
 
     def setup(self):
         super().setup()
@@ -30,8 +36,8 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         if not isinstance(obs, dict):
             return None, batch
         batch = dict(batch)
-        batch[Columns.OBS] = obs["observations"]
-        return obs["action_mask"], batch
+        batch[Columns.OBS] = obs["observation"].float()
+        return obs["action_mask"].float(), batch
 
     @staticmethod
     def _mask(out, mask):

@@ -1,4 +1,4 @@
-"""RLlib checkpoints as arena agents: ``rllib:PATH`` plays the learner module's greedy masked action.
+"""RLlib checkpoints as arena agents: ``rllib:PATH`` plays the trained module's greedy masked action.
 
 :class:`RLlibAgent` is registered as the agent kind ``rllib`` (entry-point group ``cardenvs.agents`` in
 ``pyproject.toml``)."""
@@ -21,10 +21,12 @@ class RLlibAgent:
             raise ValueError(
                 f"agent 'rllib:{path}' needs {exc.name}, which is not installed (pip install 'cardenvs[{extra}]')"
             ) from exc
-        module_dir = Path(path) / "learner_group" / "learner" / "rl_module" / "learner"
+        from ray.rllib.core import DEFAULT_MODULE_ID
+
+        module_dir = Path(path) / "learner_group" / "learner" / "rl_module" / DEFAULT_MODULE_ID
         if not module_dir.exists():
             raise ValueError(
-                f"no RLlib learner module under {path} (expected {module_dir}); pass the checkpoint "
+                f"no RLlib module under {path} (expected {module_dir}); pass the checkpoint "
                 "folder written by training.rllib_selfplay"
             )
         self.module = RLModule.from_checkpoint(str(module_dir))
@@ -36,8 +38,8 @@ class RLlibAgent:
 
         t = self.torch
         obs = {
-            "observations": t.as_tensor(observation["observation"], dtype=t.float32)[None],
-            "action_mask": t.as_tensor(observation["action_mask"], dtype=t.float32)[None],
+            "observation": t.as_tensor(observation["observation"])[None],
+            "action_mask": t.as_tensor(observation["action_mask"])[None],
         }
         with t.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})

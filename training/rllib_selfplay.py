@@ -11,12 +11,14 @@
    the run stops at whichever ends first.
 2. Start Ray: ``--address auto`` joins a running cluster (``ray start --head`` ...), otherwise a local
    Ray with the configured CPUs.
-3. PPO with the masking RLModule (:mod:`training.rllib_module`) over :class:`training.rllib_env.RLlibCardEnv`:
-   the ``learner`` role is trained; heuristics from ``heuristics`` play the other seats inside the env; in
-   a share ``opponent_share`` of episodes one seat is the ``opponent`` role, played by a frozen snapshot
-   of the learner (by the learner itself until the first snapshot).
-4. After each iteration: the learner's win rate over its recent episodes (outcome > 0 on the env's win
-   scale, whatever the reward option); above ``snapshot_win_rate`` a frozen copy joins the snapshots.
+3. PPO with the masking RLModule (:mod:`training.rllib_module`) on the one learner adapter, the vector
+   learner view, as RLlib's vector env (:func:`training.rllib_env.make_env`; ``num_envs_per_env_runner``
+   games per env runner, the learner's seat rotating): every other seat draws its opponent from the one
+   opponent pool (``opponents``: agent name -> weight; frozen snapshots of the learner share
+   ``snapshot_weight``).
+4. After each iteration: the learner's win rate over its recent episodes (a positive return: a win on the
+   default ``reward: win`` scale); above ``snapshot_win_rate`` a frozen copy of the learner joins the pool
+   of every env runner (the newest ``max_snapshots`` are drawn).
 5. Save a checkpoint every ``checkpoint_every`` iterations and at the end; the arena plays it as
    ``rllib:OUT/RUN/checkpoint``.
 """
@@ -50,8 +52,8 @@ class Args:
     num_env_runners: int = 2
     num_envs_per_env_runner: int = 1
     num_cpus: int | None = None  # of the local Ray (None: every core)
-    heuristics: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> weight, the other seats
-    opponent_share: float = 0.0  # share of episodes where one seat is a frozen snapshot of the learner
+    opponents: dict = field(default_factory=lambda: {"random": 1.0})  # agent name -> weight, the other seats
+    snapshot_weight: float = 0.0  # total weight of frozen learner snapshots in the pool
     snapshot_win_rate: float = 0.6  # the learner's win rate above which a snapshot is taken
     max_snapshots: int = 5
     train_batch_size_per_learner: int = 4000
@@ -88,58 +90,44 @@ def parse_args(argv: Sequence[str] | None) -> dict[str, Any]:
     ns = parser.parse_args(argv)
     flags = ("total_steps", "minutes", "iterations", "out", "address", "num_env_runners", "seed")
     values = read_config(parser, ns, Args, flags)
-    for key in ("options", "heuristics"):
+    for key in ("options", "opponents"):
         if not isinstance(values.get(key, {}), dict):
             parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none)")
     return dataclasses.asdict(Args(**values))
 
 
-def mapping_fn(snapshots: list[str]):
-    def agent_to_module(agent_id, episode, **kwargs):
-        if agent_id == "learner" or not snapshots:
-            return "learner"
-        return snapshots[hash(episode.id_) % len(snapshots)]
-
-    return agent_to_module
-
-
 def build_config(cfg: dict[str, Any]):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from cardenvs.training.rllib_env import RLlibCardEnv
+    from cardenvs.training.rllib_env import make_env
     from cardenvs.training.rllib_module import MaskedPPOTorchRLModule
 
-    register_env("cardenvs", lambda env_config: RLlibCardEnv(env_config))
-
-    class OutcomeCallback(RLlibCallback):
-        """Logs the learner's win rate (outcome > 0 on the win scale) and illegal actions per episode."""
+    class WinRateCallback(RLlibCallback):
+        """Logs the learner's win rate: episodes with a positive return (wins on the ``win`` reward scale)."""
 
         def on_episode_end(self, *, episode, metrics_logger, **kwargs):
-            infos = episode.get_infos(-1) if hasattr(episode, "get_infos") else {}
-            info = infos.get("learner", {}) if isinstance(infos, dict) else {}
-            if "outcome" in info:
-                metrics_logger.log_value("learner_win_rate", float(info["outcome"] > 0), reduce="mean", window=200)
-                metrics_logger.log_value("illegal_actions", float(info["illegal_actions"]), reduce="max")
+            metrics_logger.log_value("learner_win_rate", float(episode.get_return() > 0), reduce="mean", window=200)
 
-    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": cfg["fcnet_hiddens"]})
-    env_config = {
-        "env_id": cfg["game"],
-        "options": cfg["options"],
-        "heuristics": cfg["heuristics"],
-        "opponent_share": cfg["opponent_share"],
-        "seed": cfg["seed"],
-    }
+    env_config = {key: cfg[key] for key in ("options", "opponents", "snapshot_weight", "max_snapshots")}
+    env_config["env_id"] = cfg["game"]
+    register_env("cardenvs", make_env)  # the env runners call it as the vector entry point
     return (
         PPOConfig()
         .environment("cardenvs", env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=cfg["num_env_runners"], num_envs_per_env_runner=cfg["num_envs_per_env_runner"])
+        .env_runners(
+            num_env_runners=cfg["num_env_runners"],
+            num_envs_per_env_runner=cfg["num_envs_per_env_runner"],
+            gym_env_vectorize_mode="vector_entry_point",
+        )
         .learners(num_learners=cfg["num_learners"], num_gpus_per_learner=cfg["num_gpus_per_learner"])
-        .multi_agent(policies={"learner"}, policy_mapping_fn=mapping_fn([]), policies_to_train=["learner"])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"learner": spec}))
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": cfg["fcnet_hiddens"]}
+            )
+        )
         .training(
             train_batch_size_per_learner=cfg["train_batch_size_per_learner"],
             minibatch_size=cfg["minibatch_size"],
@@ -148,15 +136,32 @@ def build_config(cfg: dict[str, Any]):
             gamma=cfg["gamma"],
             entropy_coeff=cfg["entropy_coeff"],
         )
-        .callbacks(OutcomeCallback)
+        .callbacks(WinRateCallback)
         .debugging(seed=cfg["seed"])
     )
+
+
+def add_snapshot(algo: Any, name: str) -> int:
+    """A frozen copy of the learner joins the opponent pool of every env runner that has an env; returns how
+    many took it. The runners hold the learner's newest weights (synced after each training step)."""
+
+    def join(runner: Any) -> bool:
+        env = getattr(runner, "env", None)
+        if env is None or runner.module is None:
+            return False
+        import copy
+
+        from cardenvs.training.rllib_env import snapshot_opponent
+
+        env.unwrapped.pool.add_snapshot(snapshot_opponent(copy.deepcopy(runner.module), name))
+        return True
+
+    return sum(algo.env_runner_group.foreach_env_runner(join, local_env_runner=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     import ray
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from cardenvs import resolve_id
 
@@ -172,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ray.init(address="local", num_cpus=cfg["num_cpus"], include_dashboard=False, log_to_driver=False)
     try:
         algo = build_config(cfg).build_algo()
-        snapshots: list[str] = []
+        snapshots = 0
         log = []
         start = time.time()
         for it in range(1, cfg["iterations"] + 1):
@@ -185,23 +190,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "env_steps_per_s": float(runners.get("num_env_steps_sampled", 0))
                 / max(1e-9, result.get("time_this_iter_s", 1)),
                 "learner_win_rate": runners.get("learner_win_rate"),
-                "illegal_actions": runners.get("illegal_actions", 0.0),
-                "snapshots": len(snapshots),
+                "snapshots": snapshots,
             }
             log.append(row)
             print(json.dumps(row), flush=True)
             win = row["learner_win_rate"]
-            if cfg["opponent_share"] > 0 and win is not None and win > cfg["snapshot_win_rate"]:
-                module_id = f"snapshot_{len(snapshots) + 1}"
-                learner = algo.get_module("learner")
-                snapshots = (snapshots + [module_id])[-cfg["max_snapshots"] :]
-                algo.add_module(
-                    module_id=module_id,
-                    module_spec=RLModuleSpec.from_module(learner),
-                    new_agent_to_module_mapping_fn=mapping_fn(list(snapshots)),
-                    new_should_module_be_updated=["learner"],
-                )
-                algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: learner.get_state()}}}})
+            if cfg["snapshot_weight"] > 0 and win is not None and win > cfg["snapshot_win_rate"]:
+                snapshots += 1
+                row["snapshot_taken_by_runners"] = add_snapshot(algo, f"snapshot_{snapshots}")
             last = (
                 it == cfg["iterations"]
                 or (cfg["total_steps"] is not None and row["env_steps"] >= cfg["total_steps"])
