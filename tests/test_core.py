@@ -195,3 +195,30 @@ def test_option_checks_take_numpy_scalars():
         flag.check(np.int64(1), "x")  # still no ints for bools
     with pytest.raises(ValueError, match="jokers=np.True_ is not allowed"):
         jokers.check(np.bool_(True), "x")  # nor bools for ints
+
+
+def test_seed_derivation_is_one_table_of_named_streams():
+    """Every stream is seed + keys + its salt through ``SeedSequence``: the values the package always used
+    (so seeded results replay), independent across salts and keys; an unknown stream names the known ones."""
+    from cardenvs.core import seeds
+
+    # the formulas the arena, the web app and the vector envs used before the table
+    old_deal = int(np.random.SeedSequence([3, 5]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    assert seeds.seed_from(3, 5, stream="arena_deal") == old_deal
+    assert seeds.generator(3, 5, 1, stream="arena_agents").random() == np.random.default_rng([3, 5, 1, 7]).random()
+    assert seeds.generator(9, stream="web_agents").random() == np.random.default_rng([9, 11]).random()
+    np.testing.assert_array_equal(
+        seeds.states(4, 6, stream="vector_opponents"),
+        np.random.SeedSequence([4, 0x0DD5]).generate_state(6, np.uint64),
+    )
+    draws = {name: seeds.generator(1, 2, stream=name).random() for name in seeds.STREAMS}
+    salted = [draws[name] for name, salt in seeds.STREAMS.items() if salt is not None]
+    assert len(set(salted)) == len(salted), "two salted streams gave the same draw"
+    assert len(set(v for v in seeds.STREAMS.values() if v is not None)) == len(salted), "a salt is used twice"
+    keyed = [seeds.generator(1, k, stream="arena_agents").random() for k in (2, 3)]
+    assert keyed[0] != keyed[1]
+    with pytest.raises(ValueError, match="unknown random stream 'dealing'; known: arena_deal"):
+        seeds.generator(1, stream="dealing")
+    assert seeds.seed64(5) == np.uint64(5) and seeds.seed64(2**64) != seeds.seed64(2**64 + 1)
+    with pytest.raises(ValueError, match="search: seed=-1"):
+        seeds.seed64(-1, "search")

@@ -51,7 +51,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,7 @@ import torch
 import yaml
 from torch import nn
 
+from cardenvs.core import seeds
 from cardenvs.core.observation import bound_scaling
 from cardenvs.opponents import OpponentPool
 from cardenvs.registry import spec_of
@@ -470,6 +471,21 @@ class DMCAgent:
         roles = roles_of(self.game, self.layout, obs)
         return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
 
+    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """:meth:`act` on ``k`` rows (the batch protocol of :mod:`cardenvs.agent`): one forward per role's
+        network for all of them; the greedy move draws nothing from ``rngs``."""
+        obs = np.asarray(observations["observation"])
+        masks = np.asarray(observations["action_mask"]).view(np.bool_)
+        counts = masks.sum(axis=1)
+        if len(counts) and counts.min() == 0:
+            raise ValueError("dmc agent asked to act with an empty action mask")
+        rows, legal = np.nonzero(masks)  # row by row, ascending ids: each row's legal ids as act lists them
+        ids = np.zeros((len(counts), max(1, int(counts.max(initial=0)))), dtype=np.int64)
+        ids[rows, np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)] = legal
+        x = self.features(obs)
+        roles = roles_of(self.game, self.layout, obs)
+        return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
+
 
 def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
     """The checkpoint against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
@@ -595,7 +611,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
     # a resumed run goes on with new deals and exploration draws (seeded by the frames done), not the first ones
-    rng = np.random.default_rng([args.seed, frames])
+    rng = seeds.generator(args.seed, frames, stream="dmc_actors")
     obs, info = env.reset(seed=args.seed * 1_000_003 + frames)
     ring = EpisodeRing(
         args.num_envs, layout.size, env.num_players, margin=args.target == "margin", horizon=args.horizon

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .core.cards import card_code
-from .core.env import deal_seed_of
+from .core.env import deal_seed_of, play_on
 from .core.rng import deal_deck
 from .registry import make, resolve_id
 
@@ -135,8 +135,7 @@ class Replay:
         env = self.new_env()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a recorded illegal action warns again
-            for step in self.steps[:k]:
-                env.step(step.action)
+            replay_moves(env, self.actions, k)
         return env
 
     def verify(self) -> None:
@@ -176,6 +175,12 @@ class Replay:
             raise ReplayMismatch(f"{name}: final scores {scores} in the env, {self.scores} recorded")
         if self.rewards and not _same(totals.tolist(), self.rewards):
             raise ReplayMismatch(f"{name}: total rewards {totals.tolist()} in the env, {self.rewards} recorded")
+
+
+def replay_moves(env, actions: Sequence[int], k: int) -> None:
+    """Step ``env`` through the first ``k`` of ``actions`` (live moves in order) with the one play loop."""
+    moves = iter(actions)
+    play_on(env, lambda seat, observation: next(moves), moves=k)
 
 
 def _same(a: Sequence[float], b: Sequence[float]) -> bool:

@@ -52,6 +52,7 @@ from numba import njit, prange
 
 from .core import kernels
 from .core.rng import splitmix64, stream, uniform_index
+from .core.seeds import seed64
 
 DEFAULT_PLAYOUTS = 1000
 #: the largest budgets a search accepts: ten million playouts, ten minutes a move (beyond them a search
@@ -299,16 +300,6 @@ def check_budget(playouts: Any, ms: Any, who: str = "search") -> None:
         raise ValueError(f"{who}: ms={ms!r}; expected a number of milliseconds above 0 and at most {MAX_MS:,.0f}")
 
 
-def seed64(seed: Any, who: str = "search") -> np.uint64:
-    """A search seed as 64 bits: any integer >= 0, as the envs take (a seed of 2**64 or more is hashed down
-    by ``np.random.SeedSequence``; smaller ones are used as they are)."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"{who}: seed={seed!r}; expected an integer >= 0")
-    if seed < 2**64:
-        return np.uint64(seed)
-    return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]
-
-
 def _budget(playouts: int | None, ms: float | None) -> tuple[int, float]:
     """(playout cap, deadline in seconds from now; inf when none)."""
     check_budget(playouts, ms)
@@ -355,7 +346,7 @@ def pimc(
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
-    seed_u = seed64(seed)
+    seed_u = seed64(seed, "search")
     moves = _legal(state, b, params, num_actions)
     if len(moves) <= 1:
         return _trivial(moves, start)
@@ -438,7 +429,7 @@ def ismcts(
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
-    seed = int(seed64(seed))
+    seed = int(seed64(seed, "search"))
     if trees < 1:
         raise ValueError(f"trees must be >= 1, got {trees}")
     moves = _legal(state, b, params, num_actions)

@@ -57,7 +57,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymVectorEnv
 
-from .core import kernels
+from .core import kernels, seeds
 from .core.env import CardEnv, deal_seed_of
 from .opponents import OpponentPool
 from .registry import raw_env_class, resolve_id
@@ -124,7 +124,7 @@ class _Batch:
         self.seed = seed
         self.deal_seeds[:] = [deal_seed_of(seed + i) for i in range(self.num_envs)]
         # the opponents' random streams: a stream of each game's deal seed that dealing never uses
-        mixed = np.random.SeedSequence([seed, 0x0DD5]).generate_state(self.num_envs, np.uint64)
+        mixed = seeds.states(seed, self.num_envs, stream="vector_opponents")
         self.rngs[:, 0] = mixed | np.uint64(1)
         self.episodes[:] = 0
         kernels.run(
@@ -139,6 +139,49 @@ class _Batch:
             self.last_scores,
         )
         self.has_reset = True
+
+    def seed_each(self, game_seeds: Any) -> None:
+        """Deal game ``i`` as the AEC env reset with ``seed=game_seeds[i]`` deals, its numba stream seeded from
+        that seed too (so a game does not depend on the others)."""
+        given = np.asarray(game_seeds)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer) or (given < 0).any():
+            raise ValueError(
+                f"{self.env_id}: reset options['seeds'] must hold {self.num_envs} integers >= 0, one per game; "
+                f"got {given.dtype} of shape {given.shape}"
+            )
+        values = [int(s) for s in given]
+        self.seed = values[0]
+        self.deal_seeds[:] = [deal_seed_of(s) for s in values]
+        self.rngs[:, 0] = [
+            np.random.SeedSequence([s, 0x0DD5]).generate_state(1, np.uint64)[0] | np.uint64(1) for s in values
+        ]
+        self.episodes[:] = 0
+        kernels.run(
+            "reset",
+            self.threads,
+            self.state,
+            self.params,
+            self.all,
+            self.deal_seeds,
+            self.episodes,
+            False,
+            self.last_scores,
+        )
+        self.has_reset = True
+
+    def set_reset_options(self, options: dict) -> None:
+        """Write the AEC env's episode reset options (``RESET_OPTIONS`` but ``deck``: Dou Dizhu's ``landlord``,
+        ``bid``, ...) into ``params``, as the AEC env's ``reset(options=...)`` writes them (and checks them,
+        with its messages); ``{}`` restores the defaults."""
+        refused = [k for k in options if k not in self.proto.RESET_OPTIONS or k == "deck"]
+        if refused:
+            accepted = ", ".join(repr(k) for k in ("seeds", *self.proto.RESET_OPTIONS) if k != "deck")
+            raise ValueError(
+                f"{self.env_id}: vector reset option {refused[0]!r} is not accepted; it takes {accepted} (stack "
+                "decks in the AEC env to replay a deal)"
+            )
+        self.proto.reset(seed=0, options=options)
+        np.copyto(self.params, self.proto.params)
 
     def check_actions(self, actions: Any, which: np.ndarray, who: str = "") -> np.ndarray:
         if not self.has_reset:
@@ -239,8 +282,6 @@ class AgentOpponent:
     ``reset`` seed: a seeded batch replays exactly (``decisions`` counts, and is restored with the batch).
     """
 
-    SALT = 0xA6E7  # keeps these draws apart from the batch's other streams of the same seed
-
     def __init__(self, name: str, batch: _Batch):
         from .agent import load_agent
 
@@ -272,7 +313,7 @@ class AgentOpponent:
             env, agent = self._player(b)
             env.states[0] = batch.state[b]
             env._after_change()  # the seat to act and its mask, from the new state
-            rng = np.random.default_rng([batch.seed, b, int(self.decisions[b]), self.SALT])
+            rng = seeds.generator(batch.seed, b, int(self.decisions[b]), stream="vector_agents")
             self.decisions[b] += 1
             row = {
                 "observation": observations["observation"][i],
@@ -294,11 +335,25 @@ class VectorEnv:
     ``info["to_move"]`` [B], ``info["final_scores"]`` [B, n] (valid where ``info["_final_scores"]``),
     ``info["deal_seed"]`` and ``info["deal_number"]`` [B]. The returned arrays are the caller's (``copy=False``:
     the env's buffers, valid until the next step). ``legal_ids()`` gives padded id lists and counts.
+
+    ``reset(options=...)`` replays chosen deals: ``{"seeds": [B seeds]}`` deals game ``i`` as the AEC env
+    reset with ``seed=seeds[i]`` does, and the AEC env's reset options but ``deck`` (Dou Dizhu's
+    ``landlord`` and ``bid``) apply to every game of the batch, later deals included, until the next reset.
+
+    ``autoreset=False`` plays each game once: a game that ends stays at its end (``terminated`` or
+    ``truncated`` stays True, its mask is empty, ``final_scores`` holds) and ``step`` skips it (its action is
+    ignored) until ``reset``; :meth:`outcome` and :meth:`game_env` read the finished games. (The arena's
+    batched engine plays its duplicate deals this way.)
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, env_id: str, num_envs: int, threads: int = 1, copy: bool = True, **options: Any):
+    def __init__(
+        self, env_id: str, num_envs: int, threads: int = 1, copy: bool = True, autoreset: bool = True, **options: Any
+    ):
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise ValueError(f"autoreset={autoreset!r}: expected True (deal ended games again) or False")
+        self.autoreset = bool(autoreset)
         self._b = _Batch(env_id, num_envs, threads, copy, options)
         b = self._b
         self.render_mode = b.proto.render_mode
@@ -316,6 +371,11 @@ class VectorEnv:
         self.rewards = np.zeros((b.num_envs, b.num_players))
         self.terminated = np.zeros(b.num_envs, dtype=np.bool_)
         self.truncated = np.zeros(b.num_envs, dtype=np.bool_)
+        self._reset_options: dict = {}  # the AEC reset options in params (set_reset_options)
+        self._ended = np.zeros(b.num_envs, dtype=np.int64)  # autoreset=False: the status a move ended with
+        self._no_seat = np.zeros(b.num_envs, dtype=np.int64)  # the apply loop's learner seat, unused here
+        self._unused = np.zeros(b.num_envs)  # ... and its learner rewards
+        self._aec: CardEnv | None = None  # game_env's env
 
     @property
     def state_bytes_per_game(self) -> int:
@@ -323,18 +383,28 @@ class VectorEnv:
         return self._b.state_bytes_per_game
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if options:
-            raise ValueError(
-                f"{self.env_id}: vector reset takes no options (got {sorted(options)}); stack decks "
-                "in the AEC env to replay a deal"
-            )
+        """Deal every game (seeds: see the module docstring); ``options``: see the class docstring."""
+        options = dict(options or {})
+        game_seeds = options.pop("seeds", None)
+        if game_seeds is not None and seed is not None:
+            raise ValueError(f"{self.env_id}: reset takes a seed or options['seeds'], not both")
         b = self._b
-        b.seed_games(seed)
+        if options or self._reset_options:
+            b.set_reset_options(options)
+            self._reset_options = options
+        if game_seeds is None:
+            b.seed_games(seed)
+        else:
+            b.seed_each(game_seeds)
+        self.terminated[:] = False
+        self.truncated[:] = False
         b.seats[:] = -1
         kernels.run("observe", b.threads, b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal)
         return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any):
+        if not self.autoreset:
+            return self._step_once(actions)
         b = self._b
         actions = b.check_actions(actions, b.all)
         kernels.run(
@@ -361,6 +431,71 @@ class VectorEnv:
         done = self.terminated | self.truncated
         return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
 
+    def _step_once(self, actions: Any):
+        """``step`` with ``autoreset=False``: the games still on play, ended ones stay as they ended."""
+        b = self._b
+        live = b.all[~(self.terminated | self.truncated)]
+        actions = b.check_actions(actions, live)
+        self.rewards[:] = 0.0
+        self._ended[live] = 0
+        before = b.last_scores[live]  # a copy (fancy index): the points rewards are the scores' change
+        kernels.run(
+            "apply",
+            b.threads,
+            b.state,
+            b.params,
+            live,
+            actions,
+            b.points,
+            b.last_scores,
+            self._no_seat,
+            self._unused,
+            self._ended,
+            b.final_scores,
+        )
+        if b.points:
+            self.rewards[live] = b.last_scores[live] - before  # the step loop's subtraction, same rounding
+        over = live[self._ended[live] == kernels.OVER]
+        if not b.points:
+            for g in over.tolist():  # the win-scale result, the step loop's reward of an ending move
+                b.core.outcome(b.state, g, b.params, self.rewards[g])
+        self.terminated[over] = True
+        self.truncated[live[self._ended[live] == kernels.TRUNCATED]] = True
+        b.seats[live] = -1
+        kernels.run("observe", b.threads, b.state, b.params, live, b.seats, b.obs, b.mask, b.legal, b.num_legal)
+        done = self.terminated | self.truncated
+        return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
+
+    def outcome(self) -> np.ndarray:
+        """Every game's result on the ``"win"`` scale ``[B, n]``, as :meth:`CardEnv.outcome` gives the AEC env's:
+        winners share +1, losers share -1; zeros while a game is on or after a truncation."""
+        b = self._b
+        out = np.zeros((b.num_envs, b.num_players))
+        for g in range(b.num_envs):
+            if b.core.status(b.state, g, b.params) == kernels.OVER:
+                b.core.outcome(b.state, g, b.params, out[g])
+        return out
+
+    def game_env(self, game: int) -> CardEnv:
+        """An AEC env (the raw env, with this batch's options) holding a copy of game ``game``'s state, for code
+        written for the AEC env: it observes, scores and renders that game (the arena reads a finished game's
+        roles through it). The same env is returned on every call, given the new state; it never changes the
+        batch."""
+        b = self._b
+        if not b.has_reset:
+            raise ValueError(f"{self.env_id}: call reset() before game_env()")
+        if not 0 <= game < b.num_envs:
+            raise ValueError(f"game must be an index in 0..{b.num_envs - 1}, got {game}")
+        if self._aec is None:
+            self._aec = raw_env_class(b.env_id)(**b.options)
+            self._aec.reset(seed=0)  # every attribute of a running game; its state is replaced below
+        env = self._aec
+        np.copyto(env.params, b.params)
+        env.states[0] = b.state[game]
+        env._last_scores = b.last_scores[game].copy()
+        env._after_change()  # the seat to act and its mask, from the new state
+        return env
+
     def _info(self, done: np.ndarray) -> dict:
         b = self._b
         return {
@@ -381,11 +516,13 @@ class VectorEnv:
         largest count K of this step."""
         return self._b.legal_ids()
 
-    def policy_actions(self, policy: str, games: Any = None) -> np.ndarray:
+    def policy_actions(self, policy: str, games: Any = None, streams: np.ndarray | None = None) -> np.ndarray:
         """The actions ``policy`` (``"random"`` or one of the game's numba policies, ``"doudizhu.rule"``)
         would take for the player to move in ``games`` (indices; all games by default), computed in numba
         from each game's state; nothing is stepped. Random draws come from each game's own stream, seeded
-        by ``reset``. Pass them to :meth:`step` (mixed with others) to let a heuristic play some seats."""
+        by ``reset``, or from ``streams`` (``uint64 [len(games)]`` xorshift states, one per game, advanced in
+        place: a policy that draws nothing leaves its game's entry as it was). Pass the actions to
+        :meth:`step` (mixed with others) to let a heuristic play some seats."""
         b = self._b
         if not b.has_reset:
             raise ValueError(f"{self.env_id}: call reset() before policy_actions()")
@@ -394,7 +531,15 @@ class VectorEnv:
         if which.size and (which.min() < 0 or which.max() >= b.num_envs):
             raise ValueError(f"games must be indices in 0..{b.num_envs - 1}, got {which.min()}..{which.max()}")
         out = np.empty(which.shape[0], dtype=np.int64)
-        kernels.policy_range(b.state, b.params, which, kind, b.rngs, b.num_actions, out)
+        if streams is None:
+            kernels.policy_range(b.state, b.params, which, kind, b.rngs, b.num_actions, out)
+            return out
+        if not isinstance(streams, np.ndarray) or streams.dtype != np.uint64 or streams.shape != which.shape:
+            raise ValueError(f"streams must be a uint64 array of shape {which.shape}, one per game")
+        given = np.zeros_like(b.rngs)
+        given[which, 0] = streams
+        kernels.policy_range(b.state, b.params, which, kind, given, b.num_actions, out)
+        streams[:] = given[which, 0]
         return out
 
     def close(self) -> None:
@@ -646,7 +791,7 @@ class LearnerVectorEnv(GymVectorEnv):
     def _reset(self, seed: int | None):
         b = self._b
         b.seed_games(seed)
-        self.rng = np.random.default_rng(None if seed is None else [seed, 0x5EA7])  # the pool's draws
+        self.rng = np.random.default_rng() if seed is None else seeds.generator(seed, stream="opponent_pool")
         for f in self._agent_opponents():
             f.decisions[:] = 0
         self._seat(b.all)

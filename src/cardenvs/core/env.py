@@ -665,7 +665,9 @@ class CardEnv(AECEnv):
         ``bidding=True`` asks for replays in which the agents bid for their roles (``cardenvs arena
         --bidding``); a game without bidding raises ``ValueError``."""
         if bidding:
-            raise ValueError(f"{self.metadata['name']} has no bidding: the arena's --bidding is for Dou Dizhu")
+            raise ValueError(
+                f"{self.metadata['name']} has no bidding: the arena's --bidding is for games whose roles are bid for"
+            )
         return [{}]
 
     def parse_action(self, text: str) -> int:
@@ -749,12 +751,26 @@ def play_episode(
     seed: int | None = None,
     options: dict | None = None,
 ) -> Episode:
-    """Reset ``env`` and play the game to its end: ``choose(seat, observation)`` gives the action of the seat
-    to move (``observation`` is its ``{"observation", "action_mask"}`` dict), and finished agents are stepped
-    out with ``None``, as the AEC loop requires. The one play loop of the project (arena, terminal play,
-    studies, benchmarks, tests); works with any PettingZoo AEC env, seats being ``possible_agents`` indices.
-    """
+    """Reset ``env`` and play the game to its end with :func:`play_on` (the arena, terminal play, studies,
+    benchmarks and tests play whole games this way)."""
     env.reset(seed=seed, options=options)
+    return play_on(env, choose)
+
+
+def play_on(
+    env: AECEnv,
+    choose: Callable[[int, dict[str, np.ndarray]], int],
+    *,
+    until: Callable[[int], bool] | None = None,
+    moves: int | None = None,
+) -> Episode:
+    """The one AEC play loop of the project: from where ``env`` is, ``choose(seat, observation)`` gives the
+    action of the seat to move (``observation`` is its ``{"observation", "action_mask"}`` dict), and finished
+    agents are stepped out with ``None``, as the AEC loop requires. It stops at the game's end, before the
+    seat to move when ``until(seat)`` is true (the web app's agents stop at the person's turn), or after
+    ``moves`` actions (a replay stepped to a position). Works with any PettingZoo AEC env, seats being
+    ``possible_agents`` indices; the :class:`Episode` counts what this call saw.
+    """
     seats = {agent: i for i, agent in enumerate(env.possible_agents)}
     n = len(seats)
     rewards, scores = [0.0] * n, [0.0] * n
@@ -770,6 +786,8 @@ def play_episode(
                 illegal = seat
             env.step(None)
             continue
+        if (moves is not None and steps >= moves) or (until is not None and until(seat)):
+            break
         env.step(choose(seat, observation))
         steps += 1
     return Episode(steps, rewards, scores, truncated, illegal)

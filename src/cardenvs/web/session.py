@@ -32,9 +32,10 @@ import numpy as np
 import yaml
 
 from ..agent import load_agent, split_agent_names
-from ..core.env import check_seed
+from ..core import seeds
+from ..core.env import check_seed, play_on
 from ..registry import make, resolve_id
-from ..replay import Replay
+from ..replay import Replay, replay_moves
 from .views import public_move, selection_token, table_view
 
 MODES = ("play", "watch", "replay")
@@ -167,7 +168,7 @@ class GameSession:
             human=human,
             viewer=human,
             agents=built,
-            rng=np.random.default_rng([seed, 11]),
+            rng=seeds.generator(seed, stream="web_agents"),
         )
         session.env = env
         env.reset(seed=seed)
@@ -217,20 +218,24 @@ class GameSession:
             self.env.reset(seed=self.seed, options=self.reset_options or None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a replay's recorded illegal action warns
-            for action in self.actions[:k]:
-                self.env.step(action)
+            replay_moves(self.env, self.actions, k)
         self.cursor = k
+
+    def _played(self, seat: int, action: int) -> int:
+        """The action to step now: the one played here before when stepping on through them, else ``action``
+        (recorded)."""
+        if self.cursor < len(self.actions):
+            action = self.actions[self.cursor]
+        else:
+            self.actions.append(action)
+            self.seats.append(seat)
+        self.cursor += 1
+        return action
 
     def _step(self, action: int) -> None:
         seat = self.to_move()
         assert seat is not None
-        if self.cursor < len(self.actions):  # stepping on through what was played before
-            self.env.step(self.actions[self.cursor])
-        else:
-            self.env.step(action)
-            self.actions.append(action)
-            self.seats.append(seat)
-        self.cursor += 1
+        self.env.step(self._played(seat, action))
 
     # ------------------------------------------------------------------ changing the game
     def change(self, how: Callable[[], None]) -> dict[str, Any]:
@@ -264,10 +269,11 @@ class GameSession:
 
     def play_agents(self) -> None:
         """Play mode: the agents move until it is the person's turn or the game is over."""
-        while not self.over() and self.to_move() != self.human:
-            seat = self.to_move()
-            assert seat is not None
-            self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
+        play_on(
+            self.env,
+            lambda seat, observation: self._played(seat, self.agents[seat].act(observation, self.rng)),
+            until=lambda seat: seat == self.human,
+        )
 
     def move(self, action: Any = None, text: Any = None, step: Any = None) -> None:
         """The person's move at ``step``, as an action id or as text the env parses; ``ValueError`` naming the

@@ -1,0 +1,59 @@
+"""Seed derivation, in one place: every random stream of the package is a seed plus keys plus a named salt.
+
+A user gives one seed (a tournament's, a vector env's ``reset``, a web game's); everything random under it
+is derived here with NumPy's ``SeedSequence``, which mixes the entropy of every key, so streams with
+different keys or salts are independent for practical purposes and never depend on global state.
+:data:`STREAMS` names each salt once, so two purposes can never share a stream by accident. (The dealing
+streams are apart: a deal seed drives the numba dealing generator, :mod:`cardenvs.core.rng`.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["STREAMS", "generator", "seed_from", "states", "seed64"]
+
+#: salt of each purpose's stream (the values are those the package always used: results replay exactly)
+STREAMS: dict[str, int | None] = {
+    "arena_deal": None,  # the env reset seed of a tournament's deal d: seed_from(seed, d)
+    "arena_agents": 7,  # the agents' rng in game k of deal d: generator(seed, d, k)
+    "web_agents": 11,  # the agents of a web game
+    "vector_opponents": 0x0DD5,  # each vector game's numba stream for random and the heuristics' ties
+    "vector_agents": 0xA6E7,  # an agent by name playing as a vector opponent: decision k of game b
+    "opponent_pool": 0x5EA7,  # the learner view's draws from the opponent pool
+    "dmc_actors": None,  # a DMC run's actors (exploration, opponents), from the frames done so far
+}
+
+
+def _entropy(seed: int, keys: tuple[int, ...], stream: str) -> list[int]:
+    if stream not in STREAMS:
+        raise ValueError(f"unknown random stream {stream!r}; known: {', '.join(STREAMS)}")
+    salt = STREAMS[stream]
+    return [int(seed), *(int(k) for k in keys)] + ([] if salt is None else [salt])
+
+
+def generator(seed: int, *keys: int, stream: str) -> np.random.Generator:
+    """The ``np.random.Generator`` of ``stream`` for ``seed`` and ``keys`` (e.g. the deal and the game)."""
+    return np.random.default_rng(_entropy(seed, keys, stream))
+
+
+def seed_from(seed: int, *keys: int, stream: str) -> int:
+    """A 63-bit integer seed of ``stream`` for ``seed`` and ``keys`` (an env reset seed, say)."""
+    return int(np.random.SeedSequence(_entropy(seed, keys, stream)).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def states(seed: int, count: int, *keys: int, stream: str) -> np.ndarray:
+    """``count`` 64-bit words of ``stream`` (the states of per-game numba generators)."""
+    return np.random.SeedSequence(_entropy(seed, keys, stream)).generate_state(count, np.uint64)
+
+
+def seed64(seed: Any, who: str = "seed") -> np.uint64:
+    """A seed as 64 bits: any integer >= 0, as the envs take (a seed of 2**64 or more is hashed down by
+    ``np.random.SeedSequence``; smaller ones are used as they are); ``ValueError`` naming ``who`` else."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{who}: seed={seed!r}; expected an integer >= 0")
+    if seed < 2**64:
+        return np.uint64(seed)
+    return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]
