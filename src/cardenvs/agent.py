@@ -5,6 +5,19 @@ env's ``{"observation", "action_mask"}`` dict and ``rng`` a ``np.random.Generato
 (the arena seeds it, so tournaments are reproducible). Agents are built with the env they will play in
 (``Agent(env)``) so they can read its options and observation layout; they must only use the public API.
 
+Batches: an agent may also act in many games at once, ``act_batch(observations, rngs) -> actions``
+(:class:`BatchAgent`). ``observations`` maps ``"observation"`` to the ``[k, D]`` rows of the k games where it
+is to move and ``"action_mask"`` to their bool ``[k, A]`` masks (the vector envs' dtype; each is gathered
+when first read), ``rngs`` holds the k games' generators, and it returns the k actions (integers). Row ``i``
+must get the action ``act`` would return for that observation and ``rngs[i]``, drawing from ``rngs[i]`` what
+``act`` draws (index ``rngs`` only for the rows that draw): then the arena plays its games on a vector env,
+one call per agent and step, with the results of the AEC env (:mod:`cardenvs.batched`). An agent that reads
+the game's state rather than its observation (a numba policy) also takes the keyword ``games``, a
+:class:`BatchGames`: the vector env and the game of each row. ``act_batch`` keeps nothing per game between
+calls (``reset`` is for the AEC env's one game at a time). :class:`RandomAgent`, :class:`PolicyAgent` and the
+DMC models (``dmc:PATH``, ``GAME.dmc``) act on batches; the search agents and Python agents such as
+``twenty.solver`` do not (the arena plays those in the AEC env).
+
 Names (:func:`load_agent`):
 
 * ``random``: uniformly random legal action.
@@ -46,6 +59,8 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -61,6 +76,41 @@ class Agent(Protocol):
     name: str
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int: ...
+
+
+@runtime_checkable
+class BatchAgent(Protocol):
+    """An agent that also acts on a batch of games (module docstring, "Batches")."""
+
+    name: str
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int: ...
+
+    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class BatchGames:
+    """Where the rows of an ``act_batch`` call are: row ``i`` is game ``indices[i]`` of ``env`` (a
+    :class:`cardenvs.vector.VectorEnv`), whose state a numba policy reads; ``mask`` is every game's bool
+    action mask ``[B, A]`` (the rows' are ``mask[indices]``)."""
+
+    env: Any
+    indices: np.ndarray
+    mask: np.ndarray
+
+
+def acts_on_batches(agent: Any) -> bool:
+    """Whether ``agent`` has an ``act_batch`` method (the arena then plays it on a vector env)."""
+    return callable(getattr(agent, "act_batch", None))
+
+
+def takes_games(agent: Any) -> bool:
+    """Whether ``agent.act_batch`` takes the keyword ``games`` (a :class:`BatchGames`)."""
+    try:
+        return "games" in inspect.signature(agent.act_batch).parameters
+    except (TypeError, ValueError):  # no signature to read (a builtin)
+        return False
 
 
 def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
@@ -81,6 +131,14 @@ class RandomAgent:
         if len(legal) == 0:
             raise ValueError("random agent asked to act with an empty action mask")
         return int(legal[rng.integers(len(legal))])
+
+    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """:meth:`act` on each row, one draw from each row's generator."""
+        masks = observations["action_mask"]
+        out = np.empty(len(masks), dtype=np.int64)
+        for i, mask in enumerate(masks):
+            out[i] = self.act({"action_mask": mask}, rngs[i])
+        return out
 
 
 class PolicyAgent:
@@ -135,6 +193,29 @@ class PolicyAgent:
         if not 0 <= action < len(mask) or not mask[action]:
             raise RuntimeError(f"{self.name} chose {action}, which the observation's mask does not allow")
         return action
+
+    def act_batch(
+        self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator], games: BatchGames
+    ) -> np.ndarray:
+        """:meth:`act` in every game of ``games`` at once: the policy on the vector env's states
+        (:meth:`cardenvs.vector.VectorEnv.policy_actions`), probed with the fixed stream, then again where it
+        drew, with a stream from one draw of that game's generator."""
+        from .core.rng import stream
+
+        streams = np.full(len(games.indices), self.PROBE, dtype=np.uint64)
+        actions = games.env.policy_actions(self.name, games.indices, streams)
+        drew = np.flatnonzero(streams != self.PROBE)
+        if len(drew):
+            again = np.array(
+                [stream(np.uint64(rngs[i].integers(0, 2**63, dtype=np.int64)), 0)[0] for i in drew.tolist()],
+                dtype=np.uint64,
+            )
+            actions[drew] = games.env.policy_actions(self.name, games.indices[drew], again)
+        allowed = games.mask[games.indices, np.clip(actions, 0, games.mask.shape[1] - 1)]
+        bad = np.flatnonzero(~allowed | (actions < 0) | (actions >= games.mask.shape[1]))
+        if len(bad):
+            raise RuntimeError(f"{self.name} chose {int(actions[bad[0]])}, which the observation's mask does not allow")
+        return actions
 
 
 def _agent_modules() -> list[str]:

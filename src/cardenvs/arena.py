@@ -22,6 +22,13 @@ Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the 
 same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
 not depend on how deals are split between worker processes.
 
+Engines: a table whose agents all act on batches (``act_batch``, :mod:`cardenvs.agent`: random, the numba
+policies, the DMC models) plays each job's deals on a vector env, every game of the job at once, one call per
+agent and step (:mod:`cardenvs.batched`); any other table (a search agent, ``twenty.solver``), and every table
+when replays are written, plays game by game in the AEC env. Both give the same records from the same seed.
+``engine="vector"`` or ``"aec"`` (``cardenvs arena --engine``) forces one; forcing ``vector`` for an agent
+without ``act_batch`` is a ``ValueError`` naming it.
+
 Replays: with ``replays=DIR`` (``cardenvs arena --replays DIR``) every game is also written to
 ``DIR/game_NNNNNN.json`` by the process that plays it (:mod:`cardenvs.replay`); ``NNNNNN`` numbers the games
 over the whole tournament (table, then deal, then seating), so the names do not depend on ``workers``.
@@ -44,11 +51,13 @@ from typing import Any
 
 import numpy as np
 
-from .agent import load_agent
+from .agent import acts_on_batches, load_agent
 from .core.env import check_seed, play_episode
 from .registry import make, register, resolve_id, spec_of
 
 Z95 = 1.959963984540054
+#: the ways to play a tournament's games (``engine``): chosen per table, batched in a vector env, or one by one
+ENGINES = ("auto", "vector", "aec")
 
 
 def game_seed(seed: int, deal: int) -> int:
@@ -512,6 +521,19 @@ def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
     return [tuple((s + k) % n for s in range(n)) for k in range(n)]
 
 
+def deal_games(base, deals: Sequence[int], duplicate: bool, bidding: bool) -> list[tuple[int, int, tuple, dict]]:
+    """The games of ``deals``, in play order: (deal, replay index, agent index per seat, reset options)."""
+    extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    n = base.num_players
+    games = []
+    for d in deals:
+        replays = [(perm, opt) for opt in extra for perm in seatings(n, duplicate)]
+        if not duplicate:  # plain rotation: deal d uses rotation d mod n
+            replays = [(tuple((s + d) % n for s in range(n)), {})]
+        games += [(d, k, perm, reset_options) for k, (perm, reset_options) in enumerate(replays)]
+    return games
+
+
 def _play_deals(
     env_id: str,
     agent_names: list[str],
@@ -524,48 +546,41 @@ def _play_deals(
     bidding: bool = False,
     replays_dir: str | None = None,
     total_deals: int = 0,
+    batched: bool = False,
 ) -> list[GameRecord]:
     env = make(env_id, **options)
     base = env.unwrapped
     built = [load_agent(name, base) for name in agent_names]
-    extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    games = deal_games(base, deals, duplicate, bidding)
+    if batched:
+        from .batched import play_games
+
+        return play_games(env_id, options, built, labels, seed, games, table)
     recorder = None
     if replays_dir is not None:
         from .replay import Recorder
 
         recorder = Recorder(env)
     records = []
-    for d in deals:
-        replays = [(perm, opt) for opt in extra for perm in seatings(base.num_players, duplicate)]
-        if not duplicate:  # plain rotation: deal d uses rotation d mod n
-            n = base.num_players
-            replays = [(tuple((s + d) % n for s in range(n)), {})]
-        for k, (perm, reset_options) in enumerate(replays):
-            record = play_one(
-                recorder or env,
-                [built[i] for i in perm],
-                [labels[i] for i in perm],
-                game_seed(seed, d),
-                agent_rng(seed, d, k),
-                reset_options or None,
-                d,
-                k,
-                table,
+    per_deal = len(games) // max(1, len(deals))  # every deal has the same set of games
+    for d, k, perm, reset_options in games:
+        record = play_one(
+            recorder or env,
+            [built[i] for i in perm],
+            [labels[i] for i in perm],
+            game_seed(seed, d),
+            agent_rng(seed, d, k),
+            reset_options or None,
+            d,
+            k,
+            table,
+        )
+        records.append(record)
+        if recorder is not None and replays_dir is not None:
+            index = (table * total_deals + d) * per_deal + k
+            _write_replay(
+                recorder, record, [agent_names[i] for i in perm], options, seed, d, reset_options, replays_dir, index
             )
-            records.append(record)
-            if recorder is not None and replays_dir is not None:
-                index = (table * total_deals + d) * len(replays) + k
-                _write_replay(
-                    recorder,
-                    record,
-                    [agent_names[i] for i in perm],
-                    options,
-                    seed,
-                    d,
-                    reset_options,
-                    replays_dir,
-                    index,
-                )
     return records
 
 
@@ -600,6 +615,8 @@ class Plan:
     games_per_deal: int
     bidding: bool = False
     replays: str | None = None  # folder for one replay file per game (cardenvs.replay)
+    engine: str = "auto"  # as asked (ENGINES)
+    batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -619,11 +636,14 @@ def plan_tournament(
     round_robin: bool = False,
     bidding: bool = False,
     replays: str | None = None,
+    engine: str = "auto",
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
     below 1, a negative seed, ``bidding`` for a game without it, a ``replays`` folder that cannot take
-    the replays)."""
+    the replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict of {env_id} options, got {type(options).__name__} {options!r}")
@@ -637,8 +657,8 @@ def plan_tournament(
     probe = make(env_id, **options).unwrapped
     n = probe.num_players
     agent_names = list(agents)
-    for name in dict.fromkeys(agent_names):
-        load_agent(name, probe)  # fail early: unknown names, agents of another game
+    # fail early: unknown names, agents of another game; and learn which act on batches
+    batches = {name: acts_on_batches(load_agent(name, probe)) for name in dict.fromkeys(agent_names)}
     if round_robin:
         if len(agent_names) < n:
             raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")
@@ -665,6 +685,7 @@ def plan_tournament(
         from .replay import check_replays_folder
 
         check_replays_folder(str(replays))
+    batched = [_batched(engine, env_id, probe, [agent_names[i] for i in t], batches, replays) for t in tables]
     return Plan(
         env_id,
         agent_names,
@@ -678,7 +699,27 @@ def plan_tournament(
         games_per_deal,
         bidding,
         None if replays is None else str(replays),
+        engine,
+        batched,
     )
+
+
+def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[str, bool], replays) -> bool:
+    """Whether a table of agents ``names`` plays on a vector env (see "Engines" in the module doc)."""
+    if engine == "aec":
+        return False
+    why = None
+    if getattr(probe, "CORE", None) is None:
+        why = f"{env_id} has no numba core, which vector envs need"
+    elif replays is not None:
+        why = "replays are written by the aec engine"
+    else:
+        slow = [name for name in names if not batches[name]]
+        if slow:
+            why = f"agent {slow[0]} cannot act on a batch (it has no act_batch)"
+    if why is not None and engine == "vector":
+        raise ValueError(f"engine 'vector': {why}; use engine 'auto' or 'aec'")
+    return why is None
 
 
 def run_plan(plan: Plan, progress: bool = False) -> Results:
@@ -708,6 +749,7 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
                         plan.bidding,
                         plan.replays,
                         games,
+                        plan.batched[t] if plan.batched else False,
                     ),
                 )
             )
@@ -765,12 +807,16 @@ def run_tournament(
     progress: bool = False,
     bidding: bool = False,
     replays: str | None = None,
+    engine: str = "auto",
 ) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
     ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord; ``replays``:
-    a folder to write every game to (:mod:`cardenvs.replay`)."""
+    a folder to write every game to (:mod:`cardenvs.replay`); ``engine``: ``"auto"``, ``"vector"`` or
+    ``"aec"`` (module doc, "Engines")."""
     return run_plan(
-        plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding, replays),
+        plan_tournament(
+            env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding, replays, engine
+        ),
         progress,
     )
 
