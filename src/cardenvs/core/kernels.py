@@ -191,7 +191,9 @@ def determinize(state, b, params, p, rng, out, ob):
 @njit(cache=True)
 def win_share(scores_: np.ndarray, out: np.ndarray) -> None:
     """Zero-sum result from scores: the best score wins; winners share +1, losers share -1; all equal: 0."""
-    best = scores_.max()
+    best = scores_[0]
+    for s in scores_:  # a loop, not scores_.max(): cheaper to compile
+        best = max(best, s)
     n_win = 0
     for s in scores_:
         if s == best:
@@ -243,7 +245,8 @@ def _rewards_of_move(state, b, params, points, last_scores_row, rewards_row, scr
         outcome(state, b, params, rewards_row)
     else:
         rewards_row[:] = 0.0
-    last_scores_row[:] = scratch
+    for i in range(scratch.shape[0]):  # a loop: an array assigned to a slice compiles numba's slow shape check
+        last_scores_row[i] = scratch[i]
     return st
 
 

@@ -60,7 +60,8 @@ def deal_deck(deck: np.ndarray, deal_seed: np.uint64, k: int, out: np.ndarray) -
     """The dealing generator: deal ``k`` of an episode dealt from ``deal_seed`` is ``deck`` (the game's cards)
     shuffled by stream ``k``, written to ``out``. Deal ``k`` depends on the seed and ``k`` only, never on
     play, so duplicate deals replay exactly; the AEC envs and the vector envs use this one function."""
-    out[:] = deck
+    for i in range(out.shape[0]):  # a loop, not out[:] = deck: numba's shape check costs seconds to compile
+        out[i] = deck[i]
     shuffle(out, stream(deal_seed, k))
 
 
@@ -70,7 +71,8 @@ def episode_deck(stacked, n_stacked: int, deck, deal_seed, k: int, out) -> None:
     env's ``options["deck"]``), else the dealing generator's :func:`deal_deck` of ``deal_seed``. Every
     game's ``init`` (and later deals) take their decks here."""
     if k < n_stacked:
-        out[:] = stacked[k, : out.shape[0]]
+        for i in range(out.shape[0]):
+            out[i] = stacked[k, i]
     else:
         deal_deck(deck, deal_seed, k, out)
 

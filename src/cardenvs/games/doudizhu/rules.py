@@ -393,8 +393,10 @@ def observe(state, b, params, p, obs) -> None:
     seen = own.astype(np.int64)
     played = np.empty((PLAYERS, 15), dtype=np.int8)
     for q in range(PLAYERS):
-        played[q] = encoding.rank_counts(s.played[q], rank_of, 15)
-        seen += played[q]
+        counts_q = encoding.rank_counts(s.played[q], rank_of, 15)
+        for r in range(15):  # a loop: an array assigned to a row compiles numba's slow shape check
+            played[q, r] = counts_q[r]
+        seen += counts_q
     if kitty_shown:
         if s.landlord != p:
             seen += encoding.rank_counts(s.kitty_in_hand, rank_of, 15)
