@@ -61,6 +61,7 @@ import torch
 import yaml
 from torch import nn
 
+from cardenvs.agent import BatchGames
 from cardenvs.core import seeds
 from cardenvs.core.observation import bound_scaling
 from cardenvs.opponents import OpponentPool
@@ -471,17 +472,26 @@ class DMCAgent:
         roles = roles_of(self.game, self.layout, obs)
         return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
 
-    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    def act_batch(
+        self,
+        observations: Mapping[str, np.ndarray],
+        rngs: Sequence[np.random.Generator],
+        games: BatchGames | None = None,
+    ) -> np.ndarray:
         """:meth:`act` on ``k`` rows (the batch protocol of :mod:`cardenvs.agent`): one forward per role's
-        network for all of them; the greedy move draws nothing from ``rngs``."""
+        network for all of them; the greedy move draws nothing from ``rngs``. The legal ids come from the
+        vector env's lists when ``games`` is given, else from the masks."""
         obs = np.asarray(observations["observation"])
-        masks = np.asarray(observations["action_mask"]).view(np.bool_)
-        counts = masks.sum(axis=1)
+        if games is not None:
+            ids, counts = games.legal_ids()  # ascending, as act lists them; padded with -1 past the count
+        else:
+            masks = np.asarray(observations["action_mask"]).view(np.bool_)
+            counts = masks.sum(axis=1)
+            rows, legal = np.nonzero(masks)  # row by row, ascending ids: each row's legal ids as act lists them
+            ids = np.zeros((len(counts), max(1, int(counts.max(initial=0)))), dtype=np.int64)
+            ids[rows, np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)] = legal
         if len(counts) and counts.min() == 0:
             raise ValueError("dmc agent asked to act with an empty action mask")
-        rows, legal = np.nonzero(masks)  # row by row, ascending ids: each row's legal ids as act lists them
-        ids = np.zeros((len(counts), max(1, int(counts.max(initial=0)))), dtype=np.int64)
-        ids[rows, np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)] = legal
         x = self.features(obs)
         roles = roles_of(self.game, self.layout, obs)
         return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws

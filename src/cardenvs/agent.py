@@ -67,6 +67,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .core.env import legal_actions
+
 #: the entry-point group of agent kinds (``KIND:PATH`` names): ``KIND = "module:Class"``, built as Class(env, PATH)
 AGENT_KINDS_GROUP = "cardenvs.agents"
 
@@ -99,6 +101,13 @@ class BatchGames:
     indices: np.ndarray
     mask: np.ndarray
 
+    def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' legal action ids, ascending and padded with -1 (``[k, K]``), and their counts (``[k]``):
+        the vector env's own lists (:meth:`cardenvs.vector.VectorEnv.legal_ids`), much cheaper than reading
+        a long mask (Dou Dizhu's has 28,242 entries)."""
+        ids, counts = self.env.legal_ids()
+        return ids[self.indices], counts[self.indices]
+
 
 def acts_on_batches(agent: Any) -> bool:
     """Whether ``agent`` has an ``act_batch`` method (the arena then plays it on a vector env)."""
@@ -111,11 +120,6 @@ def takes_games(agent: Any) -> bool:
         return "games" in inspect.signature(agent.act_batch).parameters
     except (TypeError, ValueError):  # no signature to read (a builtin)
         return False
-
-
-def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
-    """Legal action ids of a masked observation (the view trick is ~15x faster than on the int8 mask)."""
-    return np.flatnonzero(observation["action_mask"].view(np.bool_))
 
 
 class RandomAgent:

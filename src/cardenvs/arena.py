@@ -550,12 +550,12 @@ def _play_deals(
 ) -> list[GameRecord]:
     env = make(env_id, **options)
     base = env.unwrapped
-    built = [load_agent(name, base) for name in agent_names]
     games = deal_games(base, deals, duplicate, bidding)
     if batched:
-        from .batched import play_games
+        from .batched import batch_agents, play_games
 
-        return play_games(env_id, options, built, labels, seed, games, table)
+        return play_games(env_id, options, batch_agents(env_id, options, agent_names, base), labels, seed, games, table)
+    built = [load_agent(name, base) for name in agent_names]
     recorder = None
     if replays_dir is not None:
         from .replay import Recorder

@@ -35,6 +35,26 @@ from .vector import VectorEnv
 
 #: an arena game: (deal, replay index in the deal's set, agent index per seat, reset options)
 Game = tuple[int, int, tuple[int, ...], dict]
+#: agents built in this process, by (env id, options, name): the jobs of a tournament reuse them
+_BUILT: dict[tuple[str, str, str], Any] = {}
+_BUILT_LIMIT = 16
+
+
+def batch_agents(env_id: str, options: dict, names: Sequence[str], env: Any) -> list[Any]:
+    """The agents ``names`` for ``env`` (an AEC env of ``env_id`` with ``options``), each built once per
+    process: an agent of the batch protocol keeps nothing between calls, so every job of a tournament can
+    share it (a DMC model is loaded, and its move table computed, once rather than per job)."""
+    from .agent import load_agent
+
+    out = []
+    for name in names:
+        key = (env_id, json.dumps(options, sort_keys=True, default=str), name)
+        if key not in _BUILT:
+            if len(_BUILT) >= _BUILT_LIMIT:
+                _BUILT.clear()
+            _BUILT[key] = load_agent(name, env)
+        out.append(_BUILT[key])
+    return out
 
 
 class _Rows(Mapping[str, np.ndarray]):
@@ -113,7 +133,8 @@ def _play_batch(
     env = VectorEnv(env_id, count, copy=False, autoreset=False, **options)
     n, num_actions = env.num_players, env.num_actions
     seat_agent = np.array([perm for _, _, perm, _ in games], dtype=np.int64).reshape(count, n)
-    batch, info = env.reset(options={"seeds": [game_seed(seed, d) for d, *_ in games], **games[0][3]})
+    deal_seeds = {d: game_seed(seed, d) for d in dict.fromkeys(d for d, *_ in games)}
+    batch, info = env.reset(options={"seeds": [deal_seeds[d] for d, *_ in games], **games[0][3]})
     mask, to_move = batch["action_mask"], info["to_move"]  # the env's buffers (copy=False), updated by step
 
     generators: dict[int, np.random.Generator] = {}

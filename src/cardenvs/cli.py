@@ -224,6 +224,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             round_robin=args.round_robin,
             bidding=args.bidding,
             replays=args.replays,
+            engine=args.engine,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -598,6 +599,14 @@ def build_parser() -> argparse.ArgumentParser:
         "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one",
     )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
+    p.add_argument(
+        "--engine",
+        choices=("auto", "vector", "aec"),
+        default="auto",
+        help="vector: every game of a job at once on a vector env (agents with act_batch: random, the heuristics, "
+        "dmc models); aec: one game at a time; auto (default): vector for tables whose agents all batch and no "
+        "--replays. Same results",
+    )
     p.add_argument("--round-robin", action="store_true", help="play every table of agents out of a larger list")
     p.add_argument("--out", help="write results as JSON (and CSV beside it)")
     p.add_argument("--plot", help="draw win rates with 95%% intervals to this PNG")

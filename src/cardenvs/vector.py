@@ -151,10 +151,9 @@ class _Batch:
             )
         values = [int(s) for s in given]
         self.seed = values[0]
-        self.deal_seeds[:] = [deal_seed_of(s) for s in values]
-        self.rngs[:, 0] = [
-            np.random.SeedSequence([s, 0x0DD5]).generate_state(1, np.uint64)[0] | np.uint64(1) for s in values
-        ]
+        once = {s: (deal_seed_of(s), seeds.states(s, 1, stream="vector_opponents")[0]) for s in set(values)}
+        self.deal_seeds[:] = [once[s][0] for s in values]  # a duplicate arena's games share their deal's seed
+        self.rngs[:, 0] = [once[s][1] | np.uint64(1) for s in values]
         self.episodes[:] = 0
         kernels.run(
             "reset",
@@ -376,6 +375,7 @@ class VectorEnv:
         self._no_seat = np.zeros(b.num_envs, dtype=np.int64)  # the apply loop's learner seat, unused here
         self._unused = np.zeros(b.num_envs)  # ... and its learner rewards
         self._aec: CardEnv | None = None  # game_env's env
+        self._aec_params = False  # game_env's env has this batch's params (since the last reset)
 
     @property
     def state_bytes_per_game(self) -> int:
@@ -398,6 +398,7 @@ class VectorEnv:
             b.seed_each(game_seeds)
         self.terminated[:] = False
         self.truncated[:] = False
+        self._aec_params = False
         b.seats[:] = -1
         kernels.run("observe", b.threads, b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal)
         return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
@@ -490,7 +491,9 @@ class VectorEnv:
             self._aec = raw_env_class(b.env_id)(**b.options)
             self._aec.reset(seed=0)  # every attribute of a running game; its state is replaced below
         env = self._aec
-        np.copyto(env.params, b.params)
+        if not self._aec_params:  # a megabyte for Dou Dizhu: copied once per reset, not per game
+            np.copyto(env.params, b.params)
+            self._aec_params = True
         env.states[0] = b.state[game]
         env._last_scores = b.last_scores[game].copy()
         env._after_change()  # the seat to act and its mask, from the new state
