@@ -1,7 +1,8 @@
 """cardenvs: card-game environments for reinforcement learning.
 
 ``cardenvs.make(env_id, **options)`` builds an env; ``ENV_IDS`` lists the ids; versioned shims follow
-PettingZoo's convention (``from cardenvs import war_v0; env = war_v0.env()``).
+PettingZoo's convention (``from cardenvs import war_v0; env = war_v0.env()``); ``cardenvs.legal_actions(obs)``
+gives the legal action ids of an observation, the fast way.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from .cache import configure as _configure_numba_cache  # noqa: E402
 
 _configure_numba_cache(__version__)  # before any kernel is defined: see cardenvs.cache
 
+from .core.env import legal_actions  # noqa: E402
 from .registry import env_ids, make, resolve_id  # noqa: E402
 
 ENV_IDS = env_ids()
-__all__ = ["make", "ENV_IDS", "resolve_id", "__version__", *ENV_IDS]
+__all__ = ["make", "legal_actions", "ENV_IDS", "resolve_id", "__version__", *ENV_IDS]
 
 
 def __getattr__(name: str):
