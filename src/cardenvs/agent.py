@@ -215,10 +215,12 @@ class PolicyAgent:
                 dtype=np.uint64,
             )
             actions[drew] = games.env.policy_actions(self.name, games.indices[drew], again)
-        allowed = games.mask[games.indices, np.clip(actions, 0, games.mask.shape[1] - 1)]
-        bad = np.flatnonzero(~allowed | (actions < 0) | (actions >= games.mask.shape[1]))
-        if len(bad):
-            raise RuntimeError(f"{self.name} chose {int(actions[bad[0]])}, which the observation's mask does not allow")
+        width = games.mask.shape[1]
+        inside = len(actions) == 0 or (actions.min() >= 0 and actions.max() < width)
+        if not inside or not games.mask[games.indices, actions].all():
+            games_actions = zip(games.indices.tolist(), actions.tolist(), strict=True)
+            bad = next(a for g, a in games_actions if not 0 <= a < width or not games.mask[g, a])
+            raise RuntimeError(f"{self.name} chose {bad}, which the observation's mask does not allow")
         return actions
 
 

@@ -548,13 +548,13 @@ def _play_deals(
     total_deals: int = 0,
     batched: bool = False,
 ) -> list[GameRecord]:
+    if batched:
+        from .batched import play_deals
+
+        return play_deals(env_id, agent_names, labels, options, seed, deals, duplicate, table, bidding)
     env = make(env_id, **options)
     base = env.unwrapped
     games = deal_games(base, deals, duplicate, bidding)
-    if batched:
-        from .batched import batch_agents, play_games
-
-        return play_games(env_id, options, batch_agents(env_id, options, agent_names, base), labels, seed, games, table)
     built = [load_agent(name, base) for name in agent_names]
     recorder = None
     if replays_dir is not None:

@@ -24,37 +24,55 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .agent import BatchGames, takes_games
-from .registry import spec_of
+from .registry import make, spec_of
 from .vector import VectorEnv
 
 #: an arena game: (deal, replay index in the deal's set, agent index per seat, reset options)
 Game = tuple[int, int, tuple[int, ...], dict]
-#: agents built in this process, by (env id, options, name): the jobs of a tournament reuse them
-_BUILT: dict[tuple[str, str, str], Any] = {}
-_BUILT_LIMIT = 16
+#: what this process built for the arena (agents, envs) by key, kept for the next jobs of a tournament
+_KEPT: dict[tuple, Any] = {}
+_KEPT_LIMIT = 32
 
 
-def batch_agents(env_id: str, options: dict, names: Sequence[str], env: Any) -> list[Any]:
-    """The agents ``names`` for ``env`` (an AEC env of ``env_id`` with ``options``), each built once per
-    process: an agent of the batch protocol keeps nothing between calls, so every job of a tournament can
-    share it (a DMC model is loaded, and its move table computed, once rather than per job)."""
+def _kept(key: tuple, build: Callable[[], Any]) -> Any:
+    """``build()``, once per process for ``key``."""
+    if key not in _KEPT:
+        if len(_KEPT) >= _KEPT_LIMIT:
+            _KEPT.clear()
+        _KEPT[key] = build()
+    return _KEPT[key]
+
+
+def play_deals(
+    env_id: str,
+    agent_names: Sequence[str],
+    labels: Sequence[str],
+    options: dict,
+    seed: int,
+    deals: Sequence[int],
+    duplicate: bool,
+    table: int,
+    bidding: bool,
+) -> list:
+    """An arena job (:func:`cardenvs.arena._play_deals`) on this engine: the games of ``deals`` by
+    :func:`play_games`. The agents and envs are built once per process: an agent of the batch protocol keeps
+    nothing between calls, so every job of a tournament shares it (a DMC model is loaded, and its move table
+    computed, once rather than per job)."""
     from .agent import load_agent
+    from .arena import deal_games
 
-    out = []
-    for name in names:
-        key = (env_id, json.dumps(options, sort_keys=True, default=str), name)
-        if key not in _BUILT:
-            if len(_BUILT) >= _BUILT_LIMIT:
-                _BUILT.clear()
-            _BUILT[key] = load_agent(name, env)
-        out.append(_BUILT[key])
-    return out
+    config = json.dumps(options, sort_keys=True, default=str)
+    base = _kept(("env", env_id, config), lambda: make(env_id, **options).unwrapped)
+    agents = [_kept(("agent", env_id, config, name), partial(load_agent, name, base)) for name in agent_names]
+    games = deal_games(base, deals, duplicate, bidding)
+    return play_games(env_id, options, agents, labels, seed, games, table)
 
 
 class _Rows(Mapping[str, np.ndarray]):
@@ -109,7 +127,7 @@ def play_games(
     ``labels``; see the module docstring."""
     groups: dict[str, list[int]] = {}
     for i, game in enumerate(games):
-        groups.setdefault(json.dumps(game[3], sort_keys=True), []).append(i)
+        groups.setdefault(repr(sorted(game[3].items())), []).append(i)
     records: list = [None] * len(games)
     for indices in groups.values():
         chosen = [games[i] for i in indices]
@@ -130,7 +148,9 @@ def _play_batch(
     from .arena import GameRecord, agent_rng, game_seed
 
     count = len(games)
-    env = VectorEnv(env_id, count, copy=False, autoreset=False, **options)
+    config = json.dumps(options, sort_keys=True, default=str)
+    build = partial(VectorEnv, env_id, count, copy=False, autoreset=False, **options)
+    env = _kept(("vector", env_id, config, count), build)  # the jobs of a tournament are mostly of one size
     n, num_actions = env.num_players, env.num_actions
     seat_agent = np.array([perm for _, _, perm, _ in games], dtype=np.int64).reshape(count, n)
     deal_seeds = {d: game_seed(seed, d) for d in dict.fromkeys(d for d, *_ in games)}
@@ -142,7 +162,10 @@ def _play_batch(
     def generator(g: int) -> np.random.Generator:
         return agent_rng(seed, games[g][0], games[g][1])
 
-    with_games = [takes_games(agent) for agent in agents]
+    # one call per agent object and step: an agent named in several seats is one object (play_deals)
+    players = list({id(agent): agent for agent in agents}.values())
+    player_of = np.array([players.index(agent) for agent in agents], dtype=np.int64)  # member -> player
+    with_games = [takes_games(player) for player in players]
     total = np.zeros((count, n))  # what each seat collected (play_on's sums)
     pending = np.zeros((count, n))  # rewards since each seat's last move (the AEC env's cumulative rewards)
     steps = np.zeros(count, dtype=np.int64)
@@ -154,11 +177,11 @@ def _play_batch(
     orphaned = np.zeros(count, dtype=np.bool_)  # left through an illegal action, still running in the env
     while len(live):
         seats = to_move[live]
-        movers = seat_agent[live, seats]
+        movers = player_of[seat_agent[live, seats]]
         total[live, seats] += pending[live, seats]  # the seat to move reads its reward (last()) ...
         pending[live, seats] = 0.0  # ... and its step clears it
-        for j, agent in enumerate(agents):
-            rows = live[movers == j]
+        for j, agent in enumerate(players):
+            rows = live[movers == j] if len(players) > 1 else live
             if not len(rows):
                 continue
             view = _Rows(batch, rows)
@@ -170,8 +193,8 @@ def _play_batch(
             chosen = np.asarray(chosen)
             if chosen.shape != rows.shape or not np.issubdtype(chosen.dtype, np.integer):
                 raise ValueError(
-                    f"agent {labels[j]}: act_batch returned {chosen.dtype} of shape {chosen.shape} for {len(rows)} "
-                    "games; expected one integer action per game"
+                    f"agent {getattr(agent, 'name', agent)}: act_batch returned {chosen.dtype} of shape "
+                    f"{chosen.shape} for {len(rows)} games; expected one integer action per game"
                 )
             actions[rows] = chosen
         proposed = actions[live]
@@ -192,8 +215,9 @@ def _play_batch(
             total[g] += pending[g]  # every seat's last read
             orphaned[g] = True
         on = live[legal]
-        orphans = np.flatnonzero(orphaned & running)  # the env plays them on: any legal move, not recorded
-        actions[orphans] = mask[orphans].argmax(axis=1)
+        if illegal:
+            orphans = np.flatnonzero(orphaned & running)  # the env plays them on: any legal move, not recorded
+            actions[orphans] = mask[orphans].argmax(axis=1)
         _, rewards, terminated, truncated, info = env.step(actions)
         pending[on] += rewards[on]
         ended = terminated | truncated
