@@ -132,6 +132,26 @@ def test_a_user_batch_agent_and_illegal_moves_equal_the_aec_engine():
     assert any("illegal action" in str(w.message) for w in caught)
 
 
+class Counted(FirstLegal):
+    built = 0
+
+    def __init__(self, env):
+        super().__init__(env)
+        Counted.built += 1
+
+
+def test_batch_agents_are_built_once_per_tournament():
+    """Every job of a tournament shares one agent (a DMC model loads once); the next tournament builds it
+    anew (a model file rewritten in between, as training does with its checkpoint, is read again)."""
+    agents = [f"{__name__}:Counted", "random", "random"]
+    for _ in range(2):
+        before = Counted.built
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run_tournament("twos", agents, 8, seed=1, engine="vector")  # 4 jobs of 2 deals
+        assert Counted.built == before + 2  # one to check the name (plan_tournament), one to play
+
+
 def test_the_engine_is_chosen_per_table():
     def batched(agents, **kwargs):
         return plan_tournament("twenty", agents, 2, **kwargs).batched

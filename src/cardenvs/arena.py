@@ -43,6 +43,7 @@ import csv
 import itertools
 import json
 import math
+import uuid
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -547,11 +548,12 @@ def _play_deals(
     replays_dir: str | None = None,
     total_deals: int = 0,
     batched: bool = False,
+    tournament: str = "",
 ) -> list[GameRecord]:
-    if batched:
+    if batched:  # the agents and envs are built once per tournament (its id) and process
         from .batched import play_deals
 
-        return play_deals(env_id, agent_names, labels, options, seed, deals, duplicate, table, bidding)
+        return play_deals(env_id, agent_names, labels, options, seed, deals, duplicate, table, bidding, tournament)
     env = make(env_id, **options)
     base = env.unwrapped
     games = deal_games(base, deals, duplicate, bidding)
@@ -727,6 +729,7 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
     from . import __version__
 
     games, workers = plan.games, plan.workers
+    tournament = uuid.uuid4().hex
     jobs = []
     spec = spec_of(plan.env_id)
     chunk = max(1, min(50, games // (4 * workers) or 1))
@@ -750,6 +753,7 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
                         plan.replays,
                         games,
                         plan.batched[t] if plan.batched else False,
+                        tournament,
                     ),
                 )
             )

@@ -36,15 +36,15 @@ from .vector import VectorEnv
 
 #: an arena game: (deal, replay index in the deal's set, agent index per seat, reset options)
 Game = tuple[int, int, tuple[int, ...], dict]
-#: what this process built for the arena (agents, envs) by key, kept for the next jobs of a tournament
+#: what this process built for the tournament it plays (agents, envs), by key, kept for its next jobs
 _KEPT: dict[tuple, Any] = {}
-_KEPT_LIMIT = 32
+_KEPT_FOR = [""]  # the tournament they were built for
 
 
 def _kept(key: tuple, build: Callable[[], Any]) -> Any:
-    """``build()``, once per process for ``key``."""
+    """``build()``, once per process and tournament for ``key``."""
     if key not in _KEPT:
-        if len(_KEPT) >= _KEPT_LIMIT:
+        if len(_KEPT) >= 64:  # play_games called on its own, with many batch sizes
             _KEPT.clear()
         _KEPT[key] = build()
     return _KEPT[key]
@@ -60,14 +60,19 @@ def play_deals(
     duplicate: bool,
     table: int,
     bidding: bool,
+    tournament: str = "",
 ) -> list:
     """An arena job (:func:`cardenvs.arena._play_deals`) on this engine: the games of ``deals`` by
-    :func:`play_games`. The agents and envs are built once per process: an agent of the batch protocol keeps
-    nothing between calls, so every job of a tournament shares it (a DMC model is loaded, and its move table
-    computed, once rather than per job)."""
+    :func:`play_games`. The agents and envs are built once per process for the tournament ``tournament``
+    (an id; another one builds them anew, so a model file written between two tournaments is read again):
+    an agent of the batch protocol keeps nothing between calls, so every job shares it (a DMC model is
+    loaded, and its move table computed, once rather than per job)."""
     from .agent import load_agent
     from .arena import deal_games
 
+    if tournament != _KEPT_FOR[0] or not tournament:
+        _KEPT.clear()
+        _KEPT_FOR[0] = tournament
     config = json.dumps(options, sort_keys=True, default=str)
     base = _kept(("env", env_id, config), lambda: make(env_id, **options).unwrapped)
     agents = [_kept(("agent", env_id, config, name), partial(load_agent, name, base)) for name in agent_names]
