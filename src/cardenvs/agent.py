@@ -199,12 +199,18 @@ class PolicyAgent:
         return action
 
     def act_batch(
-        self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator], games: BatchGames
+        self,
+        observations: Mapping[str, np.ndarray],
+        rngs: Sequence[np.random.Generator],
+        games: BatchGames | None = None,
     ) -> np.ndarray:
         """:meth:`act` in every game of ``games`` at once: the policy on the vector env's states
         (:meth:`cardenvs.vector.VectorEnv.policy_actions`), probed with the fixed stream, then again where it
         drew, with a stream from one draw of that game's generator."""
         from .core.rng import stream
+
+        if games is None:
+            raise ValueError(f"{self.name} reads the game's state: act_batch needs games (a BatchGames)")
 
         streams = np.full(len(games.indices), self.PROBE, dtype=np.uint64)
         actions = games.env.policy_actions(self.name, games.indices, streams)

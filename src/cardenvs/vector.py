@@ -24,7 +24,8 @@ RLlib's env runners expect): a game that ends returns the learner's final observ
 False), and the next ``step`` ignores that game's action and deals it again, with reward 0 and no end
 flags. ``info["deal_number"]``
 counts the deals each game has started since ``reset`` (``info["episode"]`` is left to Gymnasium's
-``RecordEpisodeStatistics``, which writes its statistics there).
+``RecordEpisodeStatistics``, which writes its statistics there). The turn-based view can also play each game
+once (``autoreset=False``: an ended game stays at its end; the arena's batched engine plays so).
 
 Ownership: ``reset``, ``step``, ``action_masks`` and ``legal_ids`` return arrays the caller owns (copies, as
 Gymnasium's own vector envs do by default), so observations kept in a buffer stay as they were.
@@ -33,8 +34,9 @@ Gymnasium's own vector envs do by default), so observations kept in a buffer sta
 Rendering: ``render_mode="ansi"`` (or ``"human"``) is passed on to the games; ``render()`` then returns (or
 prints) every game's table as text, the AEC env's ``render`` for that game.
 
-Seeds: game ``i``'s first deal after ``reset(seed=s)`` is the AEC env's deal after ``reset(seed=s + i)``,
-so any vector game can be replayed in the AEC env; game ``i``'s later deals follow a splitmix64 chain of
+Seeds: game ``i``'s first deal after ``reset(seed=s)`` is the AEC env's deal after ``reset(seed=s + i)``
+(after ``reset(seed=seeds[i])`` with the turn-based view's ``reset(options={"seeds": seeds})``), so any
+vector game can be replayed in the AEC env; game ``i``'s later deals follow a splitmix64 chain of
 its deal seed (``info["deal_seed"]`` at every step). ``threads=k`` steps the batch on k cores (numba
 ``prange``; batches under 32 games stay on one thread), with results identical to one thread: every game
 only touches its own record.
