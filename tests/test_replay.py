@@ -168,8 +168,10 @@ def test_the_replays_folder_is_checked_before_playing(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert cli.main(args + [str(tmp_path / "file")]) == 2
     assert "is a file" in capsys.readouterr().err
-    assert cli.main(args + [str(tmp_path / "no" / "such")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert cli.main(args + [str(tmp_path / "file" / "such")]) == 2
+    assert "file is a file, not a folder" in capsys.readouterr().err
+    assert cli.main(args + [str(tmp_path / "runs" / "replays")]) == 0  # the README's: missing folders are made
+    assert len(list((tmp_path / "runs" / "replays").glob("game_*.json"))) == 2
     assert cli.main(args + [str(tmp_path / "r")]) == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -769,7 +769,7 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
         bidding=plan.bidding,
     )
     if plan.replays is not None:
-        Path(plan.replays).mkdir(exist_ok=True)
+        Path(plan.replays).mkdir(parents=True, exist_ok=True)
     bar = None
     if progress:
         from tqdm import tqdm

@@ -302,14 +302,17 @@ def from_game(
 
 
 def check_replays_folder(path: str) -> None:
-    """A ``ValueError`` unless ``path`` can take an arena's replays: a new folder in an existing one, or an
-    existing folder without replay files (so a folder never mixes two runs)."""
+    """A ``ValueError`` unless ``path`` can take an arena's replays: a new folder (made with its missing
+    parents when the tournament starts), or an existing folder without replay files (so a folder never mixes
+    two runs)."""
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ValueError(f"--replays {path} is a file; name a folder for the replay files")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"cannot write replays to {path}: the folder {parent} does not exist")
+    for ancestor in p.parents:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise ValueError(f"cannot write replays to {path}: {ancestor} is a file, not a folder")
+            break
     if p.is_dir():
         old = sorted(p.glob("game_*.json"))
         if old:
