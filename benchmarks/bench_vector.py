@@ -55,6 +55,55 @@ def rules_only_steps_per_second(env_id: str, num_envs: int, seconds: float) -> f
     return steps / (time.perf_counter() - start)
 
 
+def step_breakdown(env_id: str, num_envs: int, seconds: float) -> dict[str, float]:
+    """Where a vector step's time goes, steps/s at one thread: the numba step kernel alone (move, rewards,
+    autoreset, observation and mask of every game; actions drawn outside the timing), ``step()`` returning the
+    env's buffers (``copy=False``: + the Python per batch) and ``step()`` as users get it (copies)."""
+    out = {}
+    for label, copy in (("kernel", False), ("step(copy=False)", False), ("step()", True)):
+        v = vector.make(env_id, num_envs, copy=copy)
+        v.reset(seed=0)
+        b = v._b
+        rng = np.random.default_rng(0)
+        rows = np.arange(num_envs)
+        for _ in range(3):  # warm-up: loading the compiled kernels is not part of a step
+            ids, counts = v.legal_ids()
+            v.step(ids[rows, (rng.random(num_envs) * counts).astype(np.int64)])
+        timed, steps, start = 0.0, 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            ids, counts = v.legal_ids()
+            actions = ids[rows, (rng.random(num_envs) * counts).astype(np.int64)].astype(np.int64)
+            t = time.perf_counter()
+            if label == "kernel":
+                kernels.run(
+                    "step",
+                    1,
+                    b.state,
+                    b.params,
+                    b.all,
+                    actions,
+                    b.points,
+                    b.last_scores,
+                    v.rewards,
+                    v.terminated,
+                    v.truncated,
+                    b.final_scores,
+                    b.deal_seeds,
+                    b.episodes,
+                    b.obs,
+                    b.mask,
+                    b.legal,
+                    b.seats,
+                    b.num_legal,
+                )
+            else:
+                v.step(actions)
+            timed += time.perf_counter() - t
+            steps += num_envs
+        out[label] = steps / timed
+    return out
+
+
 def _openspiel_whole_games(seconds: float) -> float | None:
     """Decision steps per second of OpenSpiel's C++ whole games: ``evaluate_bots`` with uniform random bots
     (games per second times the mean decisions per game, counted on games played step by step)."""
@@ -98,6 +147,21 @@ def run(quick: bool = False) -> list[dict]:
                         "observation and mask of every game every step",
                     )
                 )
+        rules = rules_only_steps_per_second(env_id, 1024, seconds)
+        rows.append(
+            row(f"vector {env_id} rules only, B=1024", rules, "steps/s", note="legal moves and apply, no observation")
+        )
+        for label, sps in step_breakdown(env_id, 1024, seconds).items():
+            rows.append(
+                row(
+                    f"vector {env_id} B=1024 {label}",
+                    sps,
+                    "steps/s",
+                    f"{env_id} rules only",
+                    sps / rules,
+                    "one thread; time of the call alone (random actions drawn outside it)",
+                )
+            )
         v = vector.make(env_id, 1)
         rows.append(row(f"vector {env_id} state bytes per game", v.state_bytes_per_game, "bytes"))
     if "doudizhu_v0" in env_ids:
