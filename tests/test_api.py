@@ -8,7 +8,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import cardenvs
-from cardenvs.agent import legal_actions
+from cardenvs import legal_actions
 from cardenvs.core.cards import format_cards
 from cardenvs.core.env import deal_seed_of, play_episode
 from cardenvs.registry import env_module
@@ -382,3 +382,34 @@ def test_numpy_integers_are_integers():
     for bad in (-1, True, 1.5, "3"):
         with pytest.raises(ValueError, match=r"war_v0: reset seed=.*expected None or a non-negative integer"):
             env.reset(seed=bad)
+
+
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_the_fast_legal_moves_equal_the_mask(env_id):
+    """``env.legal_actions()`` (the ids the numba core listed with the mask) and ``cardenvs.legal_actions(obs)``
+    (a bool view of the mask) equal the int8 mask's nonzero entries in every position of seeded random games,
+    illegal-move endings and raw (Python-hook) paths included."""
+    rng = np.random.default_rng(3)
+    env = cardenvs.make(env_id)
+    positions = 0
+    for game in range(12):
+        env.reset(seed=game)
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                assert len(env.legal_actions()) == 0
+                env.step(None)
+                continue
+            expected = obs["action_mask"].nonzero()[0]
+            np.testing.assert_array_equal(env.legal_actions(), expected)
+            np.testing.assert_array_equal(legal_actions(obs), expected)
+            positions += 1
+            if game == 11 and positions % 7 == 0:  # an illegal move ends the game in env()
+                illegal = np.flatnonzero(obs["action_mask"] == 0)
+                if len(illegal):
+                    with pytest.warns(UserWarning, match="illegal action"):
+                        env.step(int(illegal[0]))
+                    assert len(env.legal_actions()) == 0
+                    continue
+            env.step(int(rng.choice(expected)))
+    assert positions > 50

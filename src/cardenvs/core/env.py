@@ -172,6 +172,7 @@ class CardEnv(AECEnv):
     CORE: Any = None
     POLICY: Any = None
     DETERMINIZE: Any = None
+    _legal_n = -1  # how many legal ids the numba core listed in _ids with the mask (-1: unknown)
 
     # ------------------------------------------------------------------ construction
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
@@ -410,6 +411,7 @@ class CardEnv(AECEnv):
 
     def _after_change(self) -> None:
         self.agent_selection = self.possible_agents[self._to_move()]
+        self._legal_n = -1  # unknown, unless the numba core's mask gives the ids too
         self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
 
     def _check_running(self, what: str) -> None:
@@ -440,7 +442,10 @@ class CardEnv(AECEnv):
         return {"observation": self._observe(p), "action_mask": mask}
 
     def legal_actions(self) -> np.ndarray:
-        """Ids of the legal actions of the agent to move (:func:`legal_actions` of its mask)."""
+        """Ids of the legal actions of the agent to move, in increasing order: the ids the numba core listed
+        when it wrote the mask (no scan of the mask), else :func:`legal_actions` of the mask."""
+        if self._legal_n >= 0:
+            return np.sort(self._ids[: self._legal_n])
         return np.flatnonzero(self._mask.view(np.bool_))
 
     def step(self, action: int | None) -> None:
@@ -465,7 +470,7 @@ class CardEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
-            status, seat, _ = kernels.aec_step(
+            status, seat, self._legal_n = kernels.aec_step(
                 self.states,
                 self.params,
                 action,
@@ -499,6 +504,7 @@ class CardEnv(AECEnv):
             for a in self.agents:
                 flags[a] = True
             self._mask = np.zeros(self.num_actions, dtype=np.int8)
+            self._legal_n = 0
             self.agent_selection = self.possible_agents[(player + 1) % self.num_players]
         elif self.CORE is not None:
             self.agent_selection = self.possible_agents[seat]
@@ -524,6 +530,7 @@ class CardEnv(AECEnv):
             self.terminations[a] = True
             self.infos[a]["illegal_action"] = a == agent
         self._mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._legal_n = 0
         self._accumulate_rewards()
 
     def render(self) -> str | None:
@@ -587,6 +594,7 @@ class CardEnv(AECEnv):
         mask = np.zeros(self.num_actions, dtype=np.int8)
         n = self.CORE.legal_ids(self.states, 0, self.params, self._ids)
         mask[self._ids[:n]] = 1
+        self._legal_n = n
         return mask
 
     def _core_observe(self, player: int) -> np.ndarray:
