@@ -85,6 +85,10 @@ def scores_on_page(page) -> list[str]:
     return [s.inner_text().removeprefix("score ") for s in page.query_selector_all(".seat .score")]
 
 
+def final_scores(page) -> list[str]:
+    return [b.inner_text() for b in page.query_selector_all("#final-scores .final-score b")]
+
+
 def test_play_a_whole_twenty_match_by_clicking(page, server, tmp_path):
     start_game(page, server, "twenty", agents="twenty.greedy", options="rounds=1", seed="21", seat="0")
     assert page.inner_text("#status").startswith("your turn")
@@ -98,10 +102,11 @@ def test_play_a_whole_twenty_match_by_clicking(page, server, tmp_path):
         clicks += 1
         assert clicks <= 25
     assert clicks == 25  # five hands of five cards
-    final = page.inner_text("#final-scores")
-    assert final == ", ".join(scores_on_page(page))
+    final = final_scores(page)
+    assert final == scores_on_page(page)
     state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
-    assert final == ", ".join(str(s) for s in state["scores"]) and state["over"]
+    assert final == [str(s) for s in state["scores"]] and state["over"]
+    assert page.inner_text("#result") == state["result"]["text"] and "wins the match" in state["result"]["text"]
     page.screenshot(path=str(tmp_path / "twenty.png"))
     assert (tmp_path / "twenty.png").stat().st_size > 10_000
 
@@ -121,10 +126,12 @@ def test_play_a_dou_dizhu_hand_by_clicking(page, server):
     assert "game over" in page.inner_text("#status")
     state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
     assert state["log"][0]["move"].startswith("bid") and any(s["notes"][0] == "landlord" for s in state["seats"])
-    assert page.inner_text("#final-scores") == ", ".join(str(s) for s in state["scores"])
-    # other hands stayed hidden: only their counts are drawn
-    assert len(page.query_selector_all(".seat:not(.you) .card")) == 0
-    assert len(page.query_selector_all(".seat:not(.you) .count")) == 2
+    assert final_scores(page) == [str(s) for s in state["scores"]]
+    assert "went out first" in page.inner_text("#result")
+    # the game is over: every hand is shown, no card backs
+    held = sum(len(s["cards"]) for s in state["seats"])
+    assert held > 0 and len(page.query_selector_all(".seat .card")) == held
+    assert len(page.query_selector_all(".seat .count")) == 0
 
 
 def test_open_an_arena_replay_and_step_to_its_end(page, server, replays_folder, tmp_path):
@@ -151,8 +158,9 @@ def test_open_an_arena_replay_and_step_to_its_end(page, server, replays_folder, 
     page.wait_for_selector(".seat[data-seat='0'] .count")  # player_0's hand hidden in player_1's view
     click_and_reload(page, "#end")
     assert page.inner_text("#step") == f"step {len(game.steps)} of {len(game.steps)}"
-    expected = ", ".join(str(int(s)) if float(s).is_integer() else str(s) for s in game.scores)
-    assert page.inner_text("#final-scores") == expected == page.inner_text("#replay-scores").replace(".0", "")
+    expected = [str(int(s)) if float(s).is_integer() else str(s) for s in game.scores]
+    assert final_scores(page) == expected
+    assert ", ".join(expected) == page.inner_text("#replay-scores").replace(".0", "")
     assert page.is_disabled("#next")
     shot = tmp_path / "replay.png"
     page.screenshot(path=str(shot), full_page=True)

@@ -141,6 +141,8 @@ def test_hidden_hands_never_reach_the_page(client, game, agent, seat):
     turns = 0
     while True:
         v = view(client, sid)
+        if v["over"]:  # then every hand is shown (test_the_end_says_who_won_and_shows_every_hand)
+            break
         payloads = [client.get(f"/api/game/{sid}").text, client.get(f"/game/{sid}").text]
         base = s.base
         for p in range(base.num_players):
@@ -158,12 +160,66 @@ def test_hidden_hands_never_reach_the_page(client, game, agent, seat):
                 for payload in payloads:
                     assert not re.search(rf"\b{code}\b", payload), f"{code} of player_{p} leaks"
         mine = v["seats"][seat]["cards"]
-        assert mine is not None and v["seed"] is None or v["over"]  # the seed would tell every hand
-        if v["over"]:
-            break
+        assert mine is not None and v["seed"] is None  # the seed would tell every hand
         post(client, sid, "move", action=v["legal"][0]["action"]).raise_for_status()
         turns += 1
     assert turns > 3
+
+
+def play_to_the_end(client, sid) -> dict:
+    v = view(client, sid)
+    while not v["over"]:
+        v = post(client, sid, "move", action=v["legal"][0]["action"]).json()
+    return v
+
+
+def test_the_end_says_who_won_and_shows_every_hand(client):
+    """A finished game says who won and why in words, shows the game's own scores (not the RL rewards, which
+    only the text view keeps) and every hand."""
+    sid = start(client, mode="play", game="doudizhu", agents="doudizhu.rule", seat=0, seed=8)
+    v = play_to_the_end(client, sid)
+    base = session(client, sid).base
+    winner, landlord = int(base.state.winner), int(base.state.landlord)
+    side = "the landlord wins" if winner == landlord else "the farmers win"
+    assert v["result"]["text"].startswith(f"player_{winner}") and side in v["result"]["text"]
+    assert [r["score"] for r in v["result"]["scores"]] == v["scores"] == base.scores().tolist()
+    assert all(seat["cards"] is not None for seat in v["seats"])  # every hand, also the agents'
+    assert sum(len(seat["cards"]) for seat in v["seats"]) == int(base.state.hands.sum())
+    page = client.get(f"/game/{sid}").text
+    assert f'id="result" class="final">{v["result"]["text"]}<' in page
+    for seat in v["seats"]:
+        for code in seat["cards"]:
+            assert f'data-code="{code}"' in page
+    assert "result -" not in page and "zero-sum rewards" in v["text"]  # the rewards: the text view only
+
+
+@pytest.mark.parametrize(
+    "game, options, words",
+    [
+        ("war", "", r"player_\d holds all 52 cards|ran out of cards during a war"),
+        ("war", "max_turns=3", r"stopped after 3 battles \(max_turns\): nobody wins"),
+        ("war", "single_pass=true", r"player_\d wins, \d+ battles to \d+|a draw"),
+        ("twenty", "rounds=1", r"player_\d wins the match after 1 round, \d+ points to \d+|a draw"),
+        ("twos", "", r"player_\d went out first and wins \(left in hand: player_\d \d+ cards?"),
+        ("two_way_street", "target=5", r"player_\d( and player_\d)* (wins|share the win) with \d+ points? after"),
+    ],
+)
+def test_each_game_says_how_it_ended(client, game, options, words):
+    sid = start(client, mode="play", game=game, options=options, agents="random", seat=0, seed=3)
+    v = play_to_the_end(client, sid)
+    assert re.match(words, v["result"]["text"]), v["result"]["text"]
+    assert v["result"]["scores"][0] == {"seat": 0, "name": "player_0", "score": v["scores"][0]}
+
+
+def test_a_game_without_its_own_words_gets_the_generic_ones(client):
+    from cardenvs.web import views
+
+    sid = start(client, mode="play", game="twenty", options="rounds=1", agents="random", seat=0, seed=4)
+    play_to_the_end(client, sid)
+    base = session(client, sid).base
+    a, b = (views.number(x) for x in base.scores())
+    winner = "player_0" if a > b else "player_1"
+    assert views.generic_result(base) == f"{winner} wins (scores: player_0 {a}, player_1 {b})"
 
 
 def test_two_way_street_hides_other_players_discards(client):
@@ -242,7 +298,8 @@ def test_replays_folder_and_file(tmp_path):
     assert [e["move"] for e in end["log"]] == [s.move for s in game.steps]
     assert post(client, sid, "next").status_code == 400
     page = client.get(f"/game/{sid}").text
-    assert re.search(r'id="final-scores">([^<]*)<', page).group(1) == ", ".join(str(int(x)) for x in game.scores)
+    shown_scores = re.findall(r'class="final-score" data-seat="\d+">[^<]*<b>([^<]*)</b>', page)
+    assert shown_scores == [str(int(x)) for x in game.scores]
 
 
 def test_unknown_game_agent_option_seat_and_paths_are_clear_errors(client, tmp_path):

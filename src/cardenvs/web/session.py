@@ -36,7 +36,7 @@ from ..core import seeds
 from ..core.env import check_seed, play_on
 from ..registry import make, resolve_id
 from ..replay import Replay, replay_moves
-from .views import public_move, selection_token, table_view
+from .views import public_move, result_view, selection_token, table_view
 
 MODES = ("play", "watch", "replay")
 #: games the server holds at once
@@ -342,7 +342,8 @@ class GameSession:
     def view(self) -> dict[str, Any]:
         base = self.base
         viewer = self.human if self.mode == "play" else self.viewer
-        out = table_view(base, viewer)
+        over = self.over()
+        out = table_view(base, None if over else viewer)  # once the game is over, every hand is shown
         to_move = self.to_move()
         your_turn = self.mode == "play" and to_move == self.human
         for seat in out["seats"]:
@@ -351,23 +352,26 @@ class GameSession:
             seat["to_move"] = seat["seat"] == to_move
             if seat["cards"] is not None:
                 seat["tokens"] = [selection_token(out["game"], c) for c in seat["cards"]]
-        base.viewer, base.reveal = viewer, False
+        base.viewer, base.reveal = viewer, over
         try:
             text = base.render_text()
         finally:
-            base.viewer = None
+            base.viewer, base.reveal = None, False
+        outcome = [float(x) for x in base.outcome()] if over else None
+        if outcome is not None:  # the zero-sum rewards of the RL envs: the text view only, the page shows scores
+            text += "\nresult (zero-sum rewards): " + ", ".join(f"{x:g}" for x in outcome)
         out.update(
             {
                 "session": self.id,
                 "mode": self.mode,
                 "env_id": self.env_id,
                 "options": self.options,
-                "seed": self.seed if self.mode != "play" or self.over() else None,
+                "seed": self.seed if self.mode != "play" or over else None,
                 "viewer": viewer,
                 "step": self.cursor,
                 "steps": len(self.actions),
                 "to_move": to_move,
-                "over": self.over(),
+                "over": over,
                 "your_turn": your_turn,
                 "legal": [{"action": a, "move": base.action_name(a)} for a in self.legal()] if your_turn else [],
                 "log": [
@@ -379,7 +383,8 @@ class GameSession:
                     for s, a in zip(self.seats[: self.cursor], self.actions[: self.cursor], strict=True)
                 ],
                 "text": text,
-                "outcome": [float(x) for x in base.outcome()] if self.over() else None,
+                "outcome": outcome,
+                "result": result_view(base) if over else None,
             }
         )
         if self.replay is not None:

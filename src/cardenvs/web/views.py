@@ -47,7 +47,8 @@ def card_back_svg(width: int = 30) -> str:
     )
 
 
-def _num(x: Any) -> float | int:
+def number(x: Any) -> float | int:
+    """A score as JSON shows it: an integer when it is one (12, not 12.0)."""
     x = float(x)
     return int(x) if x.is_integer() else x
 
@@ -70,13 +71,45 @@ def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
         ],
         "table": [],
         "info": [],
-        "scores": [_num(x) for x in base.scores()],
+        "scores": [number(x) for x in base.scores()],
         "select_join": " ",
     }
     module = _game_view(base.metadata["name"])
     if module is not None:  # a game without a view shows the seats, the scores and the text render
         module.fill_view(base, viewer, view)
     return view
+
+
+def plural(count: float, word: str, many: str | None = None) -> str:
+    """``1 card``, ``2 cards`` (``many``: the plural when it is not ``word + "s"``)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def names_and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def result_view(base: Any) -> dict[str, Any]:
+    """How a finished game ended, for people: ``text`` says who won and why in words (the game view's
+    ``describe_result``, else :func:`generic_result`), ``scores`` each seat's score in the game's own units."""
+    hook = getattr(_game_view(base.metadata["name"]), "describe_result", None)
+    scores = [number(x) for x in base.scores()]
+    return {
+        "text": hook(base) if hook else generic_result(base),
+        "scores": [{"seat": p, "name": base.possible_agents[p], "score": x} for p, x in enumerate(scores)],
+    }
+
+
+def generic_result(base: Any) -> str:
+    """Who won, read from the zero-sum outcome and the scores (a game view without ``describe_result``)."""
+    names, outcome = base.possible_agents, base.outcome()
+    winners = [names[p] for p in range(len(outcome)) if outcome[p] > 0]
+    scores = ", ".join(f"{names[p]} {number(x)}" for p, x in enumerate(base.scores()))
+    if not winners:
+        return f"nobody wins (scores: {scores})"
+    verb = "wins" if len(winners) == 1 else "share the win"
+    return f"{names_and(winners)} {verb} (scores: {scores})"
 
 
 def shown(base: Any, viewer: int | None, p: int) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import shown
+from cardenvs.web.views import number, plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
@@ -42,6 +42,33 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
         )
     if s.dead:
         view["info"].append("dead hand: nobody bid")
+
+
+def describe_result(base: Any) -> str:
+    """Who went out first, which side won, and the points with what multiplied them."""
+    s = base.state
+    if s.dead or s.winner < 0:
+        return "nobody bid: a dead hand, nobody scores"
+    scores = base.scores()
+    landlord, winner = int(s.landlord), int(s.winner)
+    farmer = next(p for p in range(len(scores)) if p != landlord)
+    why = [f"bid {int(s.bid)}"]
+    if s.bombs:
+        why.append(f"{plural(int(s.bombs), 'bomb')} x{2 ** int(s.bombs)}")
+    if winner == landlord and all(s.moves_played[p] == 0 for p in range(len(scores)) if p != landlord):
+        why.append("spring x2")
+    elif winner != landlord and s.moves_played[landlord] == 1:
+        why.append("anti-spring x2")
+    each, total = number(abs(scores[farmer])), number(abs(scores[landlord]))
+    if winner == landlord:
+        return (
+            f"player_{winner}, the landlord, went out first: the landlord wins {plural(total, 'point')}, "
+            f"each farmer loses {each} ({', '.join(why)})"
+        )
+    return (
+        f"player_{winner} went out first: the farmers win, {plural(each, 'point')} each; the landlord "
+        f"player_{landlord} loses {total} ({', '.join(why)})"
+    )
 
 
 def selection_token(code: str) -> str:

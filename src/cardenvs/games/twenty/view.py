@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import shown
+from cardenvs.web.views import plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
@@ -43,6 +43,16 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
             f"last: player_{int(s.last_player)} played {VALUE_NAMES[s.last_value - 1]}, tally {int(s.last_after)}"
             + points
         )
+
+
+def describe_result(base: Any) -> str:
+    """The match points of both players: who has more, or a draw."""
+    a, b = (int(x) for x in base.state.scores)
+    rounds = plural(int(base.config["rounds"]), "round")
+    if a == b:
+        return f"a draw after {rounds}: {plural(a, 'point')} each"
+    winner = 0 if a > b else 1
+    return f"player_{winner} wins the match after {rounds}, {max(a, b)} points to {min(a, b)}"
 
 
 def _value(card: int) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import shown
+from cardenvs.web.views import names_and, number, plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
@@ -51,6 +51,22 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     last = base._last_event()
     if last:
         view["info"].append("last: " + last)
+
+
+def describe_result(base: Any) -> str:
+    """Who has the most points once a player reached the target, or the truncation after too many redeals."""
+    from .rules import MAX_REDEALS
+
+    s = base.state
+    n = base.num_players
+    totals = [number(x) for x in s.totals[:n]]
+    hands = plural(int(s.hand_no), "hand")
+    if s.truncated or not s.over:
+        return f"stopped after {MAX_REDEALS} redeals in a row ({hands} played): nobody wins"
+    best = max(totals)
+    winners = [f"player_{p}" for p in range(n) if totals[p] == best]
+    verb = "wins" if len(winners) == 1 else "share the win"
+    return f"{names_and(winners)} {verb} with {plural(best, 'point')} after {hands} (target {base.config['target']})"
 
 
 def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:

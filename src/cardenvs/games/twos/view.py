@@ -7,7 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.web.views import shown
+from cardenvs.web.views import plural, shown
+
+
+def describe_result(base: Any) -> str:
+    """Who went out first, and what the others still held."""
+    s = base.state
+    n = base.num_players
+    left = ", ".join(f"player_{p} {plural(int(s.hands[p].sum()), 'card')}" for p in range(n) if p != s.winner)
+    return f"player_{int(s.winner)} went out first and wins (left in hand: {left})"
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:

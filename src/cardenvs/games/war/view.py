@@ -6,6 +6,35 @@ from __future__ import annotations
 from typing import Any
 
 from cardenvs.core.cards import card_code
+from cardenvs.web.views import plural
+
+
+def describe_result(base: Any) -> str:
+    """All the cards in one pile, a player out during a war, the battles won (single pass), or a truncation."""
+    from .rules import DECK_SIZE, DRAW, NO_RESULT
+
+    s = base.state
+    held = [int(x) for x in s.held]
+    if base.config["single_pass"]:
+        won = [int(x) for x in s.battles_won]
+        if s.result == DRAW:
+            return f"a draw: each player won {plural(won[0], 'battle')} of {int(s.battles)}"
+        w = int(s.result)
+        return f"player_{w} wins, {won[w]} battles to {won[1 - w]} ({int(s.battles)} battles, ties won by nobody)"
+    if s.result == NO_RESULT:
+        return (
+            f"stopped after {plural(int(s.battles), 'battle')} (max_turns): nobody wins; player_0 holds "
+            f"{plural(held[0], 'card')}, player_1 {held[1]}"
+        )
+    if s.result == DRAW:
+        return "both players ran out of cards in the same war: a draw"
+    w = int(s.result)
+    if held[w] == DECK_SIZE:
+        return f"player_{w} holds all {DECK_SIZE} cards (after {plural(int(s.battles), 'battle')})"
+    return (
+        f"player_{1 - w} ran out of cards during a war: player_{w} wins with {plural(held[w], 'card')} "
+        f"(the war's cards stay on the table)"
+    )
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
