@@ -188,3 +188,22 @@ def test_a_double_click_steps_once(page, server):
     assert page.inner_text("#step") == "step 1"
     state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
     assert state["step"] == 1 and len(state["log"]) == 1
+
+
+def test_no_request_fails_and_the_controls_read_as_text(page, server):
+    """The favicon is served (no 404 in the console), the step buttons are plain text, an empty table is not
+    drawn, and while bidding there is nothing to select or type."""
+    failed = []
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    start_game(page, server, "war", mode="watch", agents="random", seed="4")
+    page.wait_for_load_state("networkidle")
+    assert page.inner_text("#start") == "\u00ab start" and page.inner_text("#back") == "\u25c0 back"
+    assert page.query_selector(".table-area") is None
+    click_and_reload(page, "#next")
+    assert page.query_selector(".table-area") is not None
+    assert "1 card on the table" in page.inner_text(".seat[data-seat='0'] .notes")
+    start_game(page, server, "doudizhu", agents="doudizhu.rule", seed="8", seat="0")
+    page.wait_for_load_state("networkidle")
+    assert page.query_selector_all("button.move") and page.query_selector("#play-selected") is None
+    assert page.query_selector("#typed") is None and page.query_selector(".hand.selectable") is None
+    assert failed == []

@@ -222,6 +222,44 @@ def test_a_game_without_its_own_words_gets_the_generic_ones(client):
     assert views.generic_result(base) == f"{winner} wins (scores: player_0 {a}, player_1 {b})"
 
 
+def test_favicon_and_glyphs_every_browser_font_has(client):
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/favicon.ico").text == icon.text
+    assert '<link rel="icon" href="/static/favicon.svg"' in client.get("/").text
+    sid = start(client, mode="watch", game="war", agents="random", seed=1)
+    page = client.get(f"/game/{sid}").text
+    assert "&laquo; start" in page and not re.search("\u23ee|\u23ed|&#x23E[DE];", page, re.IGNORECASE)
+
+
+def test_counts_are_pluralized_and_the_table_is_drawn_only_with_something_on_it(client):
+    sid = start(client, mode="watch", game="war", agents="random", seed=1)
+    assert 'class="table-area"' not in client.get(f"/game/{sid}").text  # nothing flipped yet
+    assert "1 card on the table" in post(client, sid, "next").json()["seats"][0]["notes"]
+    assert 'class="table-area"' in client.get(f"/game/{sid}").text
+    sid = start(client, mode="play", game="twenty", agents="random", seat=0, seed=2)
+    for _ in range(4):  # four cards each: one left in each hand
+        post(client, sid, "move", action=view(client, sid)["legal"][0]["action"]).raise_for_status()
+    page = client.get(f"/game/{sid}").text
+    assert '<span class="count">1 card</span>' in page and not re.search(r"\b1 cards\b", page)
+
+
+def test_dou_dizhu_bidding_offers_only_the_bids(client):
+    """While bidding, no card selection, no play-selected button and no typed move; once the play starts,
+    all three."""
+    sid = start(client, mode="play", game="doudizhu", agents="doudizhu.rule", seat=0, seed=8)
+    v = view(client, sid)
+    assert not v["card_moves"] and all("bid" in m["move"] for m in v["legal"])
+    page = client.get(f"/game/{sid}").text
+    assert 'id="moves"' in page and "selectable" not in page
+    assert 'id="play-selected"' not in page and 'id="typed"' not in page
+    while not v["card_moves"] and not v["over"]:  # the most: become landlord, who leads
+        v = post(client, sid, "move", action=v["legal"][-1]["action"]).json()
+    assert v["your_turn"]
+    page = client.get(f"/game/{sid}").text
+    assert 'id="play-selected"' in page and 'id="typed"' in page and "hand selectable" in page
+
+
 def test_two_way_street_hides_other_players_discards(client):
     sid = start(client, mode="play", game="two_way_street", agents="two_way_street.heuristic", seat=1, seed=3)
     s = session(client, sid)

@@ -63,7 +63,7 @@ from .session import (
     StoreFull,
     parse_options,
 )
-from .views import card_back_svg, card_svg
+from .views import card_back_svg, card_svg, plural
 
 HERE = Path(__file__).parent
 #: the largest request body read (a move is a few dozen bytes)
@@ -99,6 +99,7 @@ def create_app(
         card=lambda code, width=54: Markup(card_svg(code, width)),
         back=lambda: Markup(card_back_svg()),
         version=__version__,
+        plural=plural,
     )
 
     def page(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -218,13 +219,17 @@ def create_app(
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
-        media = {"app.js": "text/javascript", "style.css": "text/css"}
+        media = {"app.js": "text/javascript", "style.css": "text/css", "favicon.svg": "image/svg+xml"}
         if name not in media:
             return Response("not found", status_code=404, media_type="text/plain")
         return Response((HERE / "static" / name).read_text(), media_type=media[name])
 
+    async def favicon(request: Request) -> Response:  # browsers ask for it whatever the page links
+        return Response((HERE / "static" / "favicon.svg").read_text(), media_type="image/svg+xml")
+
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/new", new),
         Route("/game/{sid}", game_page),
         Route("/replays", open_replays),

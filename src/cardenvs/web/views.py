@@ -3,9 +3,10 @@
 :func:`table_view` turns an env into a JSON-able dict: the seats (cards when the viewer may see them, else
 only their number), what lies on the table (the trick, the tally, the move to beat, the kitty), public
 lines (bidding, declarations, the round) and the scores. It reads the game's state record (``env.state``)
-and draws nothing itself, so the HTML page and ``/api`` share it. A hand the viewer may not see is never
-put in the dict: not as cards, not in the text render (rendered from the viewer's seat), not in the move
-log (Two Way Street's discards and duel bids by other players are logged without their cards or values).
+and draws nothing itself, so the HTML page and ``/api`` share it. Until the game is over, a hand the viewer
+may not see is never put in the dict: not as cards, not in the text render (rendered from the viewer's
+seat), not in the move log (Two Way Street's discards and duel bids by other players are logged without
+their cards or values). Once it is over, every hand is shown, and :func:`result_view` says how it ended.
 
 :func:`card_svg` draws one card as inline SVG, suits in colour.
 """
@@ -73,6 +74,7 @@ def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
         "info": [],
         "scores": [number(x) for x in base.scores()],
         "select_join": " ",
+        "card_moves": True,  # whether a move now is made of cards of the hand (select them, or type it)
     }
     module = _game_view(base.metadata["name"])
     if module is not None:  # a game without a view shows the seats, the scores and the text render

@@ -1,6 +1,6 @@
 """Dou Dizhu's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`selection_token` is what a
-selected card adds to a typed move."""
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+hand ended; :func:`selection_token` is what a selected card adds to a typed move."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
 
     s = base.state
     view["select_join"] = ""
+    view["card_moves"] = not s.bidding
     history = list(zip(s.hist_player[: s.n_hist].tolist(), s.hist_move[: s.n_hist].tolist(), strict=True))
     for p, seat in enumerate(view["seats"]):
         ids = np.flatnonzero(s.hands[p])

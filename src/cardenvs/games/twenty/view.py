@@ -1,5 +1,6 @@
 """Twenty's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`."""
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+match ended."""
 
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
             seat["notes"].append("last scorer")
     r = min(int(s.round_index), rounds - 1)
     view["info"].append(f"round {r + 1} of {rounds}, hand {max(0, int(s.hand_index)) + 1} of 5")
-    view["info"].append(f"stock: {rules.DECK_SIZE - int(s.stock_pos)} cards")
+    view["info"].append(f"stock: {plural(rules.DECK_SIZE - int(s.stock_pos), 'card')}")
     view["table"].append(
         {
-            "label": f"tally {int(s.tally)} ({int(s.tally_n)} cards)",
+            "label": f"tally {int(s.tally)} ({plural(int(s.tally_n), 'card')})",
             "cards": [card_code(int(c)) for c in s.tally_cards[: s.tally_n]],
         }
     )

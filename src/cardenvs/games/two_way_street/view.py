@@ -1,6 +1,6 @@
 """Two Way Street's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`public_move` hides other
-players' discards and duel bids."""
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+match ended; :func:`public_move` hides other players' discards and duel bids."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
             if s.bids[q] >= 0 and (q != s.first or s.revealed or shown(base, viewer, q)):
                 seat["notes"].append(f"bid {_bid_name(int(s.bids[q]))}")
     phase = int(s.phase)
+    view["card_moves"] = phase in (rules.DISCARD, rules.PLAY)
     view["info"].append(
         f"hand {int(s.hand_no) + 1}, {'dealer' if n == 2 else 'first declarer'} player_{int(s.first)}, "
         f"phase {rules.PHASES[phase] if phase >= 0 else 'over'}, target {base.config['target']}"

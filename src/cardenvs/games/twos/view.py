@@ -1,5 +1,6 @@
 """Twos's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`."""
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+game ended."""
 
 from __future__ import annotations
 
@@ -46,4 +47,4 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
         )
     else:
         view["info"].append("a new trick: the player to move leads")
-    view["info"].append(f"{base.config['hand_size']} cards each, bomb order {base.config['bomb_order']}")
+    view["info"].append(f"{plural(base.config['hand_size'], 'card')} each, bomb order {base.config['bomb_order']}")
