@@ -19,8 +19,8 @@ landlord of every deal); ``bidding=True`` (``cardenvs arena --bidding``) plays t
 choice on, so the report measures it. Options the duplicate mode overrides draw a warning.
 
 Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the cards of deal ``d`` are the
-same in every replay) and game ``k`` of the set gives the agents ``default_rng([seed, d, k])``. Results do
-not depend on how deals are split between worker processes.
+same in every replay) and game ``k`` of the set gives the agents :func:`agent_rng` ``(seed, d, k)``, both
+derived in :mod:`cardenvs.core.seeds`. Results do not depend on how deals are split between worker processes.
 
 Engines: a table whose agents all act on batches (``act_batch``, :mod:`cardenvs.agent`: random, the numba
 policies, the DMC models) plays each job's deals on a vector env, every game of the job at once, one call per
@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from .agent import acts_on_batches, load_agent
+from .core import seeds
 from .core.env import check_seed, play_episode
 from .registry import make, register, resolve_id, spec_of
 
@@ -63,11 +64,12 @@ ENGINES = ("auto", "vector", "aec")
 
 def game_seed(seed: int, deal: int) -> int:
     """The env reset seed of deal ``deal`` of a tournament seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return seeds.seed_from(seed, deal, stream="arena_deal")
 
 
 def agent_rng(seed: int, deal: int, replay: int = 0) -> np.random.Generator:
-    return np.random.default_rng([seed, deal, replay, 7])
+    """The agents' generator in game ``replay`` of deal ``deal``."""
+    return seeds.generator(seed, deal, replay, stream="arena_agents")
 
 
 @dataclass
