@@ -207,3 +207,11 @@ def test_no_request_fails_and_the_controls_read_as_text(page, server):
     assert page.query_selector_all("button.move") and page.query_selector("#play-selected") is None
     assert page.query_selector("#typed") is None and page.query_selector(".hand.selectable") is None
     assert failed == []
+
+
+def test_what_the_others_did_is_shown_by_their_seats(page, server):
+    start_game(page, server, "doudizhu", agents="doudizhu.rule", seed="8", seat="2")
+    assert page.inner_text(".seat[data-seat='0'] .last-move") == "last: no bid"
+    assert page.inner_text(".seat[data-seat='2'] .last-move") == ""
+    assert "player_0 no bid" in page.inner_text("#since") and "player_1 no bid" in page.inner_text("#since")
+    assert "bids so far: player_0 no bid, player_1 no bid" in page.inner_text(".info")

@@ -260,6 +260,37 @@ def test_dou_dizhu_bidding_offers_only_the_bids(client):
     assert 'id="play-selected"' in page and 'id="typed"' in page and "hand selectable" in page
 
 
+def test_each_seat_shows_its_last_move_and_the_bids_name_their_bidders(client):
+    sid = start(client, mode="play", game="doudizhu", agents="doudizhu.rule", seat=2, seed=8)
+    v = view(client, sid)
+    assert [e["move"] for e in v["log"]] == ["no bid", "no bid"]  # player_0 bids first with this deal
+    assert [s["last"] for s in v["seats"]] == ["no bid", "no bid", None]
+    assert "bids so far: player_0 no bid, player_1 no bid" in v["info"]
+    assert v["since_your_move"] == v["log"]
+    page = client.get(f"/game/{sid}").text
+    assert page.count("last: <b>no bid</b>") == 2 and 'id="since"' in page
+    v = post(client, sid, "move", action=v["legal"][-1]["action"]).json()  # bid 3: landlord, who leads
+    assert v["seats"][2]["last"] == "bid 3" and v["since_your_move"] == []
+
+
+def test_twenty_shows_the_plays_of_the_hand(client):
+    """Each card of the five-card hand with who played it, as the log has them; once a hand ends, its plays
+    stay in sight while the next one starts."""
+    sid = start(client, mode="play", game="twenty", agents="random", seat=1, seed=8)
+    for moves in range(1, 7):
+        v = post(client, sid, "move", action=view(client, sid)["legal"][0]["action"]).json()
+        plays = [p for pile in v["table"] for p in pile.get("plays", [])]
+        value = {"J": "T", "Q": "T", "K": "T"}
+        shown = [(p["who"], value.get(p["card"][0], p["card"][0])) for p in plays]
+        logged = [(f"player_{e['seat']}", e["move"]) for e in v["log"]]
+        assert shown == logged[len(logged) - len(shown) :] and len(shown) >= min(len(logged), 2)
+        labels = [pile["label"] for pile in v["table"] if "plays" in pile]
+        assert labels == (["hand 1: its plays", "hand 2: plays so far"] if moves == 5 else [labels[-1]])
+        if moves < 5:
+            assert labels == ["hand 1: plays so far"] and len(plays) == len(v["log"])
+    assert "<figcaption>player_0</figcaption>" in client.get(f"/game/{sid}").text
+
+
 def test_two_way_street_hides_other_players_discards(client):
     sid = start(client, mode="play", game="two_way_street", agents="two_way_street.heuristic", seat=1, seed=3)
     s = session(client, sid)

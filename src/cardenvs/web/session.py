@@ -339,6 +339,13 @@ class GameSession:
         self.viewer = viewer
 
     # ------------------------------------------------------------------ what the page gets
+    def _since_your_move(self, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Play mode: the log's moves after the person's last one (from the start before their first)."""
+        if self.mode != "play":
+            return []
+        yours = [i for i, entry in enumerate(log) if entry["seat"] == self.human]
+        return log[yours[-1] + 1 :] if yours else log
+
     def view(self) -> dict[str, Any]:
         base = self.base
         viewer = self.human if self.mode == "play" else self.viewer
@@ -346,8 +353,14 @@ class GameSession:
         out = table_view(base, None if over else viewer)  # once the game is over, every hand is shown
         to_move = self.to_move()
         your_turn = self.mode == "play" and to_move == self.human
+        log = [
+            {"seat": s, "agent": self.agent_names[s], "move": public_move(base, s, a, viewer)}
+            for s, a in zip(self.seats[: self.cursor], self.actions[: self.cursor], strict=True)
+        ]
+        last_moves = {entry["seat"]: entry["move"] for entry in log}  # each seat's latest
         for seat in out["seats"]:
             seat["agent"] = self.agent_names[seat["seat"]]
+            seat["last"] = last_moves.get(seat["seat"])
             seat["you"] = seat["seat"] == self.human
             seat["to_move"] = seat["seat"] == to_move
             if seat["cards"] is not None:
@@ -374,14 +387,8 @@ class GameSession:
                 "over": over,
                 "your_turn": your_turn,
                 "legal": [{"action": a, "move": base.action_name(a)} for a in self.legal()] if your_turn else [],
-                "log": [
-                    {
-                        "seat": s,
-                        "agent": self.agent_names[s],
-                        "move": public_move(base, s, a, viewer),
-                    }
-                    for s, a in zip(self.seats[: self.cursor], self.actions[: self.cursor], strict=True)
-                ],
+                "log": log,
+                "since_your_move": self._since_your_move(log),
                 "text": text,
                 "outcome": outcome,
                 "result": result_view(base) if over else None,

@@ -18,7 +18,6 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     s = base.state
     view["select_join"] = ""
     view["card_moves"] = not s.bidding
-    history = list(zip(s.hist_player[: s.n_hist].tolist(), s.hist_move[: s.n_hist].tolist(), strict=True))
     for p, seat in enumerate(view["seats"]):
         ids = np.flatnonzero(s.hands[p])
         seat["count"] = len(ids)
@@ -26,12 +25,13 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
             seat["cards"] = [card_code(int(c)) for c in sorted(ids, key=lambda c: (moves.RANK_OF_CARD[c], c))]
         if s.landlord >= 0 and not s.bidding:
             seat["notes"].append("landlord" if p == s.landlord else "farmer")
-        last = next((moves.move_string(m) for who, m in reversed(history) if who == p), None)
-        if last:
-            seat["notes"].append(f"last: {last}")
     if s.bidding:
         view["info"].append(f"bidding: first bidder player_{int(s.first_bidder)}, current bid {int(s.bid)}")
-        bids = [("no bid" if b == 0 else f"bid {b}") for b in s.bids[: s.n_bids].tolist()]
+        first = int(s.first_bidder)
+        bids = [
+            f"player_{(first + i) % len(view['seats'])} " + ("no bid" if b == 0 else f"bid {b}")
+            for i, b in enumerate(s.bids[: s.n_bids].tolist())
+        ]
         view["info"].append("bids so far: " + (", ".join(bids) if bids else "none"))
     elif s.landlord >= 0:
         view["info"].append(f"landlord player_{int(s.landlord)} at bid {int(s.bid)}")

@@ -35,6 +35,7 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
             "cards": [card_code(int(c)) for c in s.tally_cards[: s.tally_n]],
         }
     )
+    view["table"] += _hand_plays(s)
     view["table"].append(
         {"label": f"End of Round Bonus {int(s.bonus)}", "cards": [card_code(int(c)) for c in s.deck[:2]]}
     )
@@ -54,6 +55,30 @@ def describe_result(base: Any) -> str:
         return f"a draw after {rounds}: {plural(a, 'point')} each"
     winner = 0 if a > b else 1
     return f"player_{winner} wins the match after {rounds}, {max(a, b)} points to {min(a, b)}"
+
+
+def _hand_plays(s: Any) -> list[dict[str, Any]]:
+    """Piles of the cards played in this five-card hand, who played each (the round's leader first, then in
+    turn), led by the last hand's while this one has fewer than two plays (so the plays that ended it stay
+    in sight)."""
+    from . import rules
+
+    played = [int(c) for c in s.set_aside[: s.set_aside_n]] + [int(c) for c in s.tally_cards[: s.tally_n]]
+    hand = 2 * rules.HAND_SIZE
+    this_hand = hand - int(s.hand_n.sum())
+
+    def pile(label: str, cards: list[int]) -> dict[str, Any]:
+        plays = [{"who": f"player_{(int(s.leader) + i) % 2}", "card": card_code(c)} for i, c in enumerate(cards)]
+        return {"label": label, "plays": plays}
+
+    piles = []
+    current = int(s.hand_index) + 1
+    if this_hand < 2 and s.hand_index > 0 and len(played) >= this_hand + hand:
+        start = len(played) - this_hand - hand
+        piles.append(pile(f"hand {current - 1}: its plays", played[start : start + hand]))
+    if this_hand:
+        piles.append(pile(f"hand {current}: plays so far", played[len(played) - this_hand :]))
+    return piles
 
 
 def _value(card: int) -> int:
