@@ -159,7 +159,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
             parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
     if values.get("opponent_share", 0) > 0 and not values.get("opponent"):
-        parser.error("opponent_share > 0 needs an opponent (a numba policy such as doudizhu.rule)")
+        parser.error("opponent_share > 0 needs an opponent (a numba policy of the game: cardenvs list shows them)")
     args = Args(**values)
     from cardenvs import make, resolve_id, vector
 

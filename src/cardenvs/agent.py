@@ -285,7 +285,7 @@ def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
         return text, None
     base, _, rest = text.partition("(")
     if not rest.endswith(")") or rest.count("(") or rest.count(")") != 1:
-        raise ValueError(f"agent {name!r}: write parameters as NAME(key=value,...), e.g. twos.pimc(playouts=500)")
+        raise ValueError(f"agent {name!r}: write parameters as NAME(key=value,...), e.g. GAME.pimc(playouts=500)")
     params: dict[str, str] = {}
     body = rest[:-1].strip()
     for item in body.split(",") if body else []:
