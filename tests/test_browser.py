@@ -215,3 +215,25 @@ def test_what_the_others_did_is_shown_by_their_seats(page, server):
     assert page.inner_text(".seat[data-seat='2'] .last-move") == ""
     assert "player_0 no bid" in page.inner_text("#since") and "player_1 no bid" in page.inner_text("#since")
     assert "bids so far: player_0 no bid, player_1 no bid" in page.inner_text(".info")
+
+
+def test_play_to_the_end_and_autoplay_update_the_page_in_place(page, server):
+    """Without a choice (War), one click plays to the end; watch-mode autoplay steps on; neither reloads the
+    page (a mark set on the window stays)."""
+    start_game(page, server, "war", agents="random", seed="6", seat="1", options="max_turns=15")
+    page.evaluate("window.notReloaded = true")
+    page.click("#play-to-end")
+    page.wait_for_function("document.getElementById('game').dataset.over === 'true'", timeout=60_000)
+    assert page.evaluate("window.notReloaded === true")
+    assert "stopped after 15 battles" in page.inner_text("#result") and page.query_selector("#play-to-end") is None
+    start_game(page, server, "war", mode="watch", agents="random", seed="6")
+    page.evaluate("window.notReloaded = true")
+    page.click("summary")  # the move log, opened: it stays open while the page updates
+    page.click("#auto")
+    page.wait_for_function("Number(document.getElementById('game').dataset.step) >= 3", timeout=30_000)
+    page.click("#auto")  # stop
+    assert page.evaluate("window.notReloaded === true") and page.is_visible("#log li")
+    page.wait_for_timeout(1_500)
+    stopped = page.get_attribute("#game", "data-step")
+    page.wait_for_timeout(1_500)
+    assert page.get_attribute("#game", "data-step") == stopped and page.inner_text("#auto") == "autoplay"

@@ -291,6 +291,26 @@ def test_twenty_shows_the_plays_of_the_hand(client):
     assert "<figcaption>player_0</figcaption>" in client.get(f"/game/{sid}").text
 
 
+def test_the_view_brings_the_pages_game_part_to_replace_it_in_place(client):
+    sid = start(client, mode="watch", game="war", agents="random", seed=1)
+    post(client, sid, "next").raise_for_status()
+    with_html = client.get(f"/api/game/{sid}", params={"html": "1"}).json()
+    html = with_html.pop("html")
+    assert with_html == view(client, sid) and "html" not in view(client, sid)
+    assert html.startswith('<div id="game"') and 'data-step="1"' in html and html in client.get(f"/game/{sid}").text
+    assert 'id="auto"' in html
+
+
+def test_play_to_the_end_is_offered_only_without_a_choice(client):
+    sid = start(client, mode="play", game="war", agents="random", seat=1, seed=2)
+    v = view(client, sid)
+    assert [m["move"] for m in v["legal"]] == ["flip"]
+    page = client.get(f"/game/{sid}").text
+    assert re.search(r'<button id="play-to-end" data-action="0"', page)
+    sid = start(client, mode="play", game="twenty", agents="random", seat=0, seed=2)
+    assert len(view(client, sid)["legal"]) > 1 and 'id="play-to-end"' not in client.get(f"/game/{sid}").text
+
+
 def test_two_way_street_hides_other_players_discards(client):
     sid = start(client, mode="play", game="two_way_street", agents="two_way_street.heuristic", seat=1, seed=3)
     s = session(client, sid)

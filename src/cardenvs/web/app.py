@@ -11,10 +11,11 @@ Pages (HTML):
   opened in a new session (:mod:`cardenvs.web.files`: nothing outside the folder is read, and every name
   it does not serve gets the same 404).
 
-API (JSON; the page's JavaScript posts here and reloads):
+API (JSON; the page's JavaScript posts here, then reloads, or while autoplaying replaces the game in place):
 
 * ``GET /api/game/{id}``: the view (:meth:`GameSession.view`), from the person's seat in play mode; while an
-  agent is thinking, the view before its move.
+  agent is thinking, the view before its move. ``?html=1`` adds ``html``, the page's game part drawn from it
+  (autoplay replaces the page's game part with it instead of reloading the page).
 * ``POST /api/game/{id}/move`` ``{"step": k, "action": id}`` or ``{"step": k, "move": "text"}``: the person's
   move; the agents then play until it is the person's turn again. A malformed or illegal move: 400 with a
   message naming the legal moves, and the game is unchanged.
@@ -197,9 +198,12 @@ def create_app(
     # ------------------------------------------------------------------ API
     async def api_view(request: Request) -> JSONResponse:
         try:
-            return JSONResponse(session_of(request).shown)
+            shown = session_of(request).shown
         except BadRequest as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
+        if request.query_params.get("html") == "1":  # the page's game part too, to replace it in place
+            shown = shown | {"html": templates.get_template("game_body.html").render(v=shown)}
+        return JSONResponse(shown)
 
     def action(kind: str):
         async def endpoint(request: Request) -> JSONResponse:
