@@ -237,3 +237,13 @@ def test_play_to_the_end_and_autoplay_update_the_page_in_place(page, server):
     stopped = page.get_attribute("#game", "data-step")
     page.wait_for_timeout(1_500)
     assert page.get_attribute("#game", "data-step") == stopped and page.inner_text("#auto") == "autoplay"
+
+
+def test_legal_moves_are_drawn_as_the_cards_they_play(page, server):
+    start_game(page, server, "doudizhu", agents="doudizhu.rule", seed="8", seat="0")
+    assert page.query_selector(".card-move") is None and page.query_selector_all("#other-moves button.move")
+    while page.query_selector(".card-move") is None:  # bid the most: the landlord leads
+        click_and_reload(page, "#other-moves button.move >> nth=-1")
+    first = page.query_selector(".card-move")
+    assert first.query_selector_all(".mini-cards svg.card") and first.get_attribute("title")
+    assert page.query_selector("#other-moves") is None  # leading: no pass

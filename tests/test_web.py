@@ -311,6 +311,37 @@ def test_play_to_the_end_is_offered_only_without_a_choice(client):
     assert len(view(client, sid)["legal"]) > 1 and 'id="play-to-end"' not in client.get(f"/game/{sid}").text
 
 
+def test_legal_moves_carry_the_cards_they_play(client):
+    from cardenvs.web import views
+
+    sid = start(client, mode="play", game="doudizhu", agents="doudizhu.rule", seat=0, seed=8)
+    v = view(client, sid)
+    assert all(m["cards"] == [] for m in v["legal"])  # bids play no card
+    page = client.get(f"/game/{sid}").text
+    assert "moves:" in page and 'class="move card-move"' not in page
+    while not v["card_moves"]:
+        v = post(client, sid, "move", action=v["legal"][-1]["action"]).json()
+    base = session(client, sid).base
+    state = base.states.copy()
+    hand = v["seats"][0]["cards"]
+    assert len(v["legal"]) > 10
+    for m in v["legal"]:  # the landlord leads: every move plays cards of the hand, rank by rank as named
+        assert m["cards"] and all(m["cards"].count(c) <= hand.count(c) for c in m["cards"])
+        ranks = sorted(views.selection_token("doudizhu", c) for c in m["cards"])
+        assert ranks == sorted(m["move"].replace("+", "")), m
+    assert base.states.tobytes() == state.tobytes()  # the env is left as it was
+    page = client.get(f"/game/{sid}").text
+    assert page.count('class="move card-move"') == len(v["legal"]) and 'class="mini-cards"' in page
+    v = post(client, sid, "move", action=v["legal"][0]["action"]).json()
+    passes = [m for m in v["legal"] if m["move"] == "pass"]
+    if passes:  # following: pass is drawn in words, under the legend
+        assert passes[0]["cards"] == [] and "moves that play no card:" in client.get(f"/game/{sid}").text
+    sid = start(client, mode="play", game="twenty", agents="random", seat=0, seed=2)
+    for m in view(client, sid)["legal"]:
+        (code,) = m["cards"]
+        assert m["move"] == {"J": "T", "Q": "T", "K": "T"}.get(code[0], code[0])
+
+
 def test_two_way_street_hides_other_players_discards(client):
     sid = start(client, mode="play", game="two_way_street", agents="two_way_street.heuristic", seat=1, seed=3)
     s = session(client, sid)

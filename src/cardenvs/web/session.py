@@ -36,7 +36,7 @@ from ..core import seeds
 from ..core.env import check_seed, play_on
 from ..registry import make, resolve_id
 from ..replay import Replay, replay_moves
-from .views import public_move, result_view, selection_token, table_view
+from .views import move_cards, public_move, result_view, selection_token, table_view
 
 MODES = ("play", "watch", "replay")
 #: games the server holds at once
@@ -346,6 +346,13 @@ class GameSession:
         yours = [i for i, entry in enumerate(log) if entry["seat"] == self.human]
         return log[yours[-1] + 1 :] if yours else log
 
+    def _legal_moves(self) -> list[dict[str, Any]]:
+        """The person's legal moves: id, name and the cards each takes from their hand (:func:`move_cards`)."""
+        legal = self.legal()
+        assert self.human is not None
+        cards = move_cards(self.base, self.human, legal)
+        return [{"action": a, "move": self.base.action_name(a), "cards": cards[a]} for a in legal]
+
     def view(self) -> dict[str, Any]:
         base = self.base
         viewer = self.human if self.mode == "play" else self.viewer
@@ -386,7 +393,7 @@ class GameSession:
                 "to_move": to_move,
                 "over": over,
                 "your_turn": your_turn,
-                "legal": [{"action": a, "move": base.action_name(a)} for a in self.legal()] if your_turn else [],
+                "legal": self._legal_moves() if your_turn else [],
                 "log": log,
                 "since_your_move": self._since_your_move(log),
                 "text": text,

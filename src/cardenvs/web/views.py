@@ -13,8 +13,11 @@ their cards or values). Once it is over, every hand is shown, and :func:`result_
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 from typing import Any
+
+import numpy as np
 
 SUIT_SYMBOLS = {"S": "\u2660", "C": "\u2663", "D": "\u2666", "H": "\u2665"}
 SUIT_COLOURS = {"S": "#1a1a1a", "C": "#1b5e20", "D": "#0d47a1", "H": "#c62828"}
@@ -101,6 +104,36 @@ def result_view(base: Any) -> dict[str, Any]:
         "text": hook(base) if hook else generic_result(base),
         "scores": [{"seat": p, "name": base.possible_agents[p], "score": x} for p, x in enumerate(scores)],
     }
+
+
+def move_cards(base: Any, seat: int, actions: list[int]) -> dict[int, list[str]]:
+    """The cards each of ``actions`` takes from ``seat``'s hand (its turn), to draw the moves as cards: the hand
+    as :func:`table_view` shows it, before and after the move applied to a copy of the state by the game's
+    rules (``CORE.apply``), so no game is named here. A move that takes no card (pass, a bid, a declaration,
+    a flip from a hidden pile) gets none; so does one after which the hand is redealt with a card of the
+    same name (the difference would not show it). The env is left as it was."""
+    core = getattr(base, "CORE", None)
+    before = table_view(base, seat)["seats"][seat]["cards"]
+    if core is None or not before:
+        return {a: [] for a in actions}
+    saved = base.states, base.state
+    out = {}
+    try:
+        for action in actions:
+            states = saved[0].copy()
+            core.apply(states, 0, base.params, action)
+            base.states, base.state = states, states.view(np.recarray)[0]
+            left = Counter(table_view(base, seat)["seats"][seat]["cards"] or [])
+            taken = []
+            for code in before:  # in the hand's order
+                if left[code]:
+                    left[code] -= 1
+                else:
+                    taken.append(code)
+            out[action] = taken
+    finally:
+        base.states, base.state = saved
+    return out
 
 
 def generic_result(base: Any) -> str:
