@@ -128,6 +128,10 @@ class _Batch:
         # the opponents' random streams: a stream of each game's deal seed that dealing never uses
         mixed = seeds.states(seed, self.num_envs, stream="vector_opponents")
         self.rngs[:, 0] = mixed | np.uint64(1)
+        self._deal_all()
+
+    def _deal_all(self) -> None:
+        """Every game's first deal from its deal seed (``deal_number`` 0)."""
         self.episodes[:] = 0
         kernels.run(
             "reset",
@@ -156,19 +160,7 @@ class _Batch:
         once = {s: (deal_seed_of(s), seeds.states(s, 1, stream="vector_opponents")[0]) for s in set(values)}
         self.deal_seeds[:] = [once[s][0] for s in values]  # a duplicate arena's games share their deal's seed
         self.rngs[:, 0] = [once[s][1] | np.uint64(1) for s in values]
-        self.episodes[:] = 0
-        kernels.run(
-            "reset",
-            self.threads,
-            self.state,
-            self.params,
-            self.all,
-            self.deal_seeds,
-            self.episodes,
-            False,
-            self.last_scores,
-        )
-        self.has_reset = True
+        self._deal_all()
 
     def set_reset_options(self, options: dict) -> None:
         """Write the AEC env's episode reset options (``RESET_OPTIONS`` but ``deck``: Dou Dizhu's ``landlord``,
