@@ -499,3 +499,41 @@ def test_a_restart_right_away_binds_the_same_port():
     finally:
         second.terminate()
         second.wait(timeout=30)
+
+
+# ------------------------------------------------------------------ hidden cards in the page's newer parts
+@pytest.mark.parametrize("game, options", [("twenty", "rounds=1"), ("two_way_street", "target=5")])
+def test_last_moves_plays_and_move_cards_show_no_hidden_card(game, options):
+    """The seats' last moves, the moves since yours, the hand's plays, the moves drawn as cards and the page
+    part autoplay fetches (``?html=1``) carry no card another seat holds, nor another player's discard, until
+    the game is over; then every hand is shown."""
+    import re
+
+    from cardenvs.core.cards import card_code
+
+    client = client_for()
+    sid = start(client, mode="play", game=game, options=options, agents="random", seat=0, seed=11)
+    session = client.app.state.sessions.get(sid)
+    for _turn in range(300):
+        v = client.get(f"/api/game/{sid}", params={"html": "1"}).json()
+        if v["over"]:
+            assert all(seat["cards"] is not None for seat in v["seats"])
+            break
+        state = session.base.state
+        for p in range(1, session.base.num_players):
+            if game == "twenty":
+                from cardenvs.games.twenty.rules import hand_cards
+
+                held = {card_code(c) for c in hand_cards(state, p)}
+            else:
+                held = {card_code(c) for c in np.flatnonzero(state.hands[p])}
+            public = {c for pile in v["table"] for c in pile.get("cards", [])}
+            public |= {word for e in v["log"] for word in e["move"].split()}  # played openly (an earlier hand)
+            payload = json.dumps({k: x for k, x in v.items() if k != "html"}) + v["html"]
+            for code in held - public:
+                assert not re.search(rf"\b{code}\b", payload), f"{code} of player_{p} leaks"
+        others = [seat["last"] for seat in v["seats"][1:]] + [e["move"] for e in v["since_your_move"]]
+        assert not any(move and move.startswith("discard ") for move in others)
+        action = v["legal"][0]["action"]
+        assert client.post(f"/api/game/{sid}/move", json={"step": v["step"], "action": action}).status_code == 200
+    assert v["over"]
