@@ -390,26 +390,30 @@ def observe(state, b, params, p, obs) -> None:
     kitty_shown = not s.bidding and not s.dead
     own = s.counts[p]
     _planes_into(obs, off[O_HAND], own)
-    seen = own.astype(np.int64)
-    played = np.empty((PLAYERS, 15), dtype=np.int8)
-    for q in range(PLAYERS):
-        counts_q = encoding.rank_counts(s.played[q], rank_of, 15)
-        for r in range(15):  # a loop: an array assigned to a row compiles numba's slow shape check
-            played[q, r] = counts_q[r]
-        seen += counts_q
+    # rank counts of every seat's played cards (rows 0-2), the kitty (3), the kitty cards the landlord still
+    # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane
+    ranks = np.zeros((6, 15), dtype=np.int64)
+    for card in range(NUM_CARDS):
+        r = rank_of[card]
+        if r >= 0:
+            for q in range(PLAYERS):
+                ranks[q, r] += s.played[q, card]
+            ranks[4, r] += s.kitty_in_hand[card]
+    seen = ranks[5]
+    for r in range(15):
+        seen[r] = own[r] + ranks[0, r] + ranks[1, r] + ranks[2, r]
     if kitty_shown:
         if s.landlord != p:
-            seen += encoding.rank_counts(s.kitty_in_hand, rank_of, 15)
-        kit = np.zeros(15, dtype=np.int8)
+            for r in range(15):
+                seen[r] += ranks[4, r]
         for c in s.kitty:
-            kit[rank_of[c]] += 1
-        _planes_into(obs, off[O_KITTY], kit)
-        _planes_into(obs, off[O_KITTY_HAND], encoding.rank_counts(s.kitty_in_hand, rank_of, 15))
+            ranks[3, rank_of[c]] += 1
+        _planes_into(obs, off[O_KITTY], ranks[3])
+        _planes_into(obs, off[O_KITTY_HAND], ranks[4])
         obs[off[O_LANDLORD] + (s.landlord - p) % 3] = 1
-    unseen = np.empty(15, dtype=np.int64)
-    for r in range(15):
-        unseen[r] = (4 if r < 13 else 1) - seen[r]
-    _planes_into(obs, off[O_UNSEEN], unseen)
+    for r in range(15):  # the cards not seen, in place of the seen ones
+        seen[r] = (4 if r < 13 else 1) - seen[r]
+    _planes_into(obs, off[O_UNSEEN], seen)
     if s.last_move >= 0:
         _planes_into(obs, off[O_BEAT], pr.move_counts[s.last_move])
         obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
@@ -436,7 +440,7 @@ def observe(state, b, params, p, obs) -> None:
             break
     for k in range(3):
         q = (p + k) % 3
-        _planes_into(obs, off[O_PLAYED] + 54 * k, played[q])
+        _planes_into(obs, off[O_PLAYED] + 54 * k, ranks[q])
         left = 0
         for r in range(15):
             left += s.counts[q, r]
