@@ -1,7 +1,8 @@
 """``cardenvs serve`` in a real browser: Debian's Chromium, headless, driven by Playwright.
 
 The server runs as a subprocess on a free port; the tests click through a whole Twenty match, a Dou Dizhu
-hand and an arena replay, and read the page. CI installs Chromium (``.ci/run``); without
+hand and an arena replay, play War to the end and autoplay a watched game without a reload, and read the
+page (how a game ended, the seats' last moves, the moves drawn as cards). CI installs Chromium (``.ci/run``); without
 ``/usr/bin/chromium`` the tests are skipped.
 """
 
