@@ -16,14 +16,21 @@ SAMPLER_NOTE = (
 )
 
 
-def aec_random_steps_per_second(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[float, int]:
+def aec_random_steps_per_second(
+    make_env: Callable[[], Any], seconds: float, seed: int = 0, env_legal_ids: bool = False
+) -> tuple[float, int]:
     """Random masked play through the AEC API (``last()`` builds observation and mask every step) for about
-    ``seconds``; returns (steps per second, games finished). Dead steps are not counted as steps."""
+    ``seconds``; returns (steps per second, games finished). Dead steps are not counted as steps. The legal
+    moves come from the mask (the same for any PettingZoo env), or with ``env_legal_ids`` from the env's own
+    list (``env.legal_actions()``, as RLCard's loop reads its ``legal_actions``)."""
     env = make_env()
     rng = np.random.default_rng(seed)
 
     def choose(seat: int, observation: dict) -> int:
-        legal = np.flatnonzero(observation["action_mask"].view(np.bool_))
+        if env_legal_ids:
+            legal = env.legal_actions()
+        else:
+            legal = np.flatnonzero(observation["action_mask"].view(np.bool_))
         return int(legal[rng.integers(len(legal))])
 
     play_episode(env, choose, seed=seed)  # warm-up (numba compilation, caches)
