@@ -76,27 +76,7 @@ def step_breakdown(env_id: str, num_envs: int, seconds: float) -> dict[str, floa
             actions = ids[rows, (rng.random(num_envs) * counts).astype(np.int64)].astype(np.int64)
             t = time.perf_counter()
             if label == "kernel":
-                kernels.run(
-                    "step",
-                    1,
-                    b.state,
-                    b.params,
-                    b.all,
-                    actions,
-                    b.points,
-                    b.last_scores,
-                    v.rewards,
-                    v.terminated,
-                    v.truncated,
-                    b.final_scores,
-                    b.deal_seeds,
-                    b.episodes,
-                    b.obs,
-                    b.mask,
-                    b.legal,
-                    b.seats,
-                    b.num_legal,
-                )
+                v.step_kernel(b.all, actions)
             else:
                 v.step(actions)
             timed += time.perf_counter() - t

@@ -365,9 +365,6 @@ class VectorEnv:
         self.terminated = np.zeros(b.num_envs, dtype=np.bool_)
         self.truncated = np.zeros(b.num_envs, dtype=np.bool_)
         self._reset_options: dict = {}  # the AEC reset options in params (set_reset_options)
-        self._ended = np.zeros(b.num_envs, dtype=np.int64)  # autoreset=False: the status a move ended with
-        self._no_seat = np.zeros(b.num_envs, dtype=np.int64)  # the apply loop's learner seat, unused here
-        self._unused = np.zeros(b.num_envs)  # ... and its learner rewards
         self._aec: CardEnv | None = None  # game_env's env
         self._aec_params = False  # game_env's env has this batch's params (since the last reset)
 
@@ -398,16 +395,28 @@ class VectorEnv:
         return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
 
     def step(self, actions: Any):
-        if not self.autoreset:
-            return self._step_once(actions)
         b = self._b
-        actions = b.check_actions(actions, b.all)
+        # autoreset=False: only the games still on play move; ended ones keep their flags and empty masks
+        live = b.all if self.autoreset else b.all[~(self.terminated | self.truncated)]
+        actions = b.check_actions(actions, live)
+        if not self.autoreset:
+            self.rewards[:] = 0.0
+        self.step_kernel(live, actions)
+        done = self.terminated | self.truncated
+        return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
+
+    def step_kernel(self, which: np.ndarray, actions: np.ndarray) -> None:
+        """The numba step of games ``which`` (checked ``int64`` actions, one per game of the batch): moves,
+        every seat's rewards, end flags, the next deal with ``autoreset``, the observation and mask of the seat
+        to move, into the env's buffers. ``step`` is this plus the checks and the returned copies (the
+        benchmarks time it alone)."""
+        b = self._b
         kernels.run(
             "step",
             b.threads,
             b.state,
             b.params,
-            b.all,
+            which,
             actions,
             b.points,
             b.last_scores,
@@ -417,49 +426,13 @@ class VectorEnv:
             b.final_scores,
             b.deal_seeds,
             b.episodes,
+            self.autoreset,
             b.obs,
             b.mask,
             b.legal,
             b.seats,
             b.num_legal,
         )
-        done = self.terminated | self.truncated
-        return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
-
-    def _step_once(self, actions: Any):
-        """``step`` with ``autoreset=False``: the games still on play, ended ones stay as they ended."""
-        b = self._b
-        live = b.all[~(self.terminated | self.truncated)]
-        actions = b.check_actions(actions, live)
-        self.rewards[:] = 0.0
-        self._ended[live] = 0
-        before = b.last_scores[live]  # a copy (fancy index): the points rewards are the scores' change
-        kernels.run(
-            "apply",
-            b.threads,
-            b.state,
-            b.params,
-            live,
-            actions,
-            b.points,
-            b.last_scores,
-            self._no_seat,
-            self._unused,
-            self._ended,
-            b.final_scores,
-        )
-        if b.points:
-            self.rewards[live] = b.last_scores[live] - before  # the step loop's subtraction, same rounding
-        over = live[self._ended[live] == kernels.OVER]
-        if not b.points:
-            for g in over.tolist():  # the win-scale result, the step loop's reward of an ending move
-                b.core.outcome(b.state, g, b.params, self.rewards[g])
-        self.terminated[over] = True
-        self.truncated[live[self._ended[live] == kernels.TRUNCATED]] = True
-        b.seats[live] = -1
-        kernels.run("observe", b.threads, b.state, b.params, live, b.seats, b.obs, b.mask, b.legal, b.num_legal)
-        done = self.terminated | self.truncated
-        return b.observation(), b.out(self.rewards), b.out(self.terminated), b.out(self.truncated), self._info(done)
 
     def outcome(self) -> np.ndarray:
         """Every game's result on the ``"win"`` scale ``[B, n]``, as :meth:`CardEnv.outcome` gives the AEC env's:

@@ -346,6 +346,7 @@ def step_range(
     final_scores,
     deal_seeds,
     episodes,
+    autoreset,
     obs,
     mask,
     legal,
@@ -355,9 +356,10 @@ def step_range(
     hi,
 ) -> None:
     """Games ``which[lo:hi]`` play ``actions[b]`` (legal: checked by the caller). Rewards of every seat, ends,
-    and the final scores of ended games are written out; an ended game starts its next deal at once
-    (Gymnasium's same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]`` counts); then
-    each game's observation of the seat to move, its mask and legal ids (``seats`` gets that seat)."""
+    and the final scores of ended games are written out; with ``autoreset`` an ended game starts its next deal
+    at once (Gymnasium's same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]``
+    counts), else it stays at its end (its mask empty); then each game's observation of the seat to move, its
+    mask and legal ids (``seats`` gets that seat)."""
     ids = np.empty(mask.shape[1], dtype=np.int64)
     scratch = np.empty(last_scores.shape[1], dtype=np.float64)
     for i in range(lo, hi):
@@ -367,7 +369,9 @@ def step_range(
         terminated[b] = st == OVER
         truncated[b] = st == TRUNCATED
         if st != RUNNING:
-            final_scores[b] = last_scores[b]
+            for s in range(scratch.shape[0]):  # a loop: an array assigned to a row compiles a slow shape check
+                final_scores[b, s] = last_scores[b, s]
+        if st != RUNNING and autoreset:
             deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
             episodes[b] += 1
             init(state, b, params, np.uint64(deal_seeds[b]))
@@ -476,7 +480,8 @@ def apply_range(
         acc_rewards[b] += rewards[learner_seat[b]]
         if st != RUNNING:
             ended[b] = st
-            final_scores[b] = last_scores[b]
+            for s in range(scratch.shape[0]):  # a loop: an array assigned to a row compiles a slow shape check
+                final_scores[b, s] = last_scores[b, s]
 
 
 def _drive(*args) -> None:
