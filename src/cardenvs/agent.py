@@ -184,14 +184,18 @@ class PolicyAgent:
         )
         return int(self._out[0])
 
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    @staticmethod
+    def _stream_from(rng: np.random.Generator) -> np.uint64:
+        """The policy's stream for a decision that draws: one draw of the caller's generator."""
         from .core.rng import stream
 
+        return stream(np.uint64(rng.integers(0, 2**63, dtype=np.int64)), 0)[0]
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         self._stream[0, 0] = self.PROBE
         action = self._choose()
         if self._stream[0, 0] != self.PROBE:  # it drew: again, with a stream from the caller's rng
-            draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
-            self._stream[0] = stream(draw, 0)
+            self._stream[0, 0] = self._stream_from(rng)
             action = self._choose()
         mask = observation["action_mask"]
         if not 0 <= action < len(mask) or not mask[action]:
@@ -207,25 +211,18 @@ class PolicyAgent:
         """:meth:`act` in every game of ``games`` at once: the policy on the vector env's states
         (:meth:`cardenvs.vector.VectorEnv.policy_actions`), probed with the fixed stream, then again where it
         drew, with a stream from one draw of that game's generator."""
-        from .core.rng import stream
-
         if games is None:
             raise ValueError(f"{self.name} reads the game's state: act_batch needs games (a BatchGames)")
-
         streams = np.full(len(games.indices), self.PROBE, dtype=np.uint64)
         actions = games.env.policy_actions(self.name, games.indices, streams)
         drew = np.flatnonzero(streams != self.PROBE)
         if len(drew):
-            again = np.array(
-                [stream(np.uint64(rngs[i].integers(0, 2**63, dtype=np.int64)), 0)[0] for i in drew.tolist()],
-                dtype=np.uint64,
-            )
+            again = np.array([self._stream_from(rngs[i]) for i in drew.tolist()], dtype=np.uint64)
             actions[drew] = games.env.policy_actions(self.name, games.indices[drew], again)
-        width = games.mask.shape[1]
-        inside = len(actions) == 0 or (actions.min() >= 0 and actions.max() < width)
-        if not inside or not games.mask[games.indices, actions].all():
-            games_actions = zip(games.indices.tolist(), actions.tolist(), strict=True)
-            bad = next(a for g, a in games_actions if not 0 <= a < width or not games.mask[g, a])
+        legal = (actions >= 0) & (actions < games.mask.shape[1])
+        legal[legal] = games.mask[games.indices[legal], actions[legal]]
+        if not legal.all():
+            bad = int(actions[np.flatnonzero(~legal)[0]])
             raise RuntimeError(f"{self.name} chose {bad}, which the observation's mask does not allow")
         return actions
 
