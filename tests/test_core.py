@@ -219,6 +219,12 @@ def test_seed_derivation_is_one_table_of_named_streams():
     assert keyed[0] != keyed[1]
     with pytest.raises(ValueError, match="unknown random stream 'dealing'; known: arena_deal"):
         seeds.generator(1, stream="dealing")
+    # the linear ones keep the training scripts' and the baselines' old formulas
+    assert seeds.linear_seed(7, 123, stream="dmc_deals") == 7 * 1_000_003 + 123
+    assert seeds.linear_seed(7, 0, stream="training_evaluation") == 7 + 10_000
+    assert seeds.linear_seed(7, 5, stream="baseline_hands") == 7 * 100_003 + 5
+    with pytest.raises(ValueError, match="unknown linear seed stream 'deals'; known: dmc_deals"):
+        seeds.linear_seed(1, 0, stream="deals")
     assert seeds.seed64(5) == np.uint64(5) and seeds.seed64(2**64) != seeds.seed64(2**64 + 1)
     with pytest.raises(ValueError, match="search: seed=-1"):
         seeds.seed64(-1, "search")

@@ -604,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if games <= 0:
             return {}
         nets.eval()
-        result = evaluate(checkpoint, args, games, seed=args.seed + 10_000)
+        result = evaluate(checkpoint, args, games, seed=seeds.linear_seed(args.seed, 0, stream="training_evaluation"))
         with open(eval_csv, "a", newline="") as f:
             csv.writer(f).writerow(
                 [frames, f"{minutes():.2f}"]
@@ -622,7 +622,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
     # a resumed run goes on with new deals and exploration draws (seeded by the frames done), not the first ones
     rng = seeds.generator(args.seed, frames, stream="dmc_actors")
-    obs, info = env.reset(seed=args.seed * 1_000_003 + frames)
+    obs, info = env.reset(seed=seeds.linear_seed(args.seed, frames, stream="dmc_deals"))
     ring = EpisodeRing(
         args.num_envs, layout.size, env.num_players, margin=args.target == "margin", horizon=args.horizon
     )

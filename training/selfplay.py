@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from cardenvs.core import seeds
 from cardenvs.training.config import add_config_arguments, read_config
 
 
@@ -227,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.time()
 
     def record(timesteps: int, path: str, games: int) -> dict[str, float]:
-        result = evaluate(path, args, games, seed=args.seed + 10_000)
+        result = evaluate(path, args, games, seed=seeds.linear_seed(args.seed, 0, stream="training_evaluation"))
         minutes = (time.time() - started) / 60
         with open(eval_csv, "a", newline="") as f:
             csv.writer(f).writerow(

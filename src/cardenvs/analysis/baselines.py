@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from cardenvs.agent import load_agent
 from cardenvs.arena import run_tournament
+from cardenvs.core import seeds
 from cardenvs.core.env import play_episode
 from cardenvs.registry import make
 
@@ -32,7 +33,7 @@ def doudizhu_role_rate(role: str, hands: int, seed: int, progress: bool = False)
         play_episode(
             env,
             lambda s, obs: (rule if s == seat else rnd).act(obs, rng),
-            seed=seed * 100_003 + g,
+            seed=seeds.linear_seed(seed, g, stream="baseline_hands"),
             options={"landlord": 0, "bid": 1},
         )
         wins += env.outcome()[seat] > 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STREAMS", "generator", "seed_from", "states", "seed64"]
+__all__ = ["STREAMS", "LINEAR", "generator", "seed_from", "states", "linear_seed", "seed64"]
 
 #: salt of each purpose's stream (the values are those the package always used: results replay exactly)
 STREAMS: dict[str, int | None] = {
@@ -25,6 +25,23 @@ STREAMS: dict[str, int | None] = {
     "opponent_pool": 0x5EA7,  # the learner view's draws from the opponent pool
     "dmc_actors": None,  # a DMC run's actors (exploration, opponents), from the frames done so far
 }
+
+
+#: seeds derived linearly, ``seed * spacing + offset + k`` (kept from before the table, so documented runs
+#: replay): stream -> (spacing, offset)
+LINEAR: dict[str, tuple[int, int]] = {
+    "dmc_deals": (1_000_003, 0),  # a DMC run's vector env reset after ``k`` frames
+    "training_evaluation": (1, 10_000),  # the arena seed of a training run's evaluations (held-out deals)
+    "baseline_hands": (100_003, 0),  # hand ``k`` of ``cardenvs analyze baselines``
+}
+
+
+def linear_seed(seed: int, k: int, *, stream: str) -> int:
+    """The integer seed ``k`` of a linear ``stream`` (:data:`LINEAR`) for ``seed``."""
+    if stream not in LINEAR:
+        raise ValueError(f"unknown linear seed stream {stream!r}; known: {', '.join(LINEAR)}")
+    spacing, offset = LINEAR[stream]
+    return int(seed) * spacing + offset + int(k)
 
 
 def _entropy(seed: int, keys: tuple[int, ...], stream: str) -> list[int]:
