@@ -477,3 +477,22 @@ def test_cardenvs_does_not_import_the_web_stack():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_move_cards_names_the_cards_of_each_move_and_leaves_the_env_alone():
+    """Dou Dizhu after the bidding: every legal play's cards come out of the hand, a pass takes none, and the
+    env's state is the same object with the same bytes afterwards."""
+    import numpy as np
+
+    import cardenvs
+    from cardenvs.web.views import move_cards
+
+    env = cardenvs.make("doudizhu", bidding=False).unwrapped
+    env.reset(seed=3)
+    states, before = env.states, env.states.copy()
+    seat = env.agent_name_mapping[env.agent_selection]
+    legal = [int(a) for a in env.legal_actions()]
+    cards = move_cards(env, seat, legal)
+    assert env.states is states and np.array_equal(env.states, before)
+    assert all(cards[a] for a in legal if env.action_name(a) != "pass")
+    assert len({len(cards[a]) for a in legal}) > 1  # singles, pairs, ... take different numbers of cards

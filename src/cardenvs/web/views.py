@@ -13,6 +13,7 @@ their cards or values). Once it is over, every hand is shown, and :func:`result_
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from html import escape
 from typing import Any
@@ -111,28 +112,26 @@ def move_cards(base: Any, seat: int, actions: list[int]) -> dict[int, list[str]]
     as :func:`table_view` shows it, before and after the move applied to a copy of the state by the game's
     rules (``CORE.apply``), so no game is named here. A move that takes no card (pass, a bid, a declaration,
     a flip from a hidden pile) gets none; so does one after which the hand is redealt with a card of the
-    same name (the difference would not show it). The env is left as it was."""
+    same name (the difference would not show it). The env is not touched: the moves are applied on a shallow
+    copy of it holding its own state."""
     core = getattr(base, "CORE", None)
     before = table_view(base, seat)["seats"][seat]["cards"]
     if core is None or not before:
         return {a: [] for a in actions}
-    saved = base.states, base.state
+    after = copy.copy(base)
     out = {}
-    try:
-        for action in actions:
-            states = saved[0].copy()
-            core.apply(states, 0, base.params, action)
-            base.states, base.state = states, states.view(np.recarray)[0]
-            left = Counter(table_view(base, seat)["seats"][seat]["cards"] or [])
-            taken = []
-            for code in before:  # in the hand's order
-                if left[code]:
-                    left[code] -= 1
-                else:
-                    taken.append(code)
-            out[action] = taken
-    finally:
-        base.states, base.state = saved
+    for action in actions:
+        after.states = base.states.copy()
+        after.state = after.states.view(np.recarray)[0]
+        core.apply(after.states, 0, base.params, action)
+        left = Counter(table_view(after, seat)["seats"][seat]["cards"] or [])
+        taken = []
+        for code in before:  # in the hand's order
+            if left[code]:
+                left[code] -= 1
+            else:
+                taken.append(code)
+        out[action] = taken
     return out
 
 
