@@ -27,6 +27,8 @@ Names (:func:`load_agent`):
 * ``GAME.NAME`` for an agent that cannot be a numba policy (``twenty.solver``): ``AGENTS["NAME"]`` in the
   module ``cardenvs.agents.GAME`` (the repository's ``agents/``).
 * Either plays only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
+* Another name of such an agent, in its module's ``ALIASES`` (``{"rlcard.rule": "rlcard"}`` in
+  ``cardenvs.agents.doudizhu`` names ``doudizhu.rlcard``, RLCard's rule agent, as the field calls it).
 * ``GAME.dmc`` (``doudizhu.dmc``): the Deep Monte Carlo model shipped with the package for that game
   (``cardenvs/training/results/GAME__dmc__N/model.pt``, the highest ``N``), played as ``dmc:PATH``; it
   needs the ``train`` extra (torch), and says so when it is missing.
@@ -340,6 +342,7 @@ def known_agents(game: str | None = None) -> list[str]:
             continue
         module = importlib.import_module(f"cardenvs.agents.{module_name}")
         names += [f"{module_name}.{n}" for n in getattr(module, "AGENTS", {})]
+        names += list(getattr(module, "ALIASES", {}))
     models = [n for n in shipped_models() if short is None or n.partition(".")[0] == short]
     return names + search_agent_names(game) + models
 
@@ -516,6 +519,18 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
                         f"{', '.join(known_agents(game))}"
                     )
                 return table[key](env)
+    for module_name in _agent_modules():  # another name of a Python agent (its module's ALIASES)
+        module = importlib.import_module(f"cardenvs.agents.{module_name}")
+        target = getattr(module, "ALIASES", {}).get(name)
+        if target is not None:
+            if game is not None and module_name != game:
+                raise ValueError(
+                    f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
+                    f"{', '.join(known_agents(game))}"
+                )
+            agent = getattr(module, "AGENTS", {})[target](env)
+            agent.name = name
+            return agent
     raise _unknown(name, game)
 
 

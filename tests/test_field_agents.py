@@ -1,0 +1,354 @@
+"""The field's Dou Dizhu agents in our arena (agents/doudizhu.py): RLCard's rule agent (``rlcard.rule``), checked
+move for move against RLCard's own env on the same deals, and DouZero checkpoints (``douzero:DIR``), played
+with random weights of DouZero's architecture, with a hand-checked feature encoding."""
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs.agent import known_agents, load_agent
+from cardenvs.arena import run_tournament
+from cardenvs.games.doudizhu import moves
+from cardenvs.games.doudizhu.env import LAYOUT
+
+HAS_RLCARD = importlib.util.find_spec("rlcard") is not None
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_rlcard = pytest.mark.skipif(not HAS_RLCARD, reason="rlcard is not installed (pip install 'cardenvs[rlcard]')")
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (pip install 'cardenvs[train]')")
+
+
+def plane(cards: str) -> np.ndarray:
+    """Our 54-entry encoding of rank characters ("at least k of rank r", k-major, then the jokers)."""
+    counts = moves.counts_of(cards)
+    out = np.zeros(54, dtype=np.int8)
+    out[:52] = (counts[None, :13] > np.arange(4)[:, None]).reshape(52)
+    out[52:] = counts[13:15] > 0
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ names, errors
+def test_the_names_are_known_and_play_only_doudizhu():
+    assert {"doudizhu.rlcard", "rlcard.rule"} <= set(known_agents("doudizhu"))
+    assert "rlcard.rule" not in known_agents("twos")
+    with pytest.raises(ValueError, match="plays doudizhu, not twos"):
+        load_agent("rlcard.rule", cardenvs.make("twos_v0").unwrapped)
+
+
+def test_a_missing_rlcard_is_one_clear_line(monkeypatch):
+    for name in [n for n in sys.modules if n == "rlcard" or n.startswith("rlcard.")] + ["rlcard"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    env = cardenvs.make("doudizhu_v0").unwrapped
+    with pytest.raises(ValueError, match=r"needs rlcard .*pip install 'cardenvs\[rlcard\]'"):
+        load_agent("rlcard.rule", env)
+
+
+def test_a_missing_torch_is_one_clear_line(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    env = cardenvs.make("doudizhu_v0").unwrapped
+    with pytest.raises(ValueError, match=r"needs torch .*pip install 'cardenvs\[train\]'"):
+        load_agent(f"douzero:{tmp_path}", env)
+
+
+# ------------------------------------------------------------------------------------------------------- RLCard
+@needs_rlcard
+def test_every_rlcard_move_is_one_of_ours_with_its_reading():
+    """RLCard's 27,471 card sets each have one reading, which is exactly one of our moves: same cards, type and
+    chain length, and main rank = RLCard's weight (less 1 for the types with kickers, which RLCard counts
+    from 1)."""
+    from rlcard.games.doudizhu.utils import CARD_TYPE
+
+    from cardenvs.agents.doudizhu import rlcard_tables, rlcard_type
+
+    move_of, string_of, order, type_of = rlcard_tables()
+    assert len(move_of) == len(string_of) == len(CARD_TYPE[0]) == 27471  # a bijection onto its image
+    kickers = {"trio_solo", "trio_pair", "trio_solo_chain", "trio_pair_chain", "four_two_solo", "four_two_pair"}
+    for text, [[type_name, weight]] in CARD_TYPE[0].items():
+        m = move_of[text]
+        kind, length = rlcard_type(type_name)
+        assert (moves.MOVE_COUNTS[m] == moves.counts_of(text)).all()
+        assert (moves.MOVE_TYPE[m], moves.MOVE_LENGTH[m]) == (kind, length)
+        if type_name != "rocket":
+            base = type_name.rstrip("0123456789").rstrip("_")
+            assert moves.MOVE_MAIN[m] == int(weight) - (base in kickers), text
+    assert moves.move_string(move_of["3334"]) == "333+4"
+    assert moves.move_string(move_of["555666777888"]) == "555666777888"  # RLCard: four trios only
+    assert "3334445556667778" not in move_of  # one of the 374 airplanes RLCard lacks
+
+
+def rlcard_deck(rl_env) -> list[str]:
+    """Our deck (card codes, top first) that deals RLCard's deal: player_0 (RLCard's landlord) the 17 cards
+    of its hand that are not the kitty, then players 1 and 2, then RLCard's kitty."""
+
+    def code(card) -> str:
+        if card.rank == "":
+            return card.suit  # "BJ", "RJ"
+        return ("10" if card.rank == "T" else card.rank) + card.suit
+
+    kitty = [code(c) for c in rl_env.game.round.dealer.deck[-3:]]
+    hands = [[code(c) for c in player.current_hand] for player in rl_env.game.players]
+    landlord = list(hands[0])
+    for card in kitty:
+        landlord.remove(card)
+    return landlord + hands[1] + hands[2] + kitty
+
+
+def rlcard_own_move(rule, state, rng: np.random.Generator) -> tuple[str, bool]:
+    """RLCard's own agent on RLCard's own state, with the numpy global seeding ``rlcard.rule`` documents (a
+    fixed seed first, and if the decision drew, again from one draw of ``rng``), and whether it drew."""
+    from cardenvs.agents.doudizhu import RLCardRuleAgent
+
+    np.random.seed(RLCardRuleAgent.PROBE_SEED)
+    before = np.random.get_state()
+    move = rule.step(state)
+    after = np.random.get_state()
+    if after[2] != before[2] or not np.array_equal(after[1], before[1]):
+        np.random.seed(int(rng.integers(0, 2**32)))
+        return rule.step(state), True
+    return move, False
+
+
+@needs_rlcard
+def test_rlcard_rule_moves_equal_rlcards_own_on_the_same_deals():
+    """Seeded play from RLCard's deals in RLCard's env and in ours (the same cards dealt, player_0 landlord):
+    at every position, rlcard.rule's move in our env equals RLCard's own rule agent's move on RLCard's own
+    state, and the state it builds holds RLCard's hand, other hands, played cards, card counts, last turns
+    and (following) its legal actions in RLCard's order. Play follows the rule agent half the time and a
+    random RLCard-legal move otherwise, so positions vary."""
+    import rlcard
+    from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+
+    from cardenvs.agents.doudizhu import RLCardRuleAgent, rlcard_tables
+
+    move_of = rlcard_tables()[0]
+    saved = np.random.get_state()
+    env = cardenvs.make("doudizhu_v0", bidding=False)
+    agent = load_agent("rlcard.rule", env.unwrapped)
+    assert isinstance(agent, RLCardRuleAgent)
+    rule = DouDizhuRuleAgentV1()
+    play_rng = np.random.default_rng(7)
+    compared = leading = drew = 0
+    try:
+        for deal in range(16):
+            rl_env = rlcard.make("doudizhu", config={"seed": 1000 + deal})
+            rl_state, player = rl_env.reset()
+            env.reset(seed=deal, options={"deck": rlcard_deck(rl_env), "first_bidder": 0, "landlord": 0, "bid": 1})
+            while not rl_env.is_over():
+                seat = env.unwrapped.possible_agents.index(env.agent_selection)
+                assert seat == player
+                observation = env.last()[0]
+                raw = rl_state["raw_obs"]
+                ours = agent.state(observation)["raw_obs"]
+                for key in ("current_hand", "others_hand", "played_cards", "num_cards_left", "landlord", "self"):
+                    assert ours[key] == raw[key], (deal, key)
+                if raw["trace"]:  # ours is the end of RLCard's trace, as far back as our history shows
+                    assert ours["trace"] and ours["trace"] == raw["trace"][-len(ours["trace"]) :], deal
+                else:
+                    assert ours["trace"] == []
+                if raw["trace"] and not (raw["trace"][-1][1] == "pass" and raw["trace"][-2][1] == "pass"):
+                    assert ours["actions"] == raw["actions"], deal
+                else:
+                    leading += 1
+                    assert set(ours["actions"]) == set(raw["actions"]) - {"pass"}
+                seed = int(play_rng.integers(2**31))
+                expected, random_move = rlcard_own_move(rule, rl_state, np.random.default_rng(seed))
+                got = agent.act(observation, np.random.default_rng(seed))
+                drew += random_move
+                assert got == (moves.PASS if expected == "pass" else move_of[expected]), (deal, expected)
+                compared += 1
+                move = expected if play_rng.random() < 0.5 else str(play_rng.choice(raw["actions"]))
+                rl_state, player = rl_env.step(move, raw_action=True)
+                env.step(moves.PASS if move == "pass" else move_of[move])
+            assert all(env.terminations.values()), deal
+            assert env.unwrapped.state.winner == rl_env.game.winner_id
+    finally:
+        np.random.set_state(saved)
+    assert compared > 400 and leading > 50 and drew >= 3, (compared, leading, drew)
+
+
+@needs_rlcard
+def test_rlcard_rule_plays_whole_games_in_the_arena_and_replays_exactly():
+    first = run_tournament("doudizhu", ["rlcard.rule", "doudizhu.rule", "random"], 2, seed=5)
+    again = run_tournament("doudizhu", ["rlcard.rule", "doudizhu.rule", "random"], 2, seed=5)
+    assert len(first.records) == 2 * 6 and all(r.illegal is None for r in first.records)
+    assert [r.scores for r in first.records] == [r.scores for r in again.records]
+
+
+@needs_rlcard
+def test_rlcard_rule_refuses_to_bid():
+    env = cardenvs.make("doudizhu_v0")  # bidding on
+    env.reset(seed=0)
+    agent = load_agent("rlcard.rule", env.unwrapped)
+    with pytest.raises(ValueError, match="cannot bid"):
+        agent.act(env.last()[0], np.random.default_rng(0))
+
+
+# ------------------------------------------------------------------------------------------------------ DouZero
+def douzero_shapes(features: int) -> dict[str, tuple[int, ...]]:
+    """DouZero's published network of one position, written out from its paper and repository: the history
+    (5 x 162) through LSTM(162, 128), its last output joined to the features, dense layers 512 x 5, then 1."""
+    shapes = {
+        "lstm.weight_ih_l0": (4 * 128, 162),
+        "lstm.weight_hh_l0": (4 * 128, 128),
+        "lstm.bias_ih_l0": (4 * 128,),
+        "lstm.bias_hh_l0": (4 * 128,),
+        "dense1.weight": (512, features + 128),
+        "dense1.bias": (512,),
+    }
+    for k in range(2, 6):
+        shapes |= {f"dense{k}.weight": (512, 512), f"dense{k}.bias": (512,)}
+    return shapes | {"dense6.weight": (1, 512), "dense6.bias": (1,)}
+
+
+def random_checkpoints(folder, seed: int = 0) -> dict[str, dict]:
+    """DouZero's three checkpoint files with random weights (landlord 373 features, farmers 484)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    out = {}
+    for position, features in (("landlord", 373), ("landlord_up", 484), ("landlord_down", 484)):
+        weights = {k: 0.1 * torch.randn(shape, generator=generator) for k, shape in douzero_shapes(features).items()}
+        torch.save(weights, folder / f"{position}.ckpt")
+        out[position] = weights
+    return out
+
+
+@needs_torch
+def test_douzero_random_weights_play_whole_games_in_the_arena(tmp_path):
+    saved = random_checkpoints(tmp_path)
+    agent = load_agent(f"douzero:{tmp_path}", cardenvs.make("doudizhu_v0").unwrapped)
+    for position, weights in saved.items():
+        state = agent.networks[position].state_dict()
+        assert set(state) == set(weights)
+        assert all((state[k] == weights[k]).all() for k in weights)
+    results = run_tournament("doudizhu", [f"douzero:{tmp_path}", "doudizhu.rule", "random"], 2, seed=3)
+    assert len(results.records) == 2 * 6 and all(r.illegal is None for r in results.records)
+    assert all(r.steps > 10 for r in results.records)
+
+
+@needs_torch
+def test_douzero_plays_the_best_move_by_its_network(tmp_path):
+    """The agent's value of each legal move is DouZero's forward pass, recomputed here from the saved weights
+    with plain tensor algebra ([LSTM's last output, features] through ReLU layers), and it plays the best."""
+    import torch
+
+    saved = random_checkpoints(tmp_path, seed=1)
+    env = cardenvs.make("doudizhu_v0", bidding=False)
+    agent = load_agent(f"douzero:{tmp_path}", env.unwrapped)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    from cardenvs.agents.doudizhu import douzero_cards, douzero_features
+    from cardenvs.games.doudizhu.env import MOVE_PLANES
+
+    checked = set()
+    for _ in range(12):
+        observation = env.last()[0]
+        legal, values = agent.values(observation)
+        position, state, history = douzero_features(LAYOUT.decode(observation["observation"]))
+        w = saved[position]
+        lstm = torch.nn.LSTM(162, 128, batch_first=True)
+        lstm.load_state_dict({k[5:]: v for k, v in w.items() if k.startswith("lstm.")})
+        with torch.no_grad():
+            h = lstm(torch.from_numpy(history[None]))[0][0, -1]
+            x = torch.from_numpy(np.hstack([np.tile(state, (len(legal), 1)), douzero_cards(MOVE_PLANES[legal])]))
+            x = torch.cat([h.expand(len(legal), -1), x], dim=1)
+            for k in range(1, 6):
+                x = torch.relu(x @ w[f"dense{k}.weight"].T + w[f"dense{k}.bias"])
+            want = (x @ w["dense6.weight"].T + w["dense6.bias"])[:, 0].numpy()
+        np.testing.assert_allclose(values, want, rtol=1e-4, atol=1e-5)
+        action = agent.act(observation, rng)
+        assert action == legal[int(np.argmax(want))]
+        checked.add(position)
+        env.step(action)
+    assert checked == {"landlord", "landlord_up", "landlord_down"}
+
+
+@needs_torch
+def test_douzero_refuses_bad_folders_and_bidding(tmp_path):
+    env = cardenvs.make("doudizhu_v0")
+    with pytest.raises(ValueError, match="lacks landlord.ckpt"):
+        load_agent(f"douzero:{tmp_path}", env.unwrapped)
+    random_checkpoints(tmp_path)
+    import torch
+
+    bad = torch.load(tmp_path / "landlord_up.ckpt")
+    bad["dense1.weight"] = bad["dense1.weight"][:, :-1]
+    torch.save(bad, tmp_path / "landlord_up.ckpt")
+    with pytest.raises(ValueError, match=r"not DouZero's landlord_up network: dense1.weight \(512, 611\)"):
+        load_agent(f"douzero:{tmp_path}", env.unwrapped)
+    random_checkpoints(tmp_path)
+    agent = load_agent(f"douzero:{tmp_path}", env.unwrapped)
+    env.reset(seed=0)  # bidding on
+    with pytest.raises(ValueError, match="cannot bid"):
+        agent.act(env.last()[0], np.random.default_rng(0))
+
+
+def test_douzero_features_of_a_hand_written_position():
+    """landlord_up (the landlord plays next) after: landlord 333+4, landlord_down 555+7, landlord_up pass,
+    landlord pass, landlord_down 8; landlord_up holds 46679TTJQKKAA22BR (17 cards) and is to answer the 8.
+    DouZero writes a card set rank by rank, four "at least k" entries per rank (rank r, k -> 4 r + k - 1)."""
+    from cardenvs.agents.doudizhu import douzero_features, douzero_position
+
+    history = np.zeros((15, 54), dtype=np.int8)  # most recent first: 8, pass, pass, 5557, 3334
+    history[0], history[3], history[4] = plane("8"), plane("5557"), plane("3334")
+    parts = {
+        "hand": plane("46679TTJQKKAA22BR"),
+        "to_beat": plane("8"),
+        "last_moves": np.stack([plane(""), plane("8")]),  # the next player (landlord) passed
+        "history": history,
+        "played": np.stack([plane(""), plane("3334"), plane("55578")]),  # me, the landlord, landlord_down
+        "cards_left": np.array([17, 16, 12]),
+        "landlord": np.array([0, 1, 0]),
+        "bombs": np.array([0]),
+    }
+    observation = LAYOUT.decode(LAYOUT.encode(parts))
+    assert douzero_position(observation) == "landlord_up"
+    position, x, z = douzero_features(observation)
+    assert position == "landlord_up" and x.shape == (430,) and z.shape == (5, 162)
+    segments = np.split(x, np.cumsum([54] * 7 + [20, 17]))
+    hand, others, landlord_played, mate_played, to_beat, landlord_last, mate_last, landlord_left, mate_left = segments[
+        :9
+    ]
+    bombs = segments[9]
+    assert hand.sum() == 17  # my 17 cards
+    assert others.sum() == 54 - 17 - 4 - 5 == 28  # the deck less my hand and the 9 cards played
+    assert np.flatnonzero(landlord_played).tolist() == [0, 1, 2, 4]  # 3 3 3 (rank 0, k 1..3) and 4 (rank 1, k 1)
+    assert np.flatnonzero(mate_played).tolist() == [8, 9, 10, 16, 20]  # 5 5 5 (rank 2), 7 (rank 4), 8 (rank 5)
+    assert np.flatnonzero(to_beat).tolist() == [20]  # the 8
+    assert landlord_last.sum() == 0 and np.flatnonzero(mate_last).tolist() == [20]  # a pass; the 8
+    assert np.flatnonzero(landlord_left).tolist() == [15]  # 16 cards: entry 15 of 20
+    assert np.flatnonzero(mate_left).tolist() == [11]  # 12 cards: entry 11 of 17
+    assert np.flatnonzero(bombs).tolist() == [0] and len(bombs) == 15  # no bomb yet
+    assert x.sum() == 17 + 28 + 4 + 5 + 1 + 0 + 1 + 1 + 1 + 1 == 59
+    # the 15 moves oldest first, 10 empty in front: row 3 holds (empty, 3334, 5557), row 4 (pass, pass, 8)
+    assert not z[:3].any()
+    assert np.flatnonzero(z[3]).tolist() == [54 + 0, 54 + 1, 54 + 2, 54 + 4, 108 + 8, 108 + 9, 108 + 10, 108 + 16]
+    assert np.flatnonzero(z[4]).tolist() == [108 + 20]
+    # hand: 4 (rank 1) -> 4; 6 6 (rank 3) -> 12, 13; 7 -> 16; 9 -> 24; T T -> 28, 29; J -> 32; Q -> 36;
+    # K K -> 40, 41; A A -> 44, 45; 2 2 -> 48, 49; jokers -> 52, 53
+    assert np.flatnonzero(hand).tolist() == [4, 12, 13, 16, 24, 28, 29, 32, 36, 40, 41, 44, 45, 48, 49, 52, 53]
+
+
+def test_douzero_features_seat_the_landlord_and_its_farmers():
+    """The landlord's features list landlord_up's played cards before landlord_down's; the farmers' name the
+    landlord and the teammate by seat."""
+    from cardenvs.agents.doudizhu import douzero_features
+
+    played = np.stack([plane("3"), plane("44"), plane("555")])  # me, the next player, the previous player
+    base = {"hand": plane("6"), "played": played, "cards_left": np.array([5, 6, 7]), "bombs": np.array([2])}
+
+    def features(landlord: int):
+        parts = base | {"landlord": np.eye(3, dtype=np.int8)[landlord]}
+        return douzero_features(LAYOUT.decode(LAYOUT.encode(parts)))
+
+    position, x, _ = features(0)  # landlord: landlord_down is the next player, landlord_up the previous
+    assert position == "landlord" and x.shape == (319,)
+    assert x[3 * 54 : 4 * 54].sum() == 3 and x[4 * 54 : 5 * 54].sum() == 2  # up played 555, down 44
+    assert np.flatnonzero(x[270:287]).tolist() == [6] and np.flatnonzero(x[287:304]).tolist() == [5]
+    assert np.flatnonzero(x[304:319]).tolist() == [2]  # two bombs
+    position, x, _ = features(2)  # the landlord played before me: I am landlord_down, my mate plays next
+    assert position == "landlord_down"
+    assert x[108:162].sum() == 3 and x[162:216].sum() == 2  # the landlord played 555, the teammate 44
+    assert np.flatnonzero(x[378:398]).tolist() == [6] and np.flatnonzero(x[398:415]).tolist() == [5]
