@@ -29,6 +29,7 @@ GENERIC = [
     "src/cardenvs/core/spec.py",
     "src/cardenvs/core/observation.py",
     "src/cardenvs/core/seeds.py",
+    "src/cardenvs/analysis/skill.py",
     "training/dmc.py",
     "training/heads.py",
     "training/features.py",

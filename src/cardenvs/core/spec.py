@@ -13,6 +13,8 @@ games have, each optional:
   that score moves by their content (DMC's heads).
 * ``learner_features``: extra observation featurizers for learners by name (``"module:function"``; called
   as ``f(env, obs, mask)``).
+* ``skill_ladder`` and ``skill_ladder_quick``: agent names of rising strength that ``cardenvs analyze
+  skill`` plays by default (:mod:`cardenvs.analysis.skill`), the second with ``--quick`` (empty: the first).
 * ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
   package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`).
 
@@ -93,6 +95,8 @@ class GameSpec:
     move_features: str | None = None
     learner_features: dict[str, str] = field(default_factory=dict)
     view: str | None = None
+    skill_ladder: tuple[str, ...] = ()
+    skill_ladder_quick: tuple[str, ...] = ()
 
     @property
     def env_id(self) -> str:

@@ -26,6 +26,14 @@ SPEC = GameSpec(
     ),
     move_features="cardenvs.games.doudizhu.features:move_features",
     view="cardenvs.games.doudizhu.view",
+    skill_ladder=(
+        "random",
+        "doudizhu.rule",
+        "doudizhu.pimc(playouts=50)",
+        "doudizhu.pimc(playouts=400)",
+        "doudizhu.dmc",
+    ),
+    skill_ladder_quick=("random", "doudizhu.rule", "doudizhu.dmc"),
 )
 
 #: names this package re-exports from its modules, imported on first use

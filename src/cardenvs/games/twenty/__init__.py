@@ -15,4 +15,6 @@ SPEC = GameSpec(
     title="Twenty",
     learner_features={"twenty": "cardenvs.games.twenty.features:learner_features"},
     view="cardenvs.games.twenty.view",
+    skill_ladder=("random", "twenty.greedy", "twenty.pimc(playouts=50)", "twenty.pimc(playouts=400)", "twenty.dmc"),
+    skill_ladder_quick=("random", "twenty.greedy", "twenty.dmc"),
 )

@@ -14,6 +14,13 @@ SPEC = GameSpec(
     package=__name__,
     title="Two Way Street",
     view="cardenvs.games.two_way_street.view",
+    skill_ladder=(
+        "random",
+        "two_way_street.heuristic",
+        "two_way_street.pimc(playouts=50)",
+        "two_way_street.pimc(playouts=400)",
+    ),
+    skill_ladder_quick=("random", "two_way_street.heuristic"),
 )
 
 #: names this package re-exports from its modules, imported on first use

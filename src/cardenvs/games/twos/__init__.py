@@ -16,6 +16,8 @@ SPEC = GameSpec(
     title="Twos",
     move_features="cardenvs.games.twos.features:action_features",
     view="cardenvs.games.twos.view",
+    skill_ladder=("random", "twos.heuristic", "twos.pimc(playouts=50)", "twos.pimc(playouts=400)", "twos.dmc"),
+    skill_ladder_quick=("random", "twos.heuristic", "twos.pimc(playouts=50)", "twos.dmc"),
 )
 
 #: names this package re-exports from its modules, imported on first use

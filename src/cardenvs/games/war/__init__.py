@@ -7,4 +7,11 @@ from __future__ import annotations
 
 from cardenvs.core.spec import GameSpec
 
-SPEC = GameSpec(name="war", version=0, package=__name__, title="War", view="cardenvs.games.war.view")
+SPEC = GameSpec(
+    name="war",
+    version=0,
+    package=__name__,
+    title="War",
+    view="cardenvs.games.war.view",
+    skill_ladder=("random", "war.flip"),  # no decisions: the calibration of cardenvs analyze skill
+)
