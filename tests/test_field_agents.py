@@ -352,3 +352,63 @@ def test_douzero_features_seat_the_landlord_and_its_farmers():
     assert position == "landlord_down"
     assert x[108:162].sum() == 3 and x[162:216].sum() == 2  # the landlord played 555, the teammate 44
     assert np.flatnonzero(x[378:398]).tolist() == [6] and np.flatnonzero(x[398:415]).tolist() == [5]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("douzero") is None, reason="DouZero's package is not installed")
+def test_douzero_features_equal_douzeros_own_on_random_games():
+    """Where DouZero's own package is installed: our features (from the observation) equal its ``get_obs``
+    on an infoset built from our env's true state (hands, the play's history), state and move features
+    alike, at every decision of random games with the landlord in every seat."""
+    from douzero.env.env import get_obs
+
+    from cardenvs.agents.doudizhu import douzero_cards, douzero_features
+    from cardenvs.games.doudizhu.env import MOVE_PLANES
+
+    ints = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 20, 30]  # DouZero's card values by our rank
+
+    def cards(counts) -> list[int]:
+        return sorted(v for r, c in enumerate(counts) for v in [ints[r]] * int(c))
+
+    def move_cards(m: int) -> list[int]:
+        return [] if m == moves.PASS else cards(moves.MOVE_COUNTS[m])
+
+    class InfoSet:
+        pass
+
+    env = cardenvs.make("doudizhu_v0", bidding=False)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for game in range(6):
+        env.reset(seed=game, options={"landlord": game % 3, "bid": 1})
+        while not all(env.terminations.values()):
+            observation = env.last()[0]
+            s = env.unwrapped.state
+            me, landlord = int(s.to_move), int(s.landlord)
+            name = {landlord: "landlord", (landlord + 1) % 3: "landlord_down", (landlord + 2) % 3: "landlord_up"}
+            hands = [cards(np.bincount(moves.RANK_OF_CARD[np.flatnonzero(h)], minlength=15)) for h in s.hands]
+
+            history = [move_cards(int(m)) for m in s.hist_move[: s.n_hist]]
+            legal = np.flatnonzero(observation["action_mask"])
+            info = InfoSet()
+            info.player_position = name[me]
+            info.player_hand_cards = hands[me]
+            info.other_hand_cards = sorted(hands[(me + 1) % 3] + hands[(me + 2) % 3])
+            info.card_play_action_seq = history
+            info.last_move = [] if not history else history[-2] if not history[-1] else history[-1]
+            info.last_move_dict = dict.fromkeys(name.values(), [])
+            info.played_cards = dict.fromkeys(name.values(), [])
+            for p, move in zip(s.hist_player[: s.n_hist].tolist(), history, strict=True):
+                info.last_move_dict[name[p]] = move
+                info.played_cards[name[p]] = info.played_cards[name[p]] + move
+            info.num_cards_left_dict = {name[p]: int(s.hands[p].sum()) for p in range(3)}
+            info.bomb_num = int(s.bombs)
+            info.legal_actions = [move_cards(int(m)) for m in legal]
+            want = get_obs(info)
+            position, state, z = douzero_features(LAYOUT.decode(observation["observation"]))
+            assert position == info.player_position
+            assert np.array_equal(want["z"], z.astype(np.int8))
+            mine = np.hstack([np.tile(state, (len(legal), 1)), douzero_cards(MOVE_PLANES[legal])])
+            assert np.array_equal(want["x_batch"], mine)
+            checked += 1
+            env.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 200
