@@ -496,6 +496,30 @@ class DMCAgent:
         roles = roles_of(self.game, self.layout, obs)
         return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
 
+    @torch.no_grad()
+    def action_values(self, observations: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Q of each row's legal ids ``ids[i, :counts[i]]`` (``[k, W]`` float64, ``-inf`` past the count): the
+        network's estimate of the acting seat's return after each move, on its training target's scale (the
+        win scale with ``target: win``, divided by ``target_scale``). What a search scores positions with
+        (``GAME.pimc(leaf=dmc)``, :mod:`cardenvs.search`); the greedy move is the row's first maximum."""
+        obs = np.asarray(observations)
+        ids = np.asarray(ids, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        out = np.full(ids.shape, -np.inf)
+        if len(obs) == 0:
+            return out
+        x = self.features(obs)
+        roles = roles_of(self.game, self.layout, obs)
+        valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
+        for role in np.unique(roles):
+            sel = np.flatnonzero(roles == role)
+            rows, cols = np.nonzero(valid[sel])
+            q = self.nets[role].q_pairs(
+                x[torch.as_tensor(sel)], torch.as_tensor(rows), torch.as_tensor(ids[sel][rows, cols])
+            )
+            out[sel[rows], cols] = q.numpy()
+        return out
+
 
 def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
     """The checkpoint against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""

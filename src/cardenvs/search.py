@@ -23,6 +23,16 @@ c=DEFAULT_C, trees=1)``
     cores, so with a playout budget the result depends on ``trees`` but not on ``threads``. The move is
     the root child with the most visits (ties: the lower action id).
 
+``pimc_learned(state, b, params, *, num_actions, num_players, model, observation, leaf=True, rollout=-1,
+playouts=None, ms=None, seed=0)``
+    PIMC guided by a learned model (``model.action_values(obs, ids, counts)``: Q of each legal move, the
+    acting seat's expected return after it, as the DMC models of ``training/dmc.py`` give it). On each deal
+    every legal move is applied, then with ``leaf`` the other seats reply (heuristic ``rollout``, or the
+    model's greedy move with ``rollout=-1``) until the seat is to act again, and the move is worth the
+    model's best Q there (the outcome if the game ended first): a one-ply search whose leaves the model
+    evaluates over determinizations. Without ``leaf`` the model plays every seat to the end. The model is
+    asked once per step for all the games of a batch of deals.
+
 Both return a :class:`SearchResult` (``action``, candidate ``actions``, their mean ``values`` and
 ``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.
 
@@ -31,6 +41,10 @@ the env's current state (``env.unwrapped.states``, ``params``) only through ``de
 act; the search seed of each move mixes ``seed`` with one draw from the caller's ``rng`` (the arena seeds
 it), so a game replays exactly under a playout budget. Its parameters (:data:`PARAMETERS`) come from agent
 names such as ``doudizhu.pimc(playouts=2000)`` or ``twos.ismcts(ms=50,seed=3)`` (:mod:`cardenvs.agent`).
+``GAME.pimc(leaf=dmc)`` and ``GAME.pimc(rollout=dmc)`` use the game's shipped DMC model
+(:func:`cardenvs.agent.shipped_models`; ``dmc:PATH`` names another), loaded through
+:func:`cardenvs.agent.load_agent` (torch, the ``train`` extra; a clear ``ValueError`` without it), and run
+:func:`pimc_learned`; the model's torch threads are torch's setting (``OMP_NUM_THREADS``), not ``threads``.
 
 How a game plugs in: its package registers its rules (:func:`kernels.register_rules`: the generic
 ``init/to_move/legal_ids/apply/status/outcome/policy`` the search calls) and a determinizer
@@ -60,6 +74,8 @@ DEFAULT_PLAYOUTS = 1000
 MAX_PLAYOUTS = 10_000_000
 MAX_MS = 600_000.0
 DEFAULT_C = 0.7
+#: rows (positions) per call of a learned model in :func:`pimc_learned`: bounds its memory
+MODEL_ROWS = 1024
 METHODS = ("pimc", "ismcts")
 #: the agents' parameters: name -> (type, default, meaning); ``playouts`` None means DEFAULT_PLAYOUTS
 #: unless ``ms`` is given
@@ -69,7 +85,18 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
         "ms": (float, None, "time limit per move in milliseconds"),
         "seed": (int, 0, "search seed (mixed with the caller's rng)"),
         "threads": (int, 1, "cores for the rollouts (same result for any number under a playout budget)"),
-        "rollout": (str, "", "the game's numba heuristic for rollouts (default: its first)"),
+        "rollout": (
+            str,
+            "",
+            "the game's numba heuristic for rollouts (default: its first), or dmc (the game's shipped DMC model) "
+            "or dmc:PATH: a learned model plays every seat",
+        ),
+        "leaf": (
+            str,
+            "",
+            "dmc or dmc:PATH: score each move at the seat's next decision by the model's value (its best Q), "
+            "the other seats' replies played by the rollout policy (none: rollouts to the end)",
+        ),
     },
     "ismcts": {
         "playouts": (int, None, f"iterations per move ({DEFAULT_PLAYOUTS} unless ms is given)"),
@@ -158,6 +185,70 @@ def pimc_deals_parallel(state, b, params, seat, moves, seed, d_lo, d_hi, rollout
                 results[c],
                 values[d - d_lo],
             )
+
+
+# ---------------------------------------------------------------- numba: PIMC with a learned model
+@njit(cache=True, nogil=True)
+def learned_leaves(state, b, params, seat, moves, seed, d_lo, d_hi, replies, det, sims) -> None:
+    """Deals ``d_lo .. d_hi - 1``: on the determinization of deal ``d`` (stream ``2d``) every move ``i`` of
+    ``moves`` applied into game ``(d - d_lo) * len(moves) + i`` of ``sims``; with ``replies >= 0`` the other
+    seats then answer with heuristic ``replies`` (stream ``2d + 1``, the same for every move) until ``seat``
+    is to act again or the game ends. Writes ``det`` and ``sims``."""
+    n = moves.shape[0]
+    for d in range(d_lo, d_hi):
+        kernels.determinize(state, b, params, seat, stream(seed, 2 * d), det, 0)
+        for i in range(n):
+            k = (d - d_lo) * n + i
+            sims[k] = det[0]
+            kernels.apply(sims, k, params, moves[i])
+            if replies >= 0:
+                rng = stream(seed, 2 * d + 1)
+                while kernels.status(sims, k, params) == kernels.RUNNING and kernels.to_move(sims, k, params) != seat:
+                    kernels.apply(sims, k, params, kernels.policy(sims, k, params, replies, rng))
+
+
+@njit(cache=True)
+def status_and_seat(sims, params, status, seats) -> None:
+    """Each game's status and seat to act into ``status`` and ``seats`` (the seat is -1 once over)."""
+    for k in range(sims.shape[0]):
+        status[k] = kernels.status(sims, k, params)
+        seats[k] = kernels.to_move(sims, k, params) if status[k] == kernels.RUNNING else -1
+
+
+@njit(cache=True)
+def observe_to_move(sims, params, which, obs, counts, scratch) -> None:
+    """Games ``which``: the observation of the seat to act into ``obs[i]`` (zeroed first) and its number of
+    legal moves into ``counts[i]``; ``scratch`` holds ``num_actions`` ids."""
+    for i in range(which.shape[0]):
+        k = which[i]
+        for j in range(obs.shape[1]):
+            obs[i, j] = 0
+        kernels.observe(sims, k, params, kernels.to_move(sims, k, params), obs[i])
+        counts[i] = kernels.legal_ids(sims, k, params, scratch)
+
+
+@njit(cache=True)
+def legal_rows(sims, params, which, ids, scratch) -> None:
+    """Games ``which``: the legal ids of the seat to act into ``ids[i]`` (as many as fit; ascending)."""
+    for i in range(which.shape[0]):
+        n = kernels.legal_ids(sims, which[i], params, scratch)
+        for j in range(min(n, ids.shape[1])):
+            ids[i, j] = scratch[j]
+
+
+@njit(cache=True)
+def apply_rows(sims, params, which, actions) -> None:
+    """Game ``which[i]`` plays ``actions[i]`` (in place)."""
+    for i in range(which.shape[0]):
+        kernels.apply(sims, which[i], params, actions[i])
+
+
+@njit(cache=True)
+def outcome_rows(sims, params, which, seat, result, out) -> None:
+    """The outcome of ``seat`` in each game ``which[i]`` into ``out[i]`` (``result``: scratch per seat)."""
+    for i in range(which.shape[0]):
+        kernels.outcome(sims, which[i], params, result)
+        out[i] = result[seat]
 
 
 # ---------------------------------------------------------------- numba: ISMCTS
@@ -409,6 +500,125 @@ def pimc(
     )
 
 
+def _model_values(model: Any, sims, params, which: np.ndarray, observation: tuple[int, Any], num_actions: int):
+    """(legal ids ``[k, W]``, the model's Q of each ``[k, W]``, ``-inf`` past a row's count) of the seat to act
+    in games ``which`` of ``sims``, the model asked :data:`MODEL_ROWS` rows at a time."""
+    size, dtype = observation
+    obs = np.zeros((len(which), size), dtype=dtype)
+    counts = np.zeros(len(which), dtype=np.int64)
+    scratch = np.empty(num_actions, dtype=np.int64)
+    observe_to_move(sims, params, which, obs, counts, scratch)
+    ids = np.zeros((len(which), max(1, int(counts.max(initial=0)))), dtype=np.int64)
+    legal_rows(sims, params, which, ids, scratch)
+    q = np.empty(ids.shape, dtype=np.float64)
+    for lo in range(0, len(which), MODEL_ROWS):
+        hi = lo + MODEL_ROWS
+        q[lo:hi] = model.action_values(obs[lo:hi], ids[lo:hi], counts[lo:hi])
+    return ids, q
+
+
+def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, rollout, observation, num_actions,
+                   num_players, det) -> np.ndarray:  # fmt: skip
+    """Deals ``lo .. hi - 1`` of :func:`pimc_learned`: the value for ``seat`` of each move, ``[hi - lo, moves]``."""
+    n = (hi - lo) * len(moves)
+    sims = np.zeros(n, dtype=state.dtype)
+    learned_leaves(state, b, params, seat, moves, seed, lo, hi, rollout, det, sims)
+    status = np.empty(n, dtype=np.int64)
+    seats = np.empty(n, dtype=np.int64)
+    status_and_seat(sims, params, status, seats)
+    while rollout < 0:  # the model plays: every seat to the end, or with a leaf the other seats until ours
+        running = status == kernels.RUNNING
+        which = np.flatnonzero(running & (seats != seat) if leaf else running)
+        if len(which) == 0:
+            break
+        ids, q = _model_values(model, sims, params, which, observation, num_actions)
+        apply_rows(sims, params, which, ids[np.arange(len(which)), q.argmax(axis=1)])  # greedy, ties: lowest id
+        status_and_seat(sims, params, status, seats)
+    values = np.empty(n, dtype=np.float64)
+    over = np.flatnonzero(status != kernels.RUNNING)
+    ended = np.empty(len(over), dtype=np.float64)
+    outcome_rows(sims, params, over, seat, np.zeros(max(num_players, 1)), ended)
+    values[over] = ended
+    live = np.flatnonzero(status == kernels.RUNNING)  # only with a leaf: the seat is to act
+    if len(live):
+        values[live] = _model_values(model, sims, params, live, observation, num_actions)[1].max(axis=1)
+    return values.reshape(hi - lo, len(moves))
+
+
+def pimc_learned(
+    state: np.ndarray,
+    b: int,
+    params: np.ndarray,
+    *,
+    num_actions: int,
+    num_players: int,
+    model: Any,
+    observation: tuple[int, Any],
+    leaf: bool = True,
+    rollout: int = -1,
+    playouts: int | None = None,
+    ms: float | None = None,
+    seed: int = 0,
+) -> SearchResult:
+    """PIMC guided by a learned model (``model.action_values(obs, ids, counts)``: Q of each row's legal ids,
+    the acting seat's expected return after each move; ``observation`` = (size, dtype) of an observation row).
+    Deals as :func:`pimc` (stream ``2d`` of ``seed``); on each deal every legal move is applied, then:
+
+    * ``leaf`` and ``rollout >= 0``: the other seats reply with heuristic ``rollout`` (stream ``2d + 1``)
+      until the seat is to act again; the move's value is the model's best Q there (its estimate of the
+      seat's return), or the outcome if the game ended first (one-ply search with a learned evaluation);
+    * ``leaf`` and ``rollout = -1``: the same with the model's greedy moves as the replies;
+    * no ``leaf`` (``rollout = -1``): the model's greedy moves for every seat to the end, the outcome.
+
+    The model is asked once per step for every game of a batch of deals. ``playouts`` counts evaluated
+    moves (one per legal move a deal), as in :func:`pimc`; ``ms`` as there. Leaf values are the model's
+    Q on its training target's scale: the outcome's (win) scale for models trained with ``target: win``.
+    Reads the state only through :func:`kernels.determinize`, writes nothing."""
+    start = time.perf_counter()
+    cap, limit = _budget(playouts, ms)
+    if not leaf and rollout >= 0:
+        raise ValueError("pimc_learned: with a heuristic rollout and no leaf nothing is learned; call pimc")
+    seed_u = seed64(seed, "search")
+    moves = _legal(state, b, params, num_actions)
+    if len(moves) <= 1:
+        return _trivial(moves, start)
+    seat = int(seat_to_move(state, b, params))
+    n_moves = len(moves)
+    deals_cap = max(1, cap // n_moves)
+    det = np.zeros(1, dtype=state.dtype)
+    blocks: list[np.ndarray] = []
+    done, batch = 0, 1
+    while done < deals_cap:
+        hi = min(deals_cap, done + batch)
+        t0 = time.perf_counter()
+        values = _learned_deals(
+            state, b, params, seat, moves, seed_u, done, hi, model=model, leaf=leaf, rollout=rollout,
+            observation=observation, num_actions=num_actions, num_players=num_players, det=det,
+        )  # fmt: skip
+        blocks.append(values)
+        spent = time.perf_counter() - t0
+        done = hi
+        now = time.perf_counter() - start
+        if now >= limit:
+            break
+        if math.isfinite(limit):  # size the next batch to a quarter of the time left
+            batch = max(1, int((limit - now) / 4 / max(spent / len(values), 1e-7)))
+        else:  # batches grow (a model call costs about the same for 1 row as for 100) up to MODEL_ROWS moves
+            batch = min(deals_cap - done, max(2 * batch, MODEL_ROWS // n_moves)) or 1
+    table = np.concatenate(blocks)
+    means = table.mean(axis=0)
+    best = int(np.argmax(means))  # first maximum: the lowest id among ties (moves are ascending)
+    return SearchResult(
+        int(moves[best]),
+        moves,
+        means,
+        np.full(n_moves, len(table), dtype=np.int64),
+        len(table) * n_moves,
+        time.perf_counter() - start,
+        {"deals": len(table)},
+    )
+
+
 def ismcts(
     state: np.ndarray,
     b: int,
@@ -542,10 +752,45 @@ def has_search(env: Any) -> bool:
 def describe_parameters(method: str, policies: tuple[str, ...] = ()) -> str:
     """``playouts=None, ms=None, seed=0, ...``: a method's parameters with their defaults (``rollout``: the
     first of the game's ``policies`` when given)."""
-    shown = {"": policies[0] if policies else "<the game's first heuristic>"}
+    first = policies[0] if policies else "<the game's first heuristic>"
     return ", ".join(
-        f"{k}={shown.get(v[1], v[1]) if v[1] is not None else None}" for k, v in PARAMETERS[method].items()
+        f"{k}={first if k == 'rollout' and not v[1] else v[1] if v[1] != '' else 'none'}"
+        for k, v in PARAMETERS[method].items()
     )
+
+
+def names_model(value: str) -> bool:
+    """Does a ``rollout`` or ``leaf`` value name a learned model (``dmc``, or ``KIND:PATH`` such as
+    ``dmc:runs/x/model.pt``) rather than a heuristic?"""
+    return value == "dmc" or ":" in value
+
+
+def load_model(env: Any, game: str, value: str, who: str = "search") -> Any:
+    """The learned model a ``rollout`` or ``leaf`` value names: ``dmc`` is the shipped DMC model of ``game``
+    (a short name; ``GAME.dmc`` of :func:`cardenvs.agent.shipped_models`), ``KIND:PATH`` a model file of an
+    installed agent kind; loaded by :func:`cardenvs.agent.load_agent` (the ``dmc`` kind needs torch, the
+    train extra). It must score moves: ``action_values(observations, ids, counts)``. Errors are
+    ``ValueError`` saying what is missing."""
+    from .agent import load_agent, shipped_models
+
+    name = value
+    if value == "dmc":
+        name = f"{game}.dmc"
+        shipped = shipped_models()
+        if name not in shipped:
+            raise ValueError(
+                f"{who}: no DMC model is shipped for {game} (shipped: {', '.join(shipped) or 'none'}); "
+                "name a model file as dmc:PATH"
+            )
+    try:
+        model = load_agent(name, env)
+    except ValueError as exc:
+        raise ValueError(f"{who}: {value} cannot be loaded: {exc}") from None
+    if not callable(getattr(model, "action_values", None)):
+        raise ValueError(
+            f"{who}: {value} loads {type(model).__name__}, which does not score moves (no action_values method)"
+        )
+    return model
 
 
 def game_policies(game: str) -> tuple[str, ...]:
@@ -582,10 +827,22 @@ class SearchAgent:
         values = {k: v[1] for k, v in accepted.items()}
         values.update(parameters)
         rollout = values.pop("rollout") or (policies[0] if policies else "0")
-        if rollout not in policies:
+        leaf = values.pop("leaf", "")
+        leaf = "" if leaf == "none" else leaf
+        learned = [v for v in (rollout, leaf) if v and names_model(v)]
+        if learned and method != "pimc":
+            raise ValueError(f"{self.name}: rollout={rollout!r}: a learned model guides only pimc; {hint}")
+        if leaf and not names_model(leaf):
+            raise ValueError(f"{self.name}: leaf={leaf!r}: expected dmc or dmc:PATH (a learned model); {hint}")
+        if len(set(learned)) > 1:
+            raise ValueError(f"{self.name}: rollout and leaf name different models ({rollout}, {leaf}); name one")
+        if rollout not in policies and not names_model(rollout):
             raise ValueError(
-                f"{self.name}: rollout={rollout!r} is not a heuristic of {game} ({', '.join(policies)}); {hint}"
+                f"{self.name}: rollout={rollout!r} is not a heuristic of {game} ({', '.join(policies)}) nor a "
+                f"learned model (dmc, dmc:PATH); {hint}"
             )
+        if learned and values["threads"] != 1:
+            raise ValueError(f"{self.name}: threads={values['threads']!r}: a search with a learned model runs on one")
         check_budget(values["playouts"], values["ms"], self.name)
         kernels.check_threads(values["threads"], f"{self.name}: threads")
         if "trees" in values and (not isinstance(values["trees"], int) or not 1 <= values["trees"] <= MAX_PLAYOUTS):
@@ -595,7 +852,9 @@ class SearchAgent:
             raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
         self.env = base
         self.method = method
-        self.rollout = policies.index(rollout)
+        self.rollout = -1 if names_model(rollout) else policies.index(rollout)  # -1: the model plays
+        self.leaf = bool(leaf)
+        self.model = load_model(base, game, learned[0], self.name) if learned else None
         self.parameters = values
         self.last: SearchResult | None = None
 
@@ -604,6 +863,21 @@ class SearchAgent:
         base = self.env
         options = dict(self.parameters)
         options["seed"] = seed
+        if self.model is not None:
+            return pimc_learned(
+                base.states,
+                0,
+                base.params,
+                num_actions=int(base.num_actions),
+                num_players=int(base.num_players),
+                model=self.model,
+                observation=(int(base.layout.size), base.layout.dtype),
+                leaf=self.leaf,
+                rollout=self.rollout,
+                playouts=options["playouts"],
+                ms=options["ms"],
+                seed=seed,
+            )
         fn = pimc if self.method == "pimc" else ismcts
         return fn(
             base.states,

@@ -1,0 +1,232 @@
+"""Search guided by a learned model (``GAME.pimc(leaf=dmc)``, ``GAME.pimc(rollout=dmc)``): the leaf values and
+the model's rollouts equal a step-by-step reference on the kernels' own AEC functions (with a stand-in model,
+so no torch is needed for those), every shipped DMC model guides a search through a whole game with legal
+moves, a game replays exactly under a seed, and a missing model or torch is a clear error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs import search
+from cardenvs.agent import load_agent, shipped_models
+from cardenvs.core import kernels
+from cardenvs.core.env import play_episode
+from cardenvs.core.rng import stream
+
+
+class LinearModel:
+    """A stand-in model: Q(row, move) = weights . observation + scale * move id (its greedy move is the
+    highest id with ``scale > 0``, the lowest with ``scale < 0``)."""
+
+    def __init__(self, size: int, scale: float, seed: int = 0):
+        self.weights = np.random.default_rng(seed).normal(size=size)
+        self.scale = scale
+        self.asked = 0
+
+    def value(self, obs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        return float(self.weights @ obs.astype(np.float64)) + self.scale * ids
+
+    def action_values(self, observations, ids, counts):
+        self.asked += len(observations)
+        out = np.full(ids.shape, -np.inf)
+        for i in range(len(observations)):
+            out[i, : counts[i]] = self.value(observations[i], ids[i, : counts[i]])
+        return out
+
+
+def position(game: str, seed: int, moves: int = 2):
+    """A game a few moves in (the heuristic playing), its base env."""
+    env = cardenvs.make(game)
+    env.reset(seed=seed)
+    heuristic = load_agent(f"{game}.{env.unwrapped.CORE.POLICIES[0]}", env.unwrapped)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        env.step(heuristic.act(env.observe(env.agent_selection), rng))
+    return env.unwrapped
+
+
+def reference_values(base, model: LinearModel, seed: int, leaf: bool, replies: int) -> np.ndarray:
+    """Deal 0 of :func:`search.pimc_learned`, step by step on the kernels' AEC functions: each legal move
+    on the determinization, then the replies (heuristic ``replies`` or, with -1, the model's greedy move)
+    until the seat acts again (``leaf``) or the game ends; the model's best Q there, or the outcome."""
+    state, params = base.states, base.params
+    seat = int(search.seat_to_move(state, 0, params))
+    seed_u = search.seed64(seed, "search")
+    det = search.determinized(state, 0, params, seat, seed_u, 0)
+    players, actions = int(base.num_players), int(base.num_actions)
+    size, dtype = int(base.layout.size), base.layout.dtype
+    out = []
+    for move in search._legal(state, 0, params, actions):
+        sim = det.copy()
+        rngs = stream(seed_u, 1).reshape(1, 1)
+        rewards, last, mask, ids = (
+            np.zeros(players),
+            np.zeros(players),
+            np.zeros(actions, np.int8),
+            np.zeros(actions, np.int64),
+        )
+        st, to_move, _ = kernels.aec_step(sim, params, move, False, last, rewards, mask, ids)
+        while st == kernels.RUNNING and (to_move != seat or not leaf):
+            if replies >= 0:
+                chosen = np.zeros(1, dtype=np.int64)
+                kernels.policy_range(sim, params, np.zeros(1, np.int64), 2 + replies, rngs, actions, chosen)
+                action = int(chosen[0])
+            else:
+                legal = np.flatnonzero(mask)
+                action = int(legal[np.argmax(model.value(observe(sim, params, to_move, size, dtype, actions), legal))])
+            st, to_move, _ = kernels.aec_step(sim, params, action, False, last, rewards, mask, ids)
+        if st != kernels.RUNNING:
+            out.append(rewards[seat])
+        else:
+            obs = observe(sim, params, seat, size, dtype, actions)
+            out.append(model.value(obs, np.flatnonzero(mask)).max())
+    return np.array(out)
+
+
+def observe(sim, params, seat, size, dtype, actions) -> np.ndarray:
+    obs = np.zeros(size, dtype=dtype)
+    scratch = np.zeros(actions, np.int64)
+    kernels.observe_one(
+        sim, 0, params, seat, obs, np.zeros(actions, np.int8), np.zeros(1, np.int64), actions + 1, scratch
+    )
+    return obs
+
+
+@pytest.mark.parametrize("game", ["twos", "doudizhu"])
+@pytest.mark.parametrize("leaf, replies", [(True, 0), (True, -1), (False, -1)])
+def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies):
+    base = position(game, seed=5)
+    before = base.states.copy()
+    model = LinearModel(int(base.layout.size), scale=1e-3 if replies == 0 else -1e-3)
+    moves = search._legal(base.states, 0, base.params, int(base.num_actions))
+    assert len(moves) > 1
+    result = search.pimc_learned(
+        base.states,
+        0,
+        base.params,
+        num_actions=int(base.num_actions),
+        num_players=int(base.num_players),
+        model=model,
+        observation=(int(base.layout.size), base.layout.dtype),
+        leaf=leaf,
+        rollout=replies,
+        playouts=len(moves),  # one deal: deal 0
+        seed=7,
+    )
+    assert result.extra["deals"] == 1 and model.asked > 0
+    assert np.array_equal(result.actions, moves)
+    expected = reference_values(base, model, seed=7, leaf=leaf, replies=replies)
+    np.testing.assert_allclose(result.values, expected, rtol=1e-12, atol=1e-12)
+    assert result.action == moves[int(np.argmax(expected))]
+    assert np.array_equal(base.states, before), "search wrote to the true state"
+
+
+def test_a_heuristic_rollout_without_a_leaf_is_plain_pimc_and_refused_here():
+    base = position("twos", seed=1)
+    with pytest.raises(ValueError, match="call pimc"):
+        search.pimc_learned(
+            base.states, 0, base.params, num_actions=int(base.num_actions), num_players=3,
+            model=LinearModel(int(base.layout.size), 0.0), observation=(int(base.layout.size), base.layout.dtype),
+            leaf=False, rollout=0, playouts=10,
+        )  # fmt: skip
+
+
+SHIPPED = sorted(name.partition(".")[0] for name in shipped_models())
+
+
+def test_models_are_shipped_for_search():
+    assert {"doudizhu", "twos"} <= set(SHIPPED)
+
+
+def _play(game: str, names: list[str], seed: int) -> list[int]:
+    """One game: ``names[k]`` in seat k (the game's first heuristic past the list); the moves played."""
+    env = cardenvs.make(game)
+    base = env.unwrapped
+    heuristic = f"{game}.{base.CORE.POLICIES[0]}"
+    agents = [load_agent(n, base) for n in names]
+    agents += [load_agent(heuristic, base)] * (base.num_players - len(agents))
+    rng = np.random.default_rng(seed)
+    played: list[int] = []
+
+    def policy(seat, obs):
+        action = agents[seat].act(obs, rng)
+        assert obs["action_mask"][action]
+        played.append(action)
+        return action
+
+    play_episode(env, policy, seed=seed)
+    assert not env.agents, "the game did not end"
+    return played
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_every_shipped_model_guides_a_search_to_the_end_of_a_game(game):
+    pytest.importorskip("torch")
+    names = [f"{game}.pimc(playouts=24,leaf=dmc)", f"{game}.pimc(playouts=24,rollout=dmc,leaf=dmc)"]
+    assert len(_play(game, names, seed=3)) >= 2
+
+
+def test_a_time_budget_is_kept_with_a_model():
+    torch = pytest.importorskip("torch")
+    env = cardenvs.make("doudizhu")
+    env.reset(seed=2, options={"landlord": 0, "bid": 1})  # the opening lead: 104 moves
+    agent = load_agent("doudizhu.pimc(ms=40,leaf=dmc)", env.unwrapped)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the search's one core (torch's threads spin on a shared machine)
+    try:
+        agent.search(1)  # compile and warm up
+        result = agent.search(2)
+    finally:
+        torch.set_num_threads(threads)
+    assert result.seconds < 0.3 and result.extra["deals"] > 1
+
+
+def test_a_seed_replays_a_game_exactly():
+    pytest.importorskip("torch")
+    names = ["twos.pimc(playouts=30,seed=5,rollout=dmc)", "twos.pimc(playouts=30,seed=5,leaf=dmc)"]
+    first = _play("twos", names, seed=11)
+    assert first == _play("twos", names, seed=11)
+    other = _play("twos", [n.replace("seed=5", "seed=6") for n in names], seed=11)
+    assert first != other or len(first) < 10
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("two_way_street.pimc(leaf=dmc)", "no DMC model is shipped for two_way_street"),
+        ("twos.pimc(leaf=heuristic)", "leaf='heuristic': expected dmc or dmc:PATH"),
+        ("twos.ismcts(rollout=dmc)", "a learned model guides only pimc"),
+        ("twos.pimc(leaf=dmc:/no/such/model.pt)", "no DMC checkpoint at /no/such/model.pt"),
+        ("twos.pimc(rollout=dmc,leaf=dmc:/x.pt)", "rollout and leaf name different models"),
+        ("twos.pimc(leaf=dmc,threads=2)", "a search with a learned model runs on one"),
+        ("twos.pimc(leaf=cardenvs.agent:RandomAgent)", "does not score moves"),
+    ],
+)
+def test_bad_models_are_clear_errors(name, message):
+    if "no such" in name:
+        pytest.importorskip("torch")
+    game = name.partition(".")[0]
+    with pytest.raises(ValueError) as exc:
+        load_agent(name, cardenvs.make(game).unwrapped)
+    assert message in str(exc.value)
+
+
+def test_without_torch_the_error_names_the_extra():
+    code = (
+        "import sys\n"
+        "sys.modules['torch'] = None\n"
+        "import cardenvs\n"
+        "from cardenvs.agent import load_agent\n"
+        "try:\n"
+        "    load_agent('twos.pimc(leaf=dmc)', cardenvs.make('twos').unwrapped)\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "leaf=dmc" not in out.stderr, out.stderr
+    assert "needs the train extra" in out.stdout, out.stdout + out.stderr
