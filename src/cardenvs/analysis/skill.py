@@ -36,12 +36,13 @@ Measures (the outcome ``y`` of a seat is the env's win-scale result, :meth:`Card
   none when the mean is not above 0.
 * Calibration: the same measures on the same games with every result replaced by a coin flip (the seats'
   results permuted at random: ``keep`` 0) and with a share ``1 - keep`` replaced (the "x%-game" of Duersch
-  et al.'s "x%-chess", x = 100 keep), so the reader can place the game.
+  et al.'s "x%-chess", x = 100 keep), so the reader can place the game: the mean over 20 draws of the flips
+  and the range of 95% of the draws (how far such a game strays at this size by chance alone).
 
-Intervals: percentile bootstrap over deals (each deal with all its games, so the duplicate structure
-stays), ``--bootstrap`` resamples, seeded. Output: a table per option set on stdout; with ``--out DIR``,
-``DIR/<env id>.json`` (every number, the command and the machine load) and ``DIR/<env id>.png`` (with
-matplotlib).
+Intervals (except the calibration's): percentile bootstrap over deals (each deal with all its games, so
+the duplicate structure stays), ``--bootstrap`` resamples, seeded. Output: a table per option set on
+stdout; with ``--out DIR``, ``DIR/<env id>.json`` (every number, the command and the machine load) and
+``DIR/<env id>.png`` (with matplotlib).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ GAMES = 200  # duplicate deals per table
 QUICK_GAMES = 30
 BOOTSTRAP = 1000
 KEEPS = (0.0, 0.25, 0.5, 0.75)  # calibration: share of results kept (0: a coin flip)
+COIN_DRAWS = 20  # calibration: independent draws of the coin flips
 Z_ONE_SIDED_95 = 1.6448536269514722
 BT_PRIOR = 0.5  # Bradley-Terry: wins added each way per pair that met
 BT_ITERATIONS = 2000
@@ -116,87 +118,98 @@ def ladder_pairs(size: int) -> list[tuple[int, int]]:
     return pairs + ([(0, size - 1)] if size > 2 else [])
 
 
-def layout_of(
-    records: Sequence[arena.GameRecord],
-    agent_of: dict[str, int],
-    agents: list[str],
-    deals: int,
-    seats: int,
-    seatings: int,
-    options: int,
-) -> Layout:
-    """The :class:`Layout` of ``records``: ``agent_of`` maps a seat label to its ladder index; hands are
-    ``(reset option, seat)`` with the option ``replay // seatings``. A cell played a different number of
-    times than the others (an unbalanced design) is a ``ValueError``."""
+@dataclass
+class Games:
+    """The games of a run as arrays: ``deal[G]``, and per seat ``hand[G, S]`` (reset option x seats + seat),
+    ``agent[G, S]`` (ladder index) and ``outcome[G, S]``."""
+
+    deal: np.ndarray
+    hand: np.ndarray
+    agent: np.ndarray
+    outcome: np.ndarray
+
+
+def games_of(records: Sequence[arena.GameRecord], agent_of: dict[str, int], seats: int, seatings: int) -> Games:
+    """:class:`Games` of arena records; ``agent_of`` maps a seat's name to its ladder index, a record's reset
+    option is ``replay // seatings``."""
+    deal = np.array([r.deal for r in records], dtype=np.int64)
+    option = np.array([r.replay // seatings for r in records], dtype=np.int64)
+    hand = option[:, None] * seats + np.arange(seats)[None, :]
+    agent = np.array([[agent_of[name] for name in r.seats] for r in records], dtype=np.int64)
+    outcome = np.array([r.outcome for r in records], dtype=np.float64)
+    return Games(deal, hand, agent, outcome)
+
+
+def layout_of(games: Games, agents: list[str], deals: int, hands: int) -> Layout:
+    """The :class:`Layout` of ``games`` (``hands`` per deal). A cell played a different number of times than
+    the others (an unbalanced design) is a ``ValueError``."""
     size = len(agents)
-    hands = options * seats
+    deal, hand, agent, y = games.deal, games.hand, games.agent, games.outcome
+    seats = y.shape[1]
+    per_seat_deal = np.repeat(deal[:, None], seats, axis=1)
     cell_sum = np.zeros((deals, hands, size))
     cell_count = np.zeros((deals, hands, size), dtype=np.int64)
-    square_sum = np.zeros(deals)
-    beat = np.zeros((deals, size, size))
-    met = np.zeros((deals, size, size))
-    won = np.zeros((deals, size))
-    played = np.zeros((deals, size))
-    pairs = ladder_pairs(size)
-    pair_n = np.zeros((deals, len(pairs)))
-    pair_x = np.zeros((deals, len(pairs)))
-    pair_xx = np.zeros((deals, len(pairs)))
-    for record in records:
-        d = record.deal
-        option = record.replay // seatings
-        who = [agent_of[label] for label in record.seats]
-        y = record.outcome
-        for seat, a in enumerate(who):
-            cell_sum[d, option * seats + seat, a] += y[seat]
-            cell_count[d, option * seats + seat, a] += 1
-            square_sum[d] += y[seat] * y[seat]
-            won[d, a] += y[seat] > 0
-            played[d, a] += 1
-        for i, j in itertools.combinations(range(len(who)), 2):
-            a, b = who[i], who[j]
-            if a == b:
-                continue
-            ahead = 1.0 if y[i] > y[j] else 0.5 if y[i] == y[j] else 0.0
-            beat[d, a, b] += ahead
-            beat[d, b, a] += 1.0 - ahead
-            met[d, a, b] += 1
-            met[d, b, a] += 1
-        mean_of = {a: float(np.mean([y[s] for s in range(len(who)) if who[s] == a])) for a in set(who)}
-        for p, (weak, strong) in enumerate(pairs):
-            if weak in mean_of and strong in mean_of:
-                x = mean_of[strong] - mean_of[weak]
-                pair_n[d, p] += 1
-                pair_x[d, p] += x
-                pair_xx[d, p] += x * x
+    np.add.at(cell_sum, (per_seat_deal, hand, agent), y)
+    np.add.at(cell_count, (per_seat_deal, hand, agent), 1)
     replicates = int(cell_count.flat[0])
     if replicates == 0 or not (cell_count == replicates).all():
         raise ValueError(
             f"the games do not form a balanced layout (games per hand and agent from {cell_count.min()} "
             f"to {cell_count.max()})"
         )
+    square_sum = np.bincount(deal, weights=(y * y).sum(axis=1), minlength=deals)
+    won = np.zeros((deals, size))
+    played = np.zeros((deals, size))
+    np.add.at(won, (per_seat_deal, agent), (y > 0).astype(np.float64))
+    np.add.at(played, (per_seat_deal, agent), 1.0)
+    beat = np.zeros((deals, size, size))
+    met = np.zeros((deals, size, size))
+    for i, j in itertools.combinations(range(seats), 2):
+        a, b = agent[:, i], agent[:, j]
+        other = a != b
+        ahead = np.where(y[:, i] > y[:, j], 1.0, np.where(y[:, i] == y[:, j], 0.5, 0.0))[other]
+        d, a, b = deal[other], a[other], b[other]
+        np.add.at(beat, (d, a, b), ahead)
+        np.add.at(beat, (d, b, a), 1.0 - ahead)
+        np.add.at(met, (d, a, b), 1.0)
+        np.add.at(met, (d, b, a), 1.0)
+    # each agent's mean result in each game (an agent may hold several seats when the ladder is short)
+    holds = agent[:, :, None] == np.arange(size)[None, None, :]  # [G, S, A]
+    seats_held = holds.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_result = (holds * y[:, :, None]).sum(axis=1) / seats_held
+    pairs = ladder_pairs(size)
+    pair_n = np.zeros((deals, len(pairs)))
+    pair_x = np.zeros((deals, len(pairs)))
+    pair_xx = np.zeros((deals, len(pairs)))
+    for p, (weak, strong) in enumerate(pairs):
+        both = (seats_held[:, weak] > 0) & (seats_held[:, strong] > 0)
+        x = (mean_result[:, strong] - mean_result[:, weak])[both]
+        pair_n[:, p] = np.bincount(deal[both], minlength=deals)
+        pair_x[:, p] = np.bincount(deal[both], weights=x, minlength=deals)
+        pair_xx[:, p] = np.bincount(deal[both], weights=x * x, minlength=deals)
     return Layout(agents, replicates, cell_sum, square_sum, beat, met, won, played, pairs, pair_n, pair_x, pair_xx)
 
 
 def layout_of_array(y: np.ndarray) -> Layout:
-    """A :class:`Layout` of synthetic outcomes ``y[deal, hand, agent, replicate]`` (variance split only)."""
+    """A :class:`Layout` of synthetic outcomes ``y[deal, hand, agent, replicate]`` (the variance split; the
+    pair counts are zeros to fill in)."""
     y = np.asarray(y, dtype=np.float64)
     deals, _, size, replicates = y.shape
-    empty = np.zeros((deals, size, size))
     pairs = ladder_pairs(size)
-    none = np.zeros((deals, len(pairs)))
     return Layout(
         [f"agent{a}" for a in range(size)],
         replicates,
         y.sum(axis=3),
         (y * y).sum(axis=(1, 2, 3)),
-        empty,
-        empty,
+        np.zeros((deals, size, size)),
+        np.zeros((deals, size, size)),
         np.zeros((deals, size)),
         np.zeros((deals, size)),
         pairs,
-        none,
-        none,
-        none,
+        np.zeros((deals, len(pairs))),
+        np.zeros((deals, len(pairs))),
+        np.zeros((deals, len(pairs))),
     )
 
 
@@ -300,19 +313,16 @@ def resample_weights(deals: int, resamples: int, rng: np.random.Generator) -> np
     return rng.multinomial(deals, np.full(deals, 1.0 / deals), size=resamples).astype(np.float64)
 
 
-def _interval(point: np.ndarray, draws: np.ndarray) -> Any:
-    """Point values with percentile 95% intervals; infinities become None (JSON)."""
+def _interval(point: Any, draws: np.ndarray) -> dict[str, Any]:
+    """A point value with its percentile 95% interval; infinities and NaN become None (JSON)."""
     # nearest ranks, not interpolation: a draw may be inf (games to a lead that never comes)
-    lo = np.nanpercentile(draws, 2.5, axis=0, method="lower")
-    hi = np.nanpercentile(draws, 97.5, axis=0, method="higher")
+    lo = np.nanpercentile(draws, 2.5, method="lower") if np.isfinite(draws).any() else np.inf
+    hi = np.nanpercentile(draws, 97.5, method="higher") if np.isfinite(draws).any() else np.inf
 
-    def clean(v: float) -> float | None:
-        return None if not math.isfinite(v) else round(float(v), 6)
+    def clean(v: Any) -> float | None:
+        return None if not math.isfinite(float(v)) else round(float(v), 6)
 
-    point = np.asarray(point, dtype=np.float64)
-    if point.ndim == 0:
-        return {"value": clean(point), "ci": [clean(lo), clean(hi)]}
-    return [{"value": clean(p), "ci": [clean(a), clean(b)]} for p, a, b in zip(point, lo, hi, strict=True)]
+    return {"value": clean(point), "ci": [clean(lo), clean(hi)]}
 
 
 def measure(layout: Layout, resamples: int, rng: np.random.Generator) -> dict[str, Any]:
@@ -349,15 +359,35 @@ def measure(layout: Layout, resamples: int, rng: np.random.Generator) -> dict[st
     return out
 
 
-def coin_flipped(records: Sequence[arena.GameRecord], keep: float, rng: np.random.Generator) -> list[arena.GameRecord]:
-    """``records`` with each game's results kept with probability ``keep``, else permuted at random over its
+def coin_flipped(games: Games, keep: float, rng: np.random.Generator) -> Games:
+    """``games`` with each game's results kept with probability ``keep``, else permuted at random over its
     seats (a coin flip between the seats that keeps the game's outcome values)."""
+    flip = rng.random(len(games.deal)) >= keep
+    outcome = games.outcome.copy()
+    outcome[flip] = rng.permuted(outcome[flip], axis=1)
+    return dataclasses.replace(games, outcome=outcome)
+
+
+def calibrate(games: Games, agents: list[str], deals: int, hands: int, seed: int) -> list[dict[str, Any]]:
+    """The skill share, deal share and ratings of the same games with results replaced by coin flips
+    (:data:`KEEPS`): the mean over :data:`COIN_DRAWS` draws of the flips, and the 2.5 and 97.5 percentiles
+    over the draws (how far a game of that kind strays at this size)."""
     out = []
-    for record in records:
-        outcome = record.outcome
-        if rng.random() >= keep:
-            outcome = [outcome[i] for i in rng.permutation(len(outcome))]
-        out.append(dataclasses.replace(record, outcome=list(outcome)))
+    for k, keep in enumerate(KEEPS):
+        draws: dict[str, list[float]] = {"skill_share": [], "deal_share": [], "rating_spread": [], "rating_gap": []}
+        for draw in range(COIN_DRAWS):
+            layout = layout_of(
+                coin_flipped(games, keep, np.random.default_rng([seed, COIN_SALT, k, draw])), agents, deals, hands
+            )
+            split, rated = variance_split(layout), rating_measures(layout)
+            draws["skill_share"].append(float(split["skill_share"][0]))
+            draws["deal_share"].append(float(split["deal_share"][0]))
+            draws["rating_spread"].append(float(rated["spread"][0]))
+            draws["rating_gap"].append(float(rated["gap"][0]))
+        entry: dict[str, Any] = {"keep": keep, "name": "coin flip" if keep == 0 else f"{round(100 * keep)}%-game"}
+        for key, values in draws.items():
+            entry[key] = _interval(np.mean(values), np.array(values))
+        out.append(entry)
     return out
 
 
@@ -425,7 +455,6 @@ def play_ladder(run: LadderRun, ladder: Sequence[str], progress: bool) -> list[a
 
 
 def study(
-    env_id: str,
     ladder: Sequence[str],
     run: LadderRun,
     records: Sequence[arena.GameRecord],
@@ -435,26 +464,10 @@ def study(
 ) -> dict[str, Any]:
     """The measures of one option set and their calibration (module doc)."""
     ladder = list(ladder)
-    agent_of = {name: i for i, name in enumerate(ladder)}
-
-    def layout(recs: Sequence[arena.GameRecord]) -> Layout:
-        return layout_of(recs, agent_of, ladder, games, run.seats, run.seatings, run.reset_options)
-
-    measured = measure(layout(records), resamples, np.random.default_rng([seed, BOOTSTRAP_SALT]))
-    calibration = []
-    for k, keep in enumerate(KEEPS):
-        flipped = coin_flipped(records, keep, np.random.default_rng([seed, COIN_SALT, k]))
-        m = measure(layout(flipped), resamples, np.random.default_rng([seed, BOOTSTRAP_SALT, k + 1]))
-        calibration.append(
-            {
-                "keep": keep,
-                "name": "coin flip" if keep == 0 else f"{round(100 * keep)}%-game",
-                "skill_share": m["skill_share"],
-                "deal_share": m["deal_share"],
-                "rating_spread": m["rating_spread"],
-                "rating_gap": m["rating_gap"],
-            }
-        )
+    hands = run.reset_options * run.seats
+    played = games_of(records, {name: i for i, name in enumerate(ladder)}, run.seats, run.seatings)
+    layout = layout_of(played, ladder, games, hands)
+    measured = measure(layout, resamples, np.random.default_rng([seed, BOOTSTRAP_SALT]))
     return {
         "options": run.options,
         "label": variant_label(run.options),
@@ -462,9 +475,9 @@ def study(
         "players": run.seats,
         "deals": games,
         "games": len(records),
-        "games_per_hand_and_agent": layout(records).replicates,
+        "games_per_hand_and_agent": layout.replicates,
         **measured,
-        "calibration": calibration,
+        "calibration": calibrate(played, ladder, games, hands, seed),
     }
 
 
@@ -501,7 +514,7 @@ def report(env_id: str, result: dict) -> str:
             f"    {p['stronger']} over {p['weaker']}: mean difference {_fmt(p['mean_difference'])}; "
             f"{_fmt(p['games'], 0)} games, {_fmt(p['deals'], 0)} duplicate deals"
         )
-    lines.append("  calibration (the same games, results replaced by coin flips):")
+    lines.append("  calibration (the same games, results replaced by coin flips; mean and 95% range of 20 draws):")
     for c in result["calibration"]:
         lines.append(
             f"    {c['name']:10s} skill share {_fmt(c['skill_share'])}   deal share {_fmt(c['deal_share'])}   spread "
@@ -646,7 +659,7 @@ def run(args: argparse.Namespace) -> int:
     for run_ in runs:
         start = time.perf_counter()
         records = play_ladder(run_, ladder, progress=not args.no_progress)
-        result = study(env_id, ladder, run_, records, games, args.seed, args.bootstrap)
+        result = study(ladder, run_, records, games, args.seed, args.bootstrap)
         result["seconds"] = round(time.perf_counter() - start, 1)
         results.append(result)
         print(report(env_id, result), flush=True)
