@@ -87,3 +87,112 @@ def test_analyze_bombs_command(capsys):
     assert main(["analyze", "bombs", "--hand-size", "20", "--hands", "20000"]) == 0
     out = capsys.readouterr().out
     assert "valid bombs:" in out and "2x3" in out and "rarity order" in out
+
+
+# ------------------------------------------------------------------ many decks and the infinite deck
+def longest(counts, n):
+    run = best = 0
+    for c in counts:
+        run = run + 1 if c >= n else 0
+        best = max(best, run)
+    return best
+
+
+def brute_force_decks(hand_size, n, length, decks):
+    """Enumerate rank-count vectors of a hand from ``decks`` decks, weight prod C(4 decks, c)."""
+
+    def vectors(prefix, left):
+        if len(prefix) == 13:
+            if left == 0:
+                yield prefix
+            return
+        for c in range(min(4 * decks, left) + 1):
+            yield from vectors(prefix + (c,), left - c)
+
+    total = 0
+    for counts in vectors((), hand_size):
+        if longest(counts, n) >= length:
+            weight = 1
+            for c in counts:
+                weight *= comb(4 * decks, c)
+            total += weight
+    return Fraction(total, comb(52 * decks, hand_size))
+
+
+def brute_force_replacement(hand_size, n, length):
+    """Every sequence of ``hand_size`` ranks, each equally likely (drawing with replacement)."""
+    import itertools
+
+    hits = 0
+    for ranks in itertools.product(range(13), repeat=hand_size):
+        counts = [0] * 13
+        for r in ranks:
+            counts[r] += 1
+        hits += longest(counts, n) >= length
+    return Fraction(hits, 13**hand_size)
+
+
+@pytest.mark.parametrize("hand_size,n,length,decks", [(5, 2, 2, 2), (5, 4, 1, 2), (6, 3, 2, 3), (5, 1, 3, 2)])
+def test_deck_probabilities_match_enumeration(hand_size, n, length, decks):
+    from cardenvs.analysis.bombs import deck_probabilities
+
+    assert deck_probabilities(hand_size, decks)[(n, length)][1] == brute_force_decks(hand_size, n, length, decks)
+
+
+@pytest.mark.parametrize("n,length", [(2, 2), (4, 1), (1, 3), (3, 1)])
+def test_replacement_probabilities_match_enumeration(n, length):
+    from cardenvs.analysis.bombs import deck_probabilities
+
+    assert deck_probabilities(4, None)[(n, length)][1] == brute_force_replacement(4, n, length)
+
+
+def test_deck_probabilities_by_hand_and_one_deck():
+    from math import factorial
+
+    from cardenvs.analysis.bombs import deck_probabilities
+
+    one = deck_probabilities(13, 1)
+    assert all(one[s][1] == p for s, (_, p) in run_probabilities(13).items())  # the rules' table
+    infinite = deck_probabilities(13, None)
+    assert infinite[(1, 13)][1] == Fraction(factorial(13), 13**13)  # one card of every rank, in any order
+    assert deck_probabilities(4, None)[(4, 1)][1] == Fraction(13, 13**4)  # four of one rank
+    # two decks: 13 cards holding all 8 copies of a rank is possible, 4x1 grows, and no count passes 8
+    assert deck_probabilities(13, 2)[(4, 1)][0] > one[(4, 1)][0]
+
+
+@pytest.mark.parametrize("decks", [3, None])
+def test_simulation_agrees_with_exact(decks):
+    from cardenvs.analysis.bombs import deck_probabilities, simulate_hands
+
+    hands = 100_000
+    counts = simulate_hands(13, hands, decks, seed=5)
+    for shape, (p, _) in deck_probabilities(13, decks).items():
+        sd = np.sqrt(hands * p * (1 - p))
+        assert abs(counts[shape] - p * hands) <= 5 * sd + 1, (shape, counts[shape], p * hands)
+    assert simulate_hands(13, 1000, decks, seed=5) == simulate_hands(13, 1000, decks, seed=5)
+
+
+def test_rarity_order_changes_with_the_number_of_decks():
+    from cardenvs.analysis.bombs import deck_probabilities, order_of
+
+    assert order_of(deck_probabilities(13, 1)) == rarity_order(13)
+    # one deck: a pair-run 2x3 is the commonest bomb; from two decks on (and with replacement) four of a kind is
+    assert order_of(deck_probabilities(13, 1))[:2] == [(2, 3), (4, 1)]
+    for decks in (2, 4, None):
+        assert order_of(deck_probabilities(13, decks))[:2] == [(4, 1), (2, 3)]
+
+
+def test_deck_options_bad_input(capsys):
+    from cardenvs.analysis.bombs import deck_probabilities, simulate_hands
+    from cardenvs.cli import main
+
+    with pytest.raises(ValueError, match="decks must be an integer >= 1"):
+        deck_probabilities(13, 0)
+    with pytest.raises(ValueError, match="hands must be at least 1"):
+        simulate_hands(13, 0, 2)
+    assert main(["analyze", "bombs", "--deck-sweep", "1,x"]) == 2
+    err = capsys.readouterr().err
+    assert "expected deck counts separated by commas" in err and len(err.strip().splitlines()) == 1
+    assert main(["analyze", "bombs", "--hand-size", "13", "--deck-sweep", "1,2"]) == 0
+    out = capsys.readouterr().out
+    assert "with replacement" in out and "differs from 1 deck" in out
