@@ -1,4 +1,4 @@
-"""Self-play training with MaskablePPO, top to bottom.
+"""Self-play training with MaskablePPO, top to bottom. Usage::
 
     python -m cardenvs.training.selfplay --config configs/twenty_ppo.yaml [--steps N] [--minutes M] [--out DIR]
                                 [--seed S] [--set ppo.learning_rate=1e-4 ...]

@@ -155,7 +155,7 @@ class Results:
                     win_units.append(float(np.mean(w)))
                     score_units.append(float(np.mean(s)))
                     reward_units.append(float(np.mean(rw)))
-            wr, wlo, whi = mean_ci(win_units)
+            wr, wlo, whi = _rate_ci(win_units)
             ms, slo, shi = mean_ci(score_units)
             mr, rlo, rhi = mean_ci(reward_units)
             out[label] = {

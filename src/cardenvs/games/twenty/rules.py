@@ -8,11 +8,13 @@ Rules, in plain words:
   is the difference of their values, 10 if they are equal. They take no further part.
 * Each player gets five cards; the players then put one card at a time on the tally, the round's leader
   first. The sum of the tally cards is the *tally*. After each card, the player who played it scores:
+
   - **Exact Twenty**: tally = 20 -> 10 points, the tally is cleared;
   - **Beyond Twenty**: tally > 20 -> tally - 20 points, the tally is cleared;
   - **Five Tally**: five tally cards with the tally below 20 -> 15 points; each further card with the
     tally still below 20 (Six, Seven, ... Tally) scores twice the last award: 30, 60, 120, ... These do
     not clear the tally.
+
 * Tally cards carry over from one five-card hand to the next within a round; when both hands are empty
   both players get five new cards at once (2 + 10 x 5 = 52: the stock never runs out). At the end of the
   round the tally scores nothing, and the **last player who scored in the round** takes the bonus

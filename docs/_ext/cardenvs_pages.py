@@ -1,0 +1,188 @@
+"""Pages generated from the code at build time: one per game and the command-line reference.
+
+Every fact on a game page comes from the game's one declaration and its env: the env module's docstring
+(options, observation layout and actions, its tables generated from the code), the rules module's docstring
+(the rules in plain words and every reading this implementation chooses), the named variants, the agents
+that play it (:func:`cardenvs.agent.known_agents`) and a position rendered by the env itself. The pages are
+written to ``docs/games/`` and ``docs/reference/cli.md`` (not committed: they are rebuilt from the code on
+every build, so they cannot drift).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+import cardenvs
+from cardenvs.agent import known_agents, shipped_models
+from cardenvs.registry import spec_of
+
+#: moves played by seeded random play before the example position is rendered
+EXAMPLE_MOVES = 6
+EXAMPLE_SEED = 7
+
+
+def myst_roles(markdown: str) -> str:
+    """The env docstrings are Markdown with Sphinx roles written the RST way (:mod:`x`); MyST spells them
+    {mod}`x`. A leading dot (:mod:`.moves`) is relative to the game package."""
+    return re.sub(r":(mod|func|class|data|meth|attr):`", r"{\1}`", markdown)
+
+
+def _relative_targets(text: str, package: str) -> str:
+    return re.sub(r"(\{(?:mod|func|class|data|meth|attr)\}`)\.", rf"\1{package}.", text)
+
+
+def _rst_relative(text: str, package: str) -> str:
+    return re.sub(r"(:(?:mod|func|class|data|meth|attr):`)\.", rf"\1{package}.", text)
+
+
+def _options_text(options: dict) -> str:
+    return ", ".join(f"`{key}={value!r}`" for key, value in options.items()) or "the defaults"
+
+
+def example_position(env_id: str) -> str:
+    env = cardenvs.make(env_id, render_mode="ansi")
+    env.reset(seed=EXAMPLE_SEED)
+    rng = np.random.default_rng(EXAMPLE_SEED)
+    played = []
+    for agent in env.agent_iter():
+        if len(played) >= EXAMPLE_MOVES:
+            break
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = int(rng.choice(cardenvs.legal_actions(obs)))
+        played.append(f"{agent}: {env.action_name(action)}")
+        env.step(action)
+    board = env.render() or ""
+    return "\n".join(["moves so far: " + "; ".join(played), "", board.rstrip()])
+
+
+def game_page(env_id: str) -> str:
+    spec = spec_of(env_id)
+    env_module = importlib.import_module(f"{spec.package}.env")
+    rules_module = importlib.import_module(f"{spec.package}.rules")
+    env = cardenvs.make(env_id)
+    env_doc = _relative_targets(myst_roles(env_module.__doc__ or ""), spec.package)
+    title, _, body = env_doc.partition("\n")
+    variants = type(env).VARIANTS
+    names = known_agents(spec.name)
+    models = {name: path for name, path in shipped_models().items() if name.startswith(spec.name + ".")}
+    n_actions = env.action_space(env.possible_agents[0]).n
+    shown = sorted({int(a) for a in np.linspace(0, n_actions - 1, min(n_actions, 8))})  # spread over the table
+    lines = [
+        title,
+        "",
+        f"```{{image}} ../screenshots/{spec.name}-start.png",
+        f":alt: {spec.title} in the browser app, at the start",
+        ":width: 49%",
+        "```",
+        f"```{{image}} ../screenshots/{spec.name}-end.png",
+        f":alt: {spec.title} in the browser app, at the end",
+        ":width: 49%",
+        "```",
+        "",
+        body.strip(),
+        "",
+        "## Rules in plain words",
+        "",
+        f"From the docstring of {{mod}}`{rules_module.__name__}`, where the rules live in code.",
+        "",
+        "```{eval-rst}",
+        _rst_relative(rules_module.__doc__ or "", spec.package).strip(),
+        "```",
+        "",
+        "## Variants",
+        "",
+        "Named variants are option sets: `cardenvs.make(" + repr(env_id) + ', variant="NAME")` or '
+        "`-o variant=NAME` on the command line; options given beside a variant override it.",
+        "",
+        "| variant | options |",
+        "|---|---|",
+        *(f"| `{name}` | {_options_text(opts)} |" for name, opts in variants.items()),
+        "",
+        "## Action ids and move names",
+        "",
+        f"`Discrete({n_actions})`; `env.action_name(a)` names a move and `env.parse_action(text)` reads one back. "
+        "Some ids:",
+        "",
+        "| id | move |",
+        "|---|---|",
+        *(f"| {a} | `{env.action_name(a)}` |" for a in shown),
+        "",
+        "## Agents that play it",
+        "",
+        "Names for `cardenvs.agent.load_agent`, `cardenvs arena --agents` and the web app "
+        "(the full list: `cardenvs list`):",
+        "",
+        *(
+            f"* `{name}`" + (f" (shipped model `{models[name].parent.name}`)" if name in models else "")
+            for name in names
+        ),
+        "",
+        "## An example position",
+        "",
+        f"After `reset(seed={EXAMPLE_SEED})` and {EXAMPLE_MOVES} random legal moves "
+        f'(`np.random.default_rng({EXAMPLE_SEED})`), `env.render()` in `render_mode="ansi"` prints:',
+        "",
+        "```text",
+        example_position(env_id),
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def cli_page() -> str:
+    from cardenvs.cli import build_parser
+
+    os.environ["COLUMNS"] = "100"  # argparse wraps help to the terminal: the same page on every machine
+    parser = build_parser()
+    lines = [
+        "# Command line",
+        "",
+        "Generated from the parser of `cardenvs` (`cardenvs COMMAND --help` prints the same).",
+        "",
+        "```text",
+        parser.format_help().rstrip(),
+        "```",
+        "",
+    ]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                lines += [f"## `cardenvs {name}`", "", "```text", sub.format_help().rstrip(), "```", ""]
+                for sub_action in sub._actions:
+                    if isinstance(sub_action, argparse._SubParsersAction):
+                        for study, study_parser in sub_action.choices.items():
+                            lines += [f"### `cardenvs {name} {study}`", "", "```text"]
+                            lines += [study_parser.format_help().rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:  # unchanged pages keep their time: no needless rebuild
+        path.write_text(text)
+
+
+def generate(app) -> None:
+    src = Path(app.srcdir)
+    index = ["# Games", "", "One page per game, generated from its code.", "", "```{toctree}", ":maxdepth: 1", ""]
+    for env_id in cardenvs.ENV_IDS:
+        spec = spec_of(env_id)
+        _write(src / "games" / f"{spec.name}.md", game_page(env_id))
+        index.append(spec.name)
+    _write(src / "games" / "index.md", "\n".join([*index, "```", ""]))
+    _write(src / "reference" / "cli.md", cli_page())
+
+
+def setup(app):
+    app.connect("builder-inited", generate)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
