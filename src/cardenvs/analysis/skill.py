@@ -486,9 +486,11 @@ def variant_label(options: dict) -> str:
 
 
 # ------------------------------------------------------------------ report
-def _fmt(entry: dict, digits: int = 3) -> str:
+def _fmt(entry: dict, digits: int = 3, missing: str = "n/a") -> str:
+    """``value [lo, hi]``; a None (JSON's stand-in) prints as ``missing``: n/a, or inf for games to a lead."""
+
     def f(v: float | None) -> str:
-        return "inf" if v is None else f"{v:.{digits}f}"
+        return missing if v is None else f"{v:.{digits}f}"
 
     lo, hi = entry["ci"]
     return f"{f(entry['value'])} [{f(lo)}, {f(hi)}]"
@@ -506,13 +508,15 @@ def report(env_id: str, result: dict) -> str:
         f"{_fmt(result['rating_gap'], 1)}",
         f"  {'agent':34s} {'win rate':>24s} {'rating (Elo)':>26s}",
     ]
+    if result["skill_share"]["value"] is None:
+        lines.insert(2, "  (no variance to split: every seat of every game had the same result)")
     for name, a in result["agents"].items():
         lines.append(f"  {name:34s} {_fmt(a['win_rate']):>24s} {_fmt(a['rating'], 1):>26s}")
     lines.append("  games (deals) until the stronger is ahead with 95% probability:")
     for p in result["games_to_lead"]:
         lines.append(
             f"    {p['stronger']} over {p['weaker']}: mean difference {_fmt(p['mean_difference'])}; "
-            f"{_fmt(p['games'], 0)} games, {_fmt(p['deals'], 0)} duplicate deals"
+            f"{_fmt(p['games'], 0, 'inf')} games, {_fmt(p['deals'], 0, 'inf')} duplicate deals"
         )
     lines.append("  calibration (the same games, results replaced by coin flips; mean and 95% range of 20 draws):")
     for c in result["calibration"]:
