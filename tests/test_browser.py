@@ -1,14 +1,16 @@
 """``cardenvs serve`` in a real browser: Debian's Chromium, headless, driven by Playwright.
 
-The server runs as a subprocess on a free port; the tests click through a whole Twenty match, a Dou Dizhu
-hand and an arena replay, play War to the end and autoplay a watched game without a reload, and read the
-page (how a game ended, the seats' last moves, the moves drawn as cards). CI installs Chromium (``.ci/run``); without
-``/usr/bin/chromium`` the tests are skipped.
+The server runs as a subprocess on a free port; the tests play every game to its end by clicking (War by
+"play to the end"), step through an arena replay, autoplay a watched game without a reload, and read the
+page (how a game ended, every hand revealed, the seats' last moves, the moves drawn as cards). CI installs
+Chromium (``.ci/run``); without ``/usr/bin/chromium`` the tests are skipped, saying so.
 """
 
 import os
+import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ pytestmark = [
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
 pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[web]') is not installed")
 
-from cardenvs import replay  # noqa: E402
+from cardenvs import ENV_IDS, replay  # noqa: E402
 from cardenvs.arena import run_tournament  # noqa: E402
 
 from conftest import free_port, wait_until_serving  # noqa: E402
@@ -90,49 +92,131 @@ def final_scores(page) -> list[str]:
     return [b.inner_text() for b in page.query_selector_all("#final-scores .final-score b")]
 
 
-def test_play_a_whole_twenty_match_by_clicking(page, server, tmp_path):
-    start_game(page, server, "twenty", agents="twenty.greedy", options="rounds=1", seed="21", seat="0")
-    assert page.inner_text("#status").startswith("your turn")
-    # the first card by selecting it in the hand, the others with the move buttons
-    page.click(".hand.selectable .card-wrap >> nth=0")
+@dataclass(frozen=True)
+class Plan:
+    """How the parametrized test plays a game: the new-game form's fields (small options, for a short game),
+    the end-of-game banner as a pattern naming the winner (group ``seat``), the most moves the person makes,
+    and whether the seats hold hands to reveal at the end (War's piles are face down for everyone)."""
+
+    fields: dict[str, str]
+    winner: str
+    max_moves: int
+    hands: bool = True
+
+
+PLANS = {
+    "twos": Plan(
+        {"agents": "twos.heuristic", "options": "hand_size=5", "seed": "0", "seat": "0"},
+        r"player_(?P<seat>\d) went out first and wins \(left in hand: player_\d \d cards?, ",
+        max_moves=10,
+    ),
+    "twenty": Plan(  # one round: five hands of five cards, every move a card
+        {"agents": "twenty.greedy", "options": "rounds=1", "seed": "21", "seat": "0"},
+        r"player_(?P<seat>\d) wins the match after 1 round, \d+ points to \d+$",
+        max_moves=25,
+    ),
+    "war": Plan(
+        {"agents": "war.flip", "seed": "1133", "seat": "1"},
+        r"player_(?P<seat>\d) holds all 52 cards \(after \d+ battles\)$",
+        max_moves=1,  # one click: play to the end (30 battles, won by the person)
+        hands=False,
+    ),
+    "two_way_street": Plan(  # a duel to 1 point: one hand
+        {"agents": "two_way_street.heuristic", "options": "players=2, target=1", "seed": "1", "seat": "0"},
+        r"player_(?P<seat>\d) wins with \d+ points after 1 hand \(target 1\)$",
+        max_moves=20,
+    ),
+    "doudizhu": Plan(
+        {"agents": "doudizhu.rule", "seed": "5", "seat": "0"},
+        r"player_(?P<seat>\d)(, the landlord,)? went out first: the (landlord wins|farmers win)",
+        max_moves=40,
+    ),
+}
+
+
+def game_state(page) -> dict:
+    return page.request.get(page.url.replace("/game/", "/api/game/")).json()
+
+
+def moves_on_page(page) -> list[list]:
+    """Each move button drawn as cards: its action and the codes of its mini cards."""
+    return page.eval_on_selector_all(
+        "button.card-move",
+        "bs => bs.map(b => [Number(b.dataset.action), Array.from(b.querySelectorAll('.mini-cards svg.card'), "
+        "c => c.dataset.code)])",
+    )
+
+
+def hands_on_page(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        ".seat", "ss => ss.map(s => Array.from(s.querySelectorAll('.hand svg.card'), c => c.dataset.code))"
+    )
+
+
+def play_selected(page, cards: list[str]) -> None:
+    """Select ``cards`` in the hand (each code once, in order) and press "play selected"."""
+    for code in cards:
+        page.click(f'.hand.selectable .card-wrap:not(.selected):has(svg[data-code="{code}"]) >> nth=0')
     click_and_reload(page, "#play-selected")
-    clicks = 1
-    while page.get_attribute("#game", "data-over") == "false":
-        assert page.inner_text("#status").startswith("your turn")
-        click_and_reload(page, "button.move >> nth=0")
-        clicks += 1
-        assert clicks <= 25
-    assert clicks == 25  # five hands of five cards
-    final = final_scores(page)
-    assert final == scores_on_page(page)
-    state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
-    assert final == [str(s) for s in state["scores"]] and state["over"]
-    assert page.inner_text("#result") == state["result"]["text"] and "wins the match" in state["result"]["text"]
-    page.screenshot(path=str(tmp_path / "twenty.png"))
-    assert (tmp_path / "twenty.png").stat().st_size > 10_000
 
 
-def test_play_a_dou_dizhu_hand_by_clicking(page, server):
-    start_game(page, server, "doudizhu", agents="doudizhu.rule", seed="5", seat="0")
-    turns = 0
-    while page.get_attribute("#game", "data-over") == "false":
-        buttons = page.query_selector_all("button.move")
-        names = [b.inner_text() for b in buttons]
-        assert buttons and page.query_selector_all(".seat.you .card")  # my hand, drawn as SVG cards
-        # bid the most while bidding (to play the hand as landlord), then play the first move listed
-        target = "button.move >> nth=-1" if any("bid" in n for n in names) else "button.move >> nth=0"
-        click_and_reload(page, target)
-        turns += 1
-        assert turns < 60
-    assert "game over" in page.inner_text("#status")
-    state = page.request.get(page.url.replace("/game/", "/api/game/")).json()
-    assert state["log"][0]["move"].startswith("bid") and any(s["notes"][0] == "landlord" for s in state["seats"])
-    assert final_scores(page) == [str(s) for s in state["scores"]]
-    assert "went out first" in page.inner_text("#result")
-    # the game is over: every hand is shown, no card backs
-    held = sum(len(s["cards"]) for s in state["seats"])
-    assert held > 0 and len(page.query_selector_all(".seat .card")) == held
-    assert len(page.query_selector_all(".seat .count")) == 0
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_play_each_game_to_its_end_by_clicking(page, server, env_id, tmp_path):
+    """A whole game in play mode by clicking: each turn the legal moves that play cards are drawn as those
+    cards (the first one played by selecting its cards in the hand, the next with the move buttons; moves
+    without cards, such as bids, pass or declarations, are the other buttons: the last is clicked; a lone
+    move without cards by "play to the end", which plays War to its end). The end says who won in words,
+    names a seat that won, shows the game's scores and reveals every hand."""
+    game = env_id.rsplit("_v", 1)[0]
+    plan = PLANS[game]
+    start_game(page, server, game, **plan.fields)
+    state = game_state(page)
+    if plan.hands:  # the others' hands hidden while the game is on
+        assert [s["cards"] is None for s in state["seats"]] == [s["seat"] != state["viewer"] for s in state["seats"]]
+        assert len(page.query_selector_all(".seat .count")) == len(state["seats"]) - 1
+    moves = card_moves = 0
+    while not state["over"]:
+        assert state["your_turn"] and page.inner_text("#status").startswith("your turn")
+        with_cards = [m for m in state["legal"] if m["cards"]]
+        assert moves_on_page(page) == [[m["action"], m["cards"]] for m in with_cards]
+        assert len(page.query_selector_all("#other-moves button.move")) == len(state["legal"]) - len(with_cards)
+        moves += 1
+        assert moves <= plan.max_moves
+        if page.query_selector("#play-to-end") and not with_cards:  # one move, no card (War's flip, a pass)
+            page.click("#play-to-end")  # played each turn until the game ends or there is a choice
+            page.wait_for_function(
+                "document.getElementById('game').dataset.over === 'true' || !document.getElementById('play-to-end')",
+                timeout=90_000,
+            )
+        elif with_cards and not card_moves:
+            play_selected(page, with_cards[0]["cards"])
+        elif with_cards:
+            click_and_reload(page, "button.card-move >> nth=0")
+        else:
+            click_and_reload(page, "#other-moves button.move >> nth=-1")
+        card_moves += bool(with_cards)
+        state = game_state(page)
+    assert moves == plan.max_moves if game in ("twenty", "war") else moves > 1
+    assert (card_moves > 0) == plan.hands  # War has no card moves: a flip from a face-down pile
+    assert "game over" in page.inner_text("#status") and page.query_selector("button.move") is None
+    result = page.inner_text("#result")
+    assert result == state["result"]["text"]
+    named = re.match(plan.winner, result)
+    assert named, result
+    assert state["outcome"][int(named["seat"])] > 0  # the seat the banner names did win
+    assert final_scores(page) == scores_on_page(page) == [str(r["score"]) for r in state["result"]["scores"]]
+    # every hand revealed: the page draws each seat's cards, no card back left
+    if plan.hands:
+        assert all(s["cards"] is not None for s in state["seats"])
+        assert hands_on_page(page) == [s["cards"] for s in state["seats"]]
+        assert page.query_selector(".seat .count") is None
+    else:
+        assert all(s["cards"] is None for s in state["seats"]) and page.query_selector(".seat svg.card") is None
+    if game == "doudizhu":  # the person bid the most and played the hand as the landlord
+        assert state["log"][0]["move"].startswith("bid") and state["seats"][0]["notes"][0] == "landlord"
+    shot = tmp_path / f"{game}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
 
 
 def test_open_an_arena_replay_and_step_to_its_end(page, server, replays_folder, tmp_path):
