@@ -95,11 +95,13 @@ def final_scores(page) -> list[str]:
 @dataclass(frozen=True)
 class Plan:
     """How the parametrized test plays a game: the new-game form's fields (small options, for a short game),
-    the end-of-game banner as a pattern naming the winner (group ``seat``), the most moves the person makes,
-    and whether the seats hold hands to reveal at the end (War's piles are face down for everyone)."""
+    the end-of-game banner as a pattern naming the winner (group ``seat``), a line the info shows at the end,
+    the most moves the person makes, and whether the seats hold hands to reveal at the end (War's piles are
+    face down for everyone)."""
 
     fields: dict[str, str]
     winner: str
+    info: str
     max_moves: int
     hands: bool = True
 
@@ -108,27 +110,32 @@ PLANS = {
     "twos": Plan(
         {"agents": "twos.heuristic", "options": "hand_size=5", "seed": "0", "seat": "0"},
         r"player_(?P<seat>\d) went out first and wins \(left in hand: player_\d \d cards?, ",
+        "5 cards each, bomb order classic",
         max_moves=10,
     ),
     "twenty": Plan(  # one round: five hands of five cards, every move a card
         {"agents": "twenty.greedy", "options": "rounds=1", "seed": "21", "seat": "0"},
         r"player_(?P<seat>\d) wins the match after 1 round, \d+ points to \d+$",
+        "round 1 of 1, hand 5 of 5",
         max_moves=25,
     ),
     "war": Plan(
         {"agents": "war.flip", "seed": "1133", "seat": "1"},
         r"player_(?P<seat>\d) holds all 52 cards \(after \d+ battles\)$",
+        "30 battles played",
         max_moves=1,  # one click: play to the end (30 battles, won by the person)
         hands=False,
     ),
     "two_way_street": Plan(  # a duel to 1 point: one hand
         {"agents": "two_way_street.heuristic", "options": "players=2, target=1", "seed": "1", "seat": "0"},
         r"player_(?P<seat>\d) wins with \d+ points after 1 hand \(target 1\)$",
+        "hand 1 scored: player_0 ",
         max_moves=20,
     ),
     "doudizhu": Plan(
         {"agents": "doudizhu.rule", "seed": "5", "seat": "0"},
         r"player_(?P<seat>\d)(, the landlord,)? went out first: the (landlord wins|farmers win)",
+        "landlord player_0 at bid 3",
         max_moves=40,
     ),
 }
@@ -204,6 +211,8 @@ def test_play_each_game_to_its_end_by_clicking(page, server, env_id, tmp_path):
     named = re.match(plan.winner, result)
     assert named, result
     assert state["outcome"][int(named["seat"])] > 0  # the seat the banner names did win
+    info = page.inner_text(".info")
+    assert plan.info in info and not re.search(r"\[|\d\.0\b", info)  # in words: no Python lists or floats
     assert final_scores(page) == scores_on_page(page) == [str(r["score"]) for r in state["result"]["scores"]]
     # every hand revealed: the page draws each seat's cards, no card back left
     if plan.hands:

@@ -35,8 +35,9 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
                 seat["notes"].append(f"bid {_bid_name(int(s.bids[q]))}")
     phase = int(s.phase)
     view["card_moves"] = phase in (rules.DISCARD, rules.PLAY)
+    hand = int(s.hand_no) + (0 if s.over else 1)  # the hand counter moves on when a hand ends, the last too
     view["info"].append(
-        f"hand {int(s.hand_no) + 1}, {'dealer' if n == 2 else 'first declarer'} player_{int(s.first)}, "
+        f"hand {hand}, {'dealer' if n == 2 else 'first declarer'} player_{int(s.first)}, "
         f"phase {rules.PHASES[phase] if phase >= 0 else 'over'}, target {base.config['target']}"
     )
     trick = rules.trick_cards(s)
@@ -49,9 +50,27 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
                 "cards": [card_code(int(c)) for c in trick],
             }
         )
-    last = base._last_event()
-    if last:
-        view["info"].append("last: " + last)
+    _last_event(s, n, view)
+
+
+def _last_event(s: Any, n: int, view: dict) -> None:
+    """The last trick taken, drawn as its cards, or the last hand's scores in words, or a redeal."""
+    from . import rules
+
+    if s.last_event == rules.EVENT_TRICK and s.trick_no > 0:
+        k = int(s.trick_no) - 1
+        view["table"].append(
+            {
+                "label": f"trick {k + 1}, taken by player_{int(s.trick_winners[k])}",
+                "cards": [card_code(int(c)) for c in s.taken_cards[k * n : (k + 1) * n]],
+            }
+        )
+    elif s.last_event == rules.EVENT_HAND:
+        scored = ", ".join(f"player_{p} {plural(number(s.last_hand[p]), 'point')}" for p in range(n))
+        totals = ", ".join(f"player_{p} {number(s.totals[p])}" for p in range(n))
+        view["info"].append(f"hand {int(s.hand_no)} scored: {scored} (totals: {totals})")
+    elif s.last_event == rules.EVENT_REDEAL:
+        view["info"].append(f"equal strength, opposite directions: redealt ({int(s.redeals)} in a row)")
 
 
 def describe_result(base: Any) -> str:

@@ -49,4 +49,11 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     flips = [card_code(int(c)) for c in s.last_flip if c >= 0]
     if flips:
         view["table"].append({"label": "last flips (player_0, player_1)", "cards": flips})
-    view["info"].append(f"battle {int(s.battles) + 1}" + (" (war!)" if s.in_war else ""))
+    from cardenvs.core.kernels import RUNNING
+
+    from .rules import status
+
+    if status(base.states, 0, base.params) != RUNNING:  # over or stopped: no next battle
+        view["info"].append(f"{plural(int(s.battles), 'battle')} played")
+    else:
+        view["info"].append(f"battle {int(s.battles) + 1}" + (" (war!)" if s.in_war else ""))
