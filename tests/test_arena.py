@@ -155,7 +155,8 @@ def test_agents_by_name_and_errors():
     assert isinstance(load_agent("random", env), RandomAgent)
     assert isinstance(load_agent("cardenvs.agent:RandomAgent", env), RandomAgent)
     with pytest.raises(
-        ValueError, match="unknown agent 'nope'; known agents for war: random, war.flip, or dmc:PATH, ppo:PATH"
+        ValueError,
+        match="unknown agent 'nope'; known agents for war: random, war.flip, or dmc:PATH, douzero:PATH, ppo:PATH",
     ):
         load_agent("nope", env)
     with pytest.raises(ValueError, match="cannot load agent"):

@@ -178,11 +178,22 @@ def test_rlcard_rule_plays_whole_games_in_the_arena_and_replays_exactly():
 
 @needs_rlcard
 def test_rlcard_rule_refuses_to_bid():
+    """Asked to bid it raises; the arena refuses it up front where the agents would bid (--bidding, or the
+    plain rotation with the option bidding=True), and seats it in the default duplicate mode."""
+    from cardenvs.arena import plan_tournament
+
     env = cardenvs.make("doudizhu_v0")  # bidding on
     env.reset(seed=0)
     agent = load_agent("rlcard.rule", env.unwrapped)
     with pytest.raises(ValueError, match="cannot bid"):
         agent.act(env.last()[0], np.random.default_rng(0))
+    names = ["rlcard.rule", "random", "random"]
+    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot bid .*without --bidding"):
+        plan_tournament("doudizhu", names, 1, bidding=True)
+    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot bid .*bidding=False"):
+        plan_tournament("doudizhu", names, 1, duplicate=False)
+    plan_tournament("doudizhu", names, 1, duplicate=False, options={"bidding": False})
+    plan_tournament("doudizhu", names, 1)
 
 
 # ------------------------------------------------------------------------------------------------------ DouZero

@@ -644,8 +644,9 @@ def plan_tournament(
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
-    below 1, a negative seed, ``bidding`` for a game without it, a ``replays`` folder that cannot take
-    the replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches)."""
+    below 1, a negative seed, ``bidding`` for a game without it, an agent that declares ``bids = False``
+    where the agents would bid, a ``replays`` folder that cannot take the replays, an unknown ``engine`` or
+    ``"vector"`` for agents that cannot act on batches)."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -662,7 +663,8 @@ def plan_tournament(
     n = probe.num_players
     agent_names = list(agents)
     # fail early: unknown names, agents of another game; and learn which act on batches
-    batches = {name: acts_on_batches(load_agent(name, probe)) for name in dict.fromkeys(agent_names)}
+    built = {name: load_agent(name, probe) for name in dict.fromkeys(agent_names)}
+    batches = {name: acts_on_batches(agent) for name, agent in built.items()}
     if round_robin:
         if len(agent_names) < n:
             raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")
@@ -676,6 +678,11 @@ def plan_tournament(
         tables = [tuple(range(n))]
     if bidding:
         probe.duplicate_reset_options(bidding=True)  # ValueError for a game (or options) without bidding
+    if bidding or (not duplicate and probe.config.get("bidding")):  # the agents will bid
+        for name, agent in built.items():
+            if getattr(agent, "bids", True) is False:
+                how = "without --bidding" if bidding else "with the option bidding=False or in the duplicate mode"
+                raise ValueError(f"agent {name!r} cannot bid (it declares bids = False): play it {how}")
     extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
     if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
         warnings.warn(
