@@ -18,7 +18,8 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
     pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no system Chromium at /usr/bin/chromium (apt-get install chromium)"
+        not CHROMIUM.exists(),
+        reason=f"the browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)",
     ),
     pytest.mark.xdist_group("browser"),
 ]
