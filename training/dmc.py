@@ -33,8 +33,14 @@ drowns a move's effect in noise). The actors play every seat with the current ne
 5. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
    norm clipped, the step size constant or decaying linearly to 0 over the budget (:func:`learning_rate`).
    Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two cores that
-   measured faster than an actor process feeding a learner process, which copies every batch).
-6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role) and TensorBoard; every ``eval_minutes`` a
+   measured faster than an actor process feeding a learner process, which copies every batch). With
+   ``backend: ray`` (``--ray --actors N``) the actors are ``N`` Ray actors (:func:`ray_actor_class`,
+   one CPU each, on any machine of the cluster ``RAY_ADDRESS`` names, or a local Ray when it is unset): the
+   learner waits for every actor's first rollout, then learns from whichever actor's samples arrive first
+   and hands that actor the newest weights (so a Ray run does not replay exactly). ``device`` puts the
+   learner on a GPU (``auto``: CUDA when torch sees one); the actors act on CPU copies of the networks.
+6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role), ``actors.json`` (decisions and episodes each
+   actor handed out) and TensorBoard; every ``eval_minutes`` a
    checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
    ``eval.csv``; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt`` (:class:`DMCAgent`).
 
@@ -49,6 +55,7 @@ import csv
 import dataclasses
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -69,6 +76,7 @@ from cardenvs.registry import spec_of
 from cardenvs.training.config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
+BACKENDS = ("local", "ray")
 NETWORKS = "<networks>"  # the opponent pool's entry for seats the Q networks play
 LR_SCHEDULES = ("constant", "linear")
 
@@ -101,6 +109,9 @@ class Args:
     history_kernel: int = 3  # moves per conv window (kernel = stride)
     features: str = "scaled"  # the state input: "scaled" (log for large bounds) or "bounds" (StateFeatures)
     torch_threads: int = 1
+    backend: str = "local"  # "local": actors and learner alternate in this process; "ray": actors are Ray actors
+    actors: int = 2  # backend ray: how many Ray actors, each playing num_envs games (any number of machines)
+    device: str = "cpu"  # the learner's torch device: "cpu", "cuda", "cuda:N" or "auto" (cuda when available)
     eval_minutes: float = 10.0  # minutes between checkpoints + arena evaluations (0: only at the end)
     eval_games: int = 100  # duplicate deals per evaluation
     final_eval_games: int = 500  # duplicate deals of the final evaluation (0: none)
@@ -136,8 +147,13 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--eval-games", type=int)
     parser.add_argument("--final-eval-games", type=int)
     parser.add_argument("--resume", action="store_true", default=None, help="continue OUT/RUN/model.pt")
+    # not --backend: cardenvs train's --backend picks the trainer
+    parser.add_argument("--ray", dest="backend", action="store_const", const="ray", help="backend: ray (Ray actors)")
+    parser.add_argument("--actors", type=int, help="Ray actors with --ray (config actors)")
+    parser.add_argument("--device", help="the learner's device: cpu, cuda, cuda:N or auto (config device)")
     ns = parser.parse_args(argv)
     flags = ("total_frames", "minutes", "out", "seed", "num_envs", "eval_games", "final_eval_games", "resume")
+    flags += ("backend", "actors", "device")
     values = read_config(parser, ns, Args, flags)
     for key in ("options", "eval_options"):
         if not isinstance(values.get(key, {}), dict):
@@ -152,7 +168,12 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         parser.error(f"lr_schedule {values['lr_schedule']!r}: expected one of {', '.join(LR_SCHEDULES)}")
     if values.get("features", "scaled") not in FEATURES:
         parser.error(f"features {values['features']!r}: expected one of {', '.join(FEATURES)}")
-    for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads"):
+    if values.get("backend", "local") not in BACKENDS:
+        parser.error(f"backend {values['backend']!r}: expected one of {', '.join(BACKENDS)}")
+    device = values.get("device", "cpu")
+    if not isinstance(device, str) or not (device in ("cpu", "auto", "cuda") or device.startswith("cuda:")):
+        parser.error(f"device {device!r}: expected cpu, cuda, cuda:N or auto")
+    for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads", "actors"):
         if key in values and (not isinstance(values[key], int) or values[key] < 1):
             parser.error(f"{key}={values[key]!r}: expected an integer >= 1")
     for key in ("epsilon", "opponent_share"):
@@ -404,6 +425,120 @@ def episode_targets(
     return to_go[np.arange(len(r)), np.asarray(seats)]
 
 
+class Actors:
+    """``num_envs`` games played by the networks given to :meth:`collect` (epsilon-greedily) and by the opponent
+    pool's heuristic in the seats it draws: each call plays ``rollout_steps`` steps of every game and returns
+    the decisions of the episodes that ended, per role, as ``(obs, actions, targets)`` arrays. ``rng`` draws
+    the exploration and the opponent seats; ``deal_seed`` resets the vector env. The local backend runs one
+    in the learner's process (sharing its ``rng``), the Ray backend one per Ray actor (:func:`ray_actor_class`)."""
+
+    def __init__(self, args: Args, rng: np.random.Generator, deal_seed: int):
+        from cardenvs import vector
+
+        self.args, self.rng = args, rng
+        # the learner's target is the env's reward (win scale or points); the episode ring copies what it
+        # keeps, so the env may hand out its buffers
+        reward = env_reward(args.target)
+        self.env = vector.make(args.game, args.num_envs, copy=False, **{**args.options, "reward": reward})
+        self.layout = self.env.layout
+        self.features = StateFeatures(self.layout, args.features)
+        self.obs, self.info = self.env.reset(seed=deal_seed)
+        n = self.env.num_players
+        self.ring = EpisodeRing(
+            args.num_envs, self.layout.size, n, margin=args.target == "margin", horizon=args.horizon
+        )
+        # who plays each seat of each game's episode, drawn from the one opponent pool (cardenvs.opponents) and
+        # redrawn when the game ends: the opponent with weight opponent_share, the networks with the rest
+        share = args.opponent_share
+        self.pool = OpponentPool({args.opponent: share, NETWORKS: 1 - share}) if args.opponent else None
+        self.networks = len(self.pool) - 1 if self.pool else 0  # the networks' entry in the pool
+        self.seat_entry = np.full((args.num_envs, n), self.networks)
+        self.draw_opponent_seats(np.arange(args.num_envs))
+        self.roles = len(role_names(args.game))
+        self.episodes, self.decisions = 0, 0  # finished episodes and their decisions handed out
+
+    def draw_opponent_seats(self, games: np.ndarray) -> None:
+        if self.pool is None or self.args.opponent_share <= 0 or len(games) == 0:
+            return
+        n = self.env.num_players
+        drawn = self.pool.draw(self.rng, (len(games), n))
+        full = np.flatnonzero((drawn != self.networks).all(axis=1))
+        drawn[full, self.rng.integers(n, size=len(full))] = self.networks  # a network plays at least one seat
+        self.seat_entry[games] = drawn
+
+    def collect(self, nets: nn.ModuleList) -> list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """``rollout_steps`` steps of every game with ``nets`` (CPU, eval mode); the finished episodes'
+        decisions per role."""
+        args, env = self.args, self.env
+        samples: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(self.roles)]
+        everyone = np.arange(args.num_envs)
+        for _ in range(args.rollout_steps):
+            raw = self.obs["observation"]
+            roles = roles_of(args.game, self.layout, raw)
+            ids, counts = env.legal_ids()
+            actions = np.empty(args.num_envs, dtype=np.int64)
+            entry = self.seat_entry[everyone, self.info["to_move"]]
+            scripted = entry != self.networks
+            for index in np.unique(entry[scripted]):
+                assert self.pool is not None
+                rows = np.flatnonzero(entry == index)
+                actions[rows] = env.policy_actions(self.pool.opponents[index], rows)
+            net_rows = np.flatnonzero(~scripted)
+            x = self.features(raw[net_rows])
+            actions[net_rows] = choose(
+                nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, self.rng
+            )
+            self.ring.add(raw, actions, self.info["to_move"], roles)
+            self.obs, rewards, terminated, truncated, self.info = env.step(actions)
+            self.draw_opponent_seats(np.flatnonzero(terminated | truncated))
+            for ep_obs, ep_actions, ep_roles, ep_targets in self.ring.finish_step(rewards, terminated | truncated):
+                self.episodes += 1
+                self.decisions += len(ep_actions)
+                for role in np.unique(ep_roles):
+                    sel = ep_roles == role
+                    samples[role].append((ep_obs[sel], ep_actions[sel], ep_targets[sel] / args.target_scale))
+        return samples
+
+
+def ray_actor_class():
+    """The Ray actor class of the ``ray`` backend: an :class:`Actors` with its own CPU copy of the networks,
+    which takes the learner's newest weights with each :meth:`collect` call (a Ray object ref, or None
+    when it has them). Actor ``i`` of a run draws from stream ``(frames, i, 0)`` of ``dmc_actors`` and deals
+    from seed ``(frames, i, 1)`` of it (``frames`` done when the run started or resumed)."""
+    import ray
+
+    @ray.remote(num_cpus=1)
+    class RayActor:
+        def __init__(self, values: dict[str, Any], index: int, frames: int):
+            torch.set_num_threads(1)
+            self.args = Args(**values)
+            rng = seeds.generator(self.args.seed, frames, index, 0, stream="dmc_actors")
+            deal_seed = seeds.seed_from(self.args.seed, frames, index, 1, stream="dmc_actors")
+            self.actors = Actors(self.args, rng, deal_seed)
+            self.nets = build_nets(self.args.game, self.actors.layout, self.args)
+            self.nets.eval()
+
+        def collect(self, weights: dict[str, torch.Tensor] | None):
+            if weights is not None:
+                self.nets.load_state_dict(weights)
+                for net in self.nets:
+                    net.invalidate()
+            samples = self.actors.collect(self.nets)
+            return samples, self.actors.episodes, self.actors.decisions
+
+    return RayActor
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto``: the first GPU when torch sees one, else the CPU; otherwise the device named."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: torch sees no GPU (use device: auto or cpu)")
+    return device
+
+
 # ---------------------------------------------------------------- 6. checkpoints and the arena agent
 def save_checkpoint(path: Path, nets: nn.ModuleList, optimizers: list, args: Args, frames: int, minutes: float):
     """``model.pt`` (what the arena loads: the networks in float16, the config, the frame count) and, beside
@@ -563,11 +698,16 @@ def learning_rate(args: Args, frames: int, minutes: float) -> float:
 # ---------------------------------------------------------------- the run
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from cardenvs import vector
+    from cardenvs import make
 
     # 1. seeding and the run folder
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
+    try:
+        device = resolve_device(args.device)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     run_dir = Path(args.out) / args.run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     checkpoint = run_dir / "model.pt"
@@ -575,16 +715,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {checkpoint} exists; pass --resume to continue it or --out elsewhere", file=sys.stderr)
         return 2
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(args), sort_keys=False))
-    print(f"run {args.run_name} -> {run_dir}", flush=True)
+    print(f"run {args.run_name} -> {run_dir} (backend {args.backend}, learner on {device})", flush=True)
+    layout = make(args.game, **{**args.options, "reward": env_reward(args.target)}).unwrapped.layout
 
-    # 4. the actors' games (the learner's target is the env's reward: win scale or points); the episode ring
-    # copies what it keeps, so the env may hand out its buffers
-    env = vector.make(args.game, args.num_envs, copy=False, **{**args.options, "reward": env_reward(args.target)})
-    layout = env.layout
-    features = StateFeatures(layout, args.features)
-
-    # 3. networks and optimizers, maybe resumed
-    nets = build_nets(args.game, layout, args)
+    # 3. networks and optimizers (on the learner's device), maybe resumed
+    nets = build_nets(args.game, layout, args).to(device).eval()
     optimizers = [torch.optim.Adam(net.parameters(), lr=args.learning_rate) for net in nets]
     frames, minutes_before = 0, 0.0
     if args.resume and checkpoint.exists():
@@ -594,13 +729,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {checkpoint} was trained with features={trained_on}; pass --set features={trained_on}",
                   file=sys.stderr)  # fmt: skip
             return 2
-        full = torch.load(checkpoint.with_name("optimizer.pt"), map_location="cpu", weights_only=False)
+        full = torch.load(checkpoint.with_name("optimizer.pt"), map_location=device, weights_only=False)
         nets.load_state_dict(full["nets"])
         for opt, state in zip(optimizers, full["optimizers"], strict=True):
             opt.load_state_dict(state)
         frames, minutes_before = int(data["frames"]), float(data["minutes"])
         print(f"resumed at {frames:,} frames ({minutes_before:.1f} min)", flush=True)
     names = role_names(args.game)
+    features = StateFeatures(layout, args.features)
+    features.big = None if features.big is None else features.big.to(device)
+    features.div = features.div.to(device)
 
     # 6. logs
     writer = None
@@ -643,67 +781,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return result
 
-    # 5. the loop: actors fill per-role buffers with finished episodes, the learner consumes them
+    # 5. the learner: consumes the per-role buffers of finished episodes, batch_size samples an update
     # a resumed run goes on with new deals and exploration draws (seeded by the frames done), not the first ones
     rng = seeds.generator(args.seed, frames, stream="dmc_actors")
-    obs, info = env.reset(seed=seeds.linear_seed(args.seed, frames, stream="dmc_deals"))
-    ring = EpisodeRing(
-        args.num_envs, layout.size, env.num_players, margin=args.target == "margin", horizon=args.horizon
-    )
-    # who plays each seat of each game's episode, drawn from the one opponent pool (cardenvs.opponents) and
-    # redrawn when the game ends: the opponent with weight opponent_share, the networks with the rest
-    pool = (
-        OpponentPool({args.opponent: args.opponent_share, NETWORKS: 1 - args.opponent_share}) if args.opponent else None
-    )
-    networks = len(pool) - 1 if pool else 0  # the networks' entry in the pool
-    seat_entry = np.full((args.num_envs, env.num_players), networks)
-
-    def draw_opponent_seats(games: np.ndarray) -> None:
-        if pool is None or args.opponent_share <= 0 or len(games) == 0:
-            return
-        drawn = pool.draw(rng, (len(games), env.num_players))
-        full = np.flatnonzero((drawn != networks).all(axis=1))
-        drawn[full, rng.integers(env.num_players, size=len(full))] = networks  # a network plays at least one seat
-        seat_entry[games] = drawn
-
-    draw_opponent_seats(np.arange(args.num_envs))
-    everyone = np.arange(args.num_envs)
     buffers: list[list[tuple[np.ndarray, ...]]] = [[] for _ in names]
     buffered = np.zeros(len(names), dtype=np.int64)
     losses = [float("nan")] * len(names)
-    episodes, window_frames, window_start = 0, 0, time.time()
-    next_eval = time.time() + 60 * args.eval_minutes if args.eval_minutes > 0 else math.inf
-    next_log = time.time() + 30
-    while frames < args.total_frames and (args.minutes is None or minutes() < args.minutes):
-        nets.eval()
-        for _ in range(args.rollout_steps):
-            raw = obs["observation"]
-            roles = roles_of(args.game, layout, raw)
-            ids, counts = env.legal_ids()
-            actions = np.empty(args.num_envs, dtype=np.int64)
-            entry = seat_entry[everyone, info["to_move"]]
-            scripted = entry != networks
-            for index in np.unique(entry[scripted]):
-                assert pool is not None
-                rows = np.flatnonzero(entry == index)
-                actions[rows] = env.policy_actions(pool.opponents[index], rows)
-            net_rows = np.flatnonzero(~scripted)
-            x = features(raw[net_rows])
-            actions[net_rows] = choose(nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, rng)
-            ring.add(raw, actions, info["to_move"], roles)
-            obs, rewards, terminated, truncated, info = env.step(actions)
-            draw_opponent_seats(np.flatnonzero(terminated | truncated))
-            for ep_obs, ep_actions, ep_roles, ep_targets in ring.finish_step(rewards, terminated | truncated):
-                episodes += 1
-                for role in np.unique(ep_roles):
-                    sel = ep_roles == role
-                    buffers[role].append((ep_obs[sel], ep_actions[sel], ep_targets[sel] / args.target_scale))
-                    buffered[role] += int(sel.sum())
+
+    def add_samples(samples: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]) -> None:
+        for role, items in enumerate(samples):
+            buffers[role] += items
+            buffered[role] += sum(len(item[1]) for item in items)
+
+    def learn() -> int:
+        """Every full batch of every role's buffer, once; returns the frames consumed."""
         nets.train()
         lr = learning_rate(args, frames, minutes())
         for opt in optimizers:
             for group in opt.param_groups:
                 group["lr"] = lr
+        consumed = 0
         for role in np.flatnonzero(buffered >= args.batch_size):
             data_obs = np.concatenate([b[0] for b in buffers[role]])
             data_act = np.concatenate([b[1] for b in buffers[role]])
@@ -713,19 +810,79 @@ def main(argv: Sequence[str] | None = None) -> int:
             net, opt = nets[role], optimizers[role]
             for lo in range(0, usable, args.batch_size):
                 idx = order[lo : lo + args.batch_size]
-                x = features(data_obs[idx])
-                q = net(x, torch.as_tensor(data_act[idx]))
-                loss = torch.mean((q - torch.as_tensor(data_tgt[idx], dtype=torch.float32)) ** 2)
+                x = features(torch.as_tensor(data_obs[idx], device=device))
+                q = net(x, torch.as_tensor(data_act[idx], device=device))
+                loss = torch.mean((q - torch.as_tensor(data_tgt[idx], dtype=torch.float32, device=device)) ** 2)
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 opt.step()
                 losses[role] = float(loss.detach())
             net.invalidate()
-            frames += usable
-            window_frames += usable
+            consumed += usable
             buffers[role] = [(data_obs[usable:], data_act[usable:], data_tgt[usable:])]
             buffered[role] = len(data_obs) - usable
+        nets.eval()
+        return consumed
+
+    # 4. the actors: in this process (sharing the learner's rng, and its networks when on the CPU), or Ray
+    # actors on any machine of the cluster, each with a CPU copy of the networks
+    deal_seed = seeds.linear_seed(args.seed, frames, stream="dmc_deals")
+    local = Actors(args, rng, deal_seed) if args.backend == "local" else None
+    acting = nets if device.type == "cpu" else build_nets(args.game, layout, args).eval()
+    pending: dict[Any, int] = {}
+    remote: list[Any] = []
+    produced = np.zeros(args.actors if local is None else 1, dtype=np.int64)  # decisions each actor handed out
+    actor_episodes = np.zeros_like(produced)
+    if local is None:
+        import ray
+
+        started_ray = not ray.is_initialized()
+        if started_ray:  # RAY_ADDRESS names a running cluster; unset: a local Ray of this machine
+            ray.init(address=os.environ.get("RAY_ADDRESS"))
+        RayActor = ray_actor_class()
+        values = dataclasses.asdict(args)
+        remote = [RayActor.remote(values, i, frames) for i in range(args.actors)]  # type: ignore[attr-defined]
+        weights = ray.put({k: v.cpu() for k, v in nets.state_dict().items()})
+        version = 0
+        actor_version = np.zeros(args.actors, dtype=np.int64)
+        # the first round waits for every actor (they start at different speeds: imports, numba's cache), so
+        # each one plays from the start; then whichever actor's samples arrive first are learnt from first
+        first = ray.get([actor.collect.remote(weights) for actor in remote])
+        for i, (samples, episodes_i, decisions_i) in enumerate(first):
+            add_samples(samples)
+            actor_episodes[i], produced[i] = episodes_i, decisions_i
+        pending = {actor.collect.remote(None): i for i, actor in enumerate(remote)}
+        started = time.time()  # the clock of the minutes budget starts with the actors up
+        print(f"{args.actors} Ray actors of {args.num_envs} games each", flush=True)
+
+    episodes, window_frames, window_start = 0, 0, time.time()
+    next_eval = time.time() + 60 * args.eval_minutes if args.eval_minutes > 0 else math.inf
+    next_log = time.time() + 30
+    while frames < args.total_frames and (args.minutes is None or minutes() < args.minutes):
+        if local is not None:
+            add_samples(local.collect(acting))
+            episodes, produced[0], actor_episodes[0] = local.episodes, local.decisions, local.episodes
+        else:  # take the first actor's samples that arrive, hand it the newest weights and let it play on
+            [ready], _ = ray.wait(list(pending), num_returns=1)
+            i = pending.pop(ready)
+            samples, actor_episodes[i], produced[i] = ray.get(ready)
+            add_samples(samples)
+            episodes = int(actor_episodes.sum())
+        used = learn()
+        frames += used
+        window_frames += used
+        if used and acting is not nets:
+            acting.load_state_dict(nets.state_dict())
+            for net in acting:
+                net.invalidate()
+        if local is None:
+            if used:
+                version += 1
+                weights = ray.put({k: v.cpu() for k, v in nets.state_dict().items()})
+            news = weights if actor_version[i] != version else None
+            actor_version[i] = version
+            pending[remote[i].collect.remote(news)] = i
         now = time.time()
         if now >= next_log:
             rate = window_frames / (now - window_start)
@@ -744,6 +901,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if now >= next_eval:
             checkpoint_and_evaluate(args.eval_games)
             next_eval = time.time() + 60 * args.eval_minutes
+    if local is None:  # a driver's actors end with it; a caller's Ray lives on, so free its CPUs now
+        if started_ray:
+            ray.shutdown()
+        else:
+            for actor in remote:
+                ray.kill(actor)
+    actors_json = {
+        "backend": args.backend,
+        "device": str(device),
+        "actors": [{"decisions": int(d), "episodes": int(e)} for d, e in zip(produced, actor_episodes, strict=True)],
+    }
+    (run_dir / "actors.json").write_text(json.dumps(actors_json, indent=2))
 
     # the final checkpoint and evaluation
     result = checkpoint_and_evaluate(args.final_eval_games)
