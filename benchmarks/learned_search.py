@@ -1,0 +1,110 @@
+"""Issue 29's learned-value search goal: two search agents on the same duplicate deals, paired by deal (a
+script, not a registered benchmark).
+
+Deal ``d`` is the arena's (``arena.game_seed(seed, d)``, agent rng ``arena.agent_rng(seed, d, k)``). Dou Dizhu
+(player_0 landlord at bid 1): per deal, each agent as landlord against two ``doudizhu.rule`` farmers and as
+both farmers against a ``doudizhu.rule`` landlord (4 games). Other games: each agent in each seat against the
+game's heuristic in the others (2 x players games). Per deal, the win rate of A minus B's, with a 95% interval;
+the two agents' games alternate, so load on a shared machine falls on both alike.
+
+    OMP_NUM_THREADS=1 python benchmarks/learned_search.py doudizhu "doudizhu.pimc(ms=20,leaf=dmc)" \\
+        "doudizhu.pimc(ms=20)" --minutes 7 --seed 29
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+
+from cardenvs import make
+from cardenvs.agent import load_agent
+from cardenvs.arena import agent_rng, game_seed, play_one
+
+
+class Timed:
+    """Wraps an agent and records the wall time of each ``act``."""
+
+    def __init__(self, agent):
+        self.agent, self.name, self.times = agent, agent.name, []
+
+    def act(self, observation, rng):
+        t = time.perf_counter()
+        a = self.agent.act(observation, rng)
+        self.times.append(time.perf_counter() - t)
+        return a
+
+
+def ci(values) -> str:
+    x = np.asarray(values, dtype=float)
+    half = 1.959963984540054 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.nan
+    return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}] (n={len(x)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("game")
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--deals", type=int, default=10_000)
+    parser.add_argument("--minutes", type=float, default=7.0)
+    parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    env = make(args.game)
+    base = env.unwrapped
+    heuristic = load_agent(f"{args.game}.{base.CORE.POLICIES[0]}", base)
+    arms = {k: [Timed(load_agent(name, base)) for _ in range(2)] for k, name in (("a", args.a), ("b", args.b))}
+    env.reset(seed=0)
+    for timed in arms["a"] + arms["b"]:
+        timed.agent.search(0)  # compile, load caches and the model before anything is timed
+    n = base.num_players
+    rows = []
+    start = time.time()
+    for d in range(args.deals):
+        if time.time() - start > 60 * args.minutes:
+            break
+        seed = game_seed(args.seed, d)
+        row: dict = {"deal": d}
+        for k, (one, two) in arms.items():
+            if args.game == "doudizhu":
+                opts = {"landlord": 0, "bid": 1}
+                lord = play_one(
+                    env, [one, heuristic, heuristic], ["s", "r", "r"], seed, agent_rng(args.seed, d, 1), opts
+                )
+                farm = play_one(env, [heuristic, one, two], ["r", "s", "s"], seed, agent_rng(args.seed, d, 2), opts)
+                row[f"{k}_landlord"] = float(lord.outcome[0] > 0)
+                row[f"{k}_farmers"] = float(farm.outcome[1] > 0)
+                row[k] = (row[f"{k}_landlord"] + row[f"{k}_farmers"]) / 2
+            else:
+                wins = []
+                for seat in range(n):
+                    seats = [heuristic] * n
+                    seats[seat] = one
+                    labels = ["h"] * n
+                    labels[seat] = "s"
+                    r = play_one(env, seats, labels, seed, agent_rng(args.seed, d, seat))
+                    wins.append(float(r.outcome[seat] > 0))
+                row[k] = float(np.mean(wins))
+        rows.append(row)
+        if d % 20 == 19:
+            print(f"{d + 1} deals, {time.time() - start:.0f} s", flush=True)
+    print(f"{args.game}, {len(rows)} deals, seed {args.seed}, {(time.time() - start) / 60:.1f} min")
+    keys = ["landlord", "farmers"] if args.game == "doudizhu" else []
+    for k, name in (("a", args.a), ("b", args.b)):
+        print(f"{name}: {ci([r[k] for r in rows])}", *(f"{p} {ci([r[f'{k}_{p}'] for r in rows])}" for p in keys))
+        t = np.asarray([x for timed in arms[k] for x in timed.times]) * 1000
+        print(f"  ms per move: mean {t.mean():.1f}, p95 {np.percentile(t, 95):.1f} ({len(t)} moves)")
+    print(f"A - B, paired by deal: {ci([r['a'] - r['b'] for r in rows])}")
+    for p in keys:
+        print(f"  {p}: {ci([r[f'a_{p}'] - r[f'b_{p}'] for r in rows])}")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"args": vars(args), "rows": rows}, f)
+
+
+if __name__ == "__main__":
+    main()
