@@ -23,8 +23,10 @@ Measures (the outcome ``y`` of a seat is the env's win-scale result, :meth:`Card
   is ``var_agent`` over the outcome variance (``SS_total / N``); it comes out near 0, below 0 as often as
   above, in a game without skill (the plain share of the sums of squares, ``eta2_agent``, cannot). The
   *deal share* is the hands' share of the sums of squares (the cards held: each hand's mean over its games,
-  so it also holds the noise of that mean, as the coin-flip row shows); the rest is which hand suits which
-  agent, the agents' own draws and the opponents' replies.
+  so it also holds the noise of that mean, as the coin-flip row shows; with two players and two agents a
+  hand is played twice and nothing is left to estimate that noise from, so compare deal shares only between
+  option sets played the same way); the rest is which hand suits which agent, the agents' own draws and
+  the opponents' replies.
 * Ratings: Bradley-Terry on every pair of seats of every game (a finished ahead of b; ties half), on the
   Elo scale (400 log10 odds), centred at 0, with half a win each way per pair that met as a prior so an
   agent that never wins keeps a finite rating. ``spread``: their standard deviation (Duersch, Lambrecht and
