@@ -5,6 +5,7 @@ moves, a game replays exactly under a seed, and a missing model or torch is a cl
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -214,6 +215,19 @@ def test_bad_models_are_clear_errors(name, message):
     with pytest.raises(ValueError) as exc:
         load_agent(name, cardenvs.make(game).unwrapped)
     assert message in str(exc.value)
+
+
+def test_names_from_untrusted_input_load_no_model_file_outside_the_models_folder(tmp_path):
+    """The web loads names with ``registered_only``: a search's model obeys it as a ``KIND:PATH`` agent does."""
+    env = cardenvs.make("twos").unwrapped
+    for name, message in [
+        ("twos.pimc(leaf=dmc:/etc/passwd)", "models (KIND:PATH) load here only from a models folder"),
+        ("twos.pimc(leaf=cardenvs.agent:RandomAgent)", "module:Class agents are not loaded here"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            load_agent(name, env, registered_only=True)
+    with pytest.raises(ValueError, match="no model by that name in the models folder"):
+        load_agent("twos.pimc(leaf=dmc:../x.pt)", env, registered_only=True, models_dir=tmp_path)
 
 
 def test_without_torch_the_error_names_the_extra():

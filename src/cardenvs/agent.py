@@ -360,7 +360,7 @@ def _convert(agent: str, key: str, text: str, kind: type, accepted: str) -> Any:
     return text.strip("'\"")
 
 
-def _load_search(name: str, base: str, params: dict[str, str], env: Any) -> Agent:
+def _load_search(name: str, base: str, params: dict[str, str], env: Any, loader: Any) -> Agent:
     from .search import PARAMETERS, SearchAgent, describe_parameters, game_policies
 
     game, _, method = base.partition(".")
@@ -370,7 +370,7 @@ def _load_search(name: str, base: str, params: dict[str, str], env: Any) -> Agen
         if key not in accepted:
             raise ValueError(f"agent {name!r}: unknown parameter {key!r}; {base} accepts {described}")
     values = {k: _convert(name, k, v, accepted[k][0], described) for k, v in params.items()}
-    agent = SearchAgent(env, method, **values)
+    agent = SearchAgent(env, method, model_loader=loader, **values)  # loader: a learned model (leaf=dmc)
     agent.name = name
     return agent
 
@@ -468,7 +468,13 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
             raise ValueError(
                 f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
-        return _load_search(name, base_name, params or {}, env)
+        return _load_search(
+            name,
+            base_name,
+            params or {},
+            env,
+            lambda model: load_agent(model, env, models_dir=models_dir, registered_only=registered_only),
+        )
     models = shipped_models()
     if base_name in models and not params:
         short = base_name.partition(".")[0]

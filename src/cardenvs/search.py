@@ -765,12 +765,14 @@ def names_model(value: str) -> bool:
     return value == "dmc" or ":" in value
 
 
-def load_model(env: Any, game: str, value: str, who: str = "search") -> Any:
+def load_model(env: Any, game: str, value: str, who: str = "search", loader: Any = None) -> Any:
     """The learned model a ``rollout`` or ``leaf`` value names: ``dmc`` is the shipped DMC model of ``game``
     (a short name; ``GAME.dmc`` of :func:`cardenvs.agent.shipped_models`), ``KIND:PATH`` a model file of an
     installed agent kind; loaded by :func:`cardenvs.agent.load_agent` (the ``dmc`` kind needs torch, the
-    train extra). It must score moves: ``action_values(observations, ids, counts)``. Errors are
-    ``ValueError`` saying what is missing."""
+    train extra), or by ``loader(name)`` when given (:func:`cardenvs.agent.load_agent` passes itself with
+    its ``registered_only`` and ``models_dir``, so a name from the web loads no file outside the models
+    folder). It must score moves: ``action_values(observations, ids, counts)``. Errors are ``ValueError``
+    saying what is missing."""
     from .agent import load_agent, shipped_models
 
     name = value
@@ -783,7 +785,7 @@ def load_model(env: Any, game: str, value: str, who: str = "search") -> Any:
                 "name a model file as dmc:PATH"
             )
     try:
-        model = load_agent(name, env)
+        model = loader(name) if loader is not None else load_agent(name, env)
     except ValueError as exc:
         raise ValueError(f"{who}: {value} cannot be loaded: {exc}") from None
     if not callable(getattr(model, "action_values", None)):
@@ -807,10 +809,11 @@ class SearchAgent:
     :func:`pimc` or :func:`ismcts`, which read the true state only through the game's ``determinize`` for
     the acting seat: every card that seat cannot see is re-dealt before anything looks at it, so the agent
     plays on the acting seat's information alone. Parameters: :data:`PARAMETERS` (a bad one is a
-    ``ValueError`` naming the accepted ones with their defaults).
+    ``ValueError`` naming the accepted ones with their defaults); ``model_loader`` loads a ``rollout`` or
+    ``leaf`` model by name (:func:`load_model`).
     """
 
-    def __init__(self, env: Any, method: str = "pimc", **parameters: Any):
+    def __init__(self, env: Any, method: str = "pimc", *, model_loader: Any = None, **parameters: Any):
         if method not in METHODS:
             raise ValueError(f"search method {method!r} is unknown; known: {', '.join(METHODS)}")
         base = getattr(env, "unwrapped", env)
@@ -854,7 +857,7 @@ class SearchAgent:
         self.method = method
         self.rollout = -1 if names_model(rollout) else policies.index(rollout)  # -1: the model plays
         self.leaf = bool(leaf)
-        self.model = load_model(base, game, learned[0], self.name) if learned else None
+        self.model = load_model(base, game, learned[0], self.name, model_loader) if learned else None
         self.parameters = values
         self.last: SearchResult | None = None
 
