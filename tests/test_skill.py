@@ -185,3 +185,14 @@ def test_bad_input_is_one_line(argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert err.startswith("cardenvs: error: analyze skill: ") and len(err.strip().splitlines()) == 1
+
+
+def test_help_and_out_path(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["analyze", "skill", "--help"])
+    out = capsys.readouterr().out
+    assert "95% intervals" in out and "%%" not in out
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["analyze", "skill", "war", "--out", str(blocker), "--no-progress"]) == 2
+    assert "is a file; name a folder" in capsys.readouterr().err

@@ -630,8 +630,9 @@ def build_parser() -> argparse.ArgumentParser:
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
     for command, module_name in sorted(_analyses().items()):
         module = importlib.import_module(module_name)
-        text = getattr(module, "HELP", "").replace("%", "%%")  # argparse formats help strings
-        ap = asub.add_parser(command, help=text, description=text)
+        text = getattr(module, "HELP", "")
+        # argparse %-formats help strings, not descriptions
+        ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
         module.add_arguments(ap)
         ap.set_defaults(func=lambda a, m=module: _run_study(m, a))
 
