@@ -1,4 +1,4 @@
-"""Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom.
+"""Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom. Usage::
 
     python -m cardenvs.training.dmc --config configs/doudizhu_dmc.yaml [--steps N] [--minutes M] [--out DIR]
                            [--seed S] [--resume] [--set key=value ...]

@@ -12,8 +12,7 @@ API
     move, at least one deal); ``ms`` a time limit checked between batches of deals; with neither,
     :data:`DEFAULT_PLAYOUTS`. ``threads > 1`` spreads the deals over cores (``prange``): with a playout
     budget the result does not depend on the thread count.
-``ismcts(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0,
-c=DEFAULT_C, trees=1)``
+``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
     determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose
     action is legal in this deal by UCB1 with availability counts (``c`` the exploration constant, on the
@@ -23,8 +22,7 @@ c=DEFAULT_C, trees=1)``
     cores, so with a playout budget the result depends on ``trees`` but not on ``threads``. The move is
     the root child with the most visits (ties: the lower action id).
 
-``pimc_learned(state, b, params, *, num_actions, num_players, model, observation, leaf=True, rollout=-1,
-playouts=None, ms=None, seed=0)``
+``pimc_learned(state, b, params, *, num_actions, num_players, model, observation, leaf=True, ...)``
     PIMC guided by a learned model (``model.action_values(obs, ids, counts)``: Q of each legal move, the
     acting seat's expected return after it, as the DMC models of ``training/dmc.py`` give it). On each deal
     every legal move is applied, then with ``leaf`` the other seats reply (heuristic ``rollout``, or the

@@ -60,6 +60,19 @@
     document.querySelectorAll("button.move").forEach((button) =>
       button.addEventListener("click", () => post("move", { step, action: Number(button.dataset.action) })));
 
+    // hovering a move lifts the cards it plays in your hand (one hand card per card of the move)
+    const handCards = Array.from(document.querySelectorAll(".seat.you .hand .card-wrap"));
+    document.querySelectorAll("button.card-move").forEach((button) => {
+      button.addEventListener("mouseenter", () => {
+        const codes = (button.dataset.cards || "").split(" ").filter(Boolean);
+        for (const code of codes) {
+          const card = handCards.find((c) => c.dataset.code === code && !c.classList.contains("hinted"));
+          if (card) card.classList.add("hinted");
+        }
+      });
+      button.addEventListener("mouseleave", () => handCards.forEach((c) => c.classList.remove("hinted")));
+    });
+
     const selected = [];
     const playSelected = document.getElementById("play-selected");
     document.querySelectorAll(".hand.selectable .card-wrap").forEach((card) =>
