@@ -342,3 +342,11 @@ def test_legal_moves_are_drawn_as_the_cards_they_play(page, server):
     first = page.query_selector(".card-move")
     assert first.query_selector_all(".mini-cards svg.card") and first.get_attribute("title")
     assert page.query_selector("#other-moves") is None  # leading: no pass
+    # hovering a move lifts exactly the cards it plays in the hand, and leaving it puts them back
+    biggest = max(page.query_selector_all(".card-move"), key=lambda b: len(b.get_attribute("data-cards").split()))
+    codes = sorted(biggest.get_attribute("data-cards").split())
+    biggest.hover()
+    lifted = sorted(c.get_attribute("data-code") for c in page.query_selector_all(".seat.you .card-wrap.hinted"))
+    assert lifted == codes and len(codes) >= 1
+    page.mouse.move(0, 0)
+    assert page.query_selector(".seat.you .card-wrap.hinted") is None
