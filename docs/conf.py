@@ -22,7 +22,6 @@ release = version = cardenvs.__version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.viewcode",
     "cardenvs_pages",
 ]
 myst_enable_extensions = ["colon_fence", "deflist"]
