@@ -22,6 +22,7 @@ numbers the landlord 0 and the players after it 1 and 2; DouZero names them ``la
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -141,6 +142,38 @@ def rlcard_tables() -> tuple[dict[str, int], dict[int, str], dict[str, int], dic
     return move_of, string_of, order, type_of
 
 
+class _DrawsFrom:
+    """Stands in for ``numpy`` inside RLCard's rule module during one decision: its one random draw
+    (``np.random.choice`` among the legal actions, when no rule applies) comes from the caller's generator,
+    so numpy's global random state is neither read nor changed; everything else is numpy's."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.drew = False
+        self.random = self
+        self._rng = rng
+
+    def choice(self, options: Any) -> Any:
+        self.drew = True
+        return options[int(self._rng.integers(len(options)))]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(np, name)
+
+
+def rlcard_step(rule: Any, state: dict[str, Any], rng: np.random.Generator) -> tuple[Any, bool]:
+    """RLCard's rule agent's move on RLCard's ``state``, its random draw (if any) from ``rng``, and whether it
+    drew."""
+    module = sys.modules[type(rule).__module__]
+    draws = _DrawsFrom(rng)
+    saved = module.np
+    module.np = draws
+    try:
+        move = rule.step(state)
+    finally:
+        module.np = saved
+    return move, draws.drew
+
+
 class RLCardRuleAgent:
     """``doudizhu.rlcard`` (``rlcard.rule``): RLCard's Dou Dizhu rule agent ``DouDizhuRuleAgentV1``, called
     through its public ``step(state)`` on the state RLCard's env would give it, built from our observation:
@@ -157,11 +190,10 @@ class RLCardRuleAgent:
 
     The returned move string is our move with RLCard's reading of those cards.
 
-    Randomness: the rule agent draws from numpy's global generator when it can neither lead nor follow
-    with the type to beat (a random legal move, pass included). Each decision runs with that generator
-    seeded to a fixed value and restored afterwards; when the decision drew, it runs again seeded from one
-    draw of the caller's ``rng``, so a seeded arena replays exactly and decisions that draw nothing leave the
-    caller's ``rng`` as they found it (as :class:`cardenvs.agent.PolicyAgent` does).
+    Randomness: the rule agent draws a random legal move (pass included) with ``np.random.choice`` when it
+    can neither lead nor follow with the type to beat. During each decision that draw is taken from the
+    caller's ``rng`` instead (:func:`rlcard_step`), and numpy's global random state is never used, so a seeded
+    arena replays exactly, and decisions that draw nothing leave ``rng`` as they found it.
 
     Where the games differ:
 
@@ -176,8 +208,6 @@ class RLCardRuleAgent:
 
     name = "doudizhu.rlcard"
     bids = False  # RLCard's Dou Dizhu has no bidding (module docstring)
-    #: the numpy global seed a decision first runs with: a decision that leaves it unchanged drew nothing
-    PROBE_SEED = 0x9E3779B9
 
     def __init__(self, env: Any):
         self.env = getattr(env, "unwrapped", env)
@@ -237,17 +267,7 @@ class RLCardRuleAgent:
         return {"raw_obs": raw, "raw_legal_actions": list(actions)}
 
     def _step(self, state: dict[str, Any], rng: np.random.Generator) -> str:
-        saved = np.random.get_state()
-        try:
-            np.random.seed(self.PROBE_SEED)
-            probe = np.random.get_state()
-            move = self.rule.step(state)
-            after = np.random.get_state()
-            if after[2] != probe[2] or not np.array_equal(after[1], probe[1]):  # it drew: again, from rng
-                np.random.seed(int(rng.integers(0, 2**32)))
-                move = self.rule.step(state)
-        finally:
-            np.random.set_state(saved)
+        move, _ = rlcard_step(self.rule, state, rng)
         return str(move)
 
     def act(self, observation: Mapping[str, np.ndarray], rng: np.random.Generator) -> int:

@@ -96,18 +96,11 @@ def rlcard_deck(rl_env) -> list[str]:
 
 
 def rlcard_own_move(rule, state, rng: np.random.Generator) -> tuple[str, bool]:
-    """RLCard's own agent on RLCard's own state, with the numpy global seeding ``rlcard.rule`` documents (a
-    fixed seed first, and if the decision drew, again from one draw of ``rng``), and whether it drew."""
-    from cardenvs.agents.doudizhu import RLCardRuleAgent
+    """RLCard's own agent on RLCard's own state, its random draw (when no rule applies) from ``rng`` as
+    ``rlcard.rule`` makes it, and whether it drew."""
+    from cardenvs.agents.doudizhu import rlcard_step
 
-    np.random.seed(RLCardRuleAgent.PROBE_SEED)
-    before = np.random.get_state()
-    move = rule.step(state)
-    after = np.random.get_state()
-    if after[2] != before[2] or not np.array_equal(after[1], before[1]):
-        np.random.seed(int(rng.integers(0, 2**32)))
-        return rule.step(state), True
-    return move, False
+    return rlcard_step(rule, state, rng)
 
 
 @needs_rlcard
