@@ -6,6 +6,11 @@ and reset options) and the actions taken, so any position is the env reset and s
 agent to move chooses one). In play mode the person holds one seat; after each of their moves the agents
 play until it is the person's turn again or the game is over, and the view is always the person's seat.
 
+For a game whose view draws what was played as cards (a ``fill_plays`` hook, :mod:`.views`), the session
+also keeps the cards each action took from its mover's hand (:class:`~.views.Play`): a second env, dealt
+alike, steps through the actions once, and the hand before and after each gives its cards. Played games,
+watched games and replays get them the same way, and stepping back only reads them.
+
 Everything a person chooses is checked with ``ValueError`` naming the problem (the app answers 400); a
 request that no longer fits the game (a stale or repeated move, a game busy with an earlier request) is a
 :class:`Conflict` (409) and changes nothing.
@@ -36,7 +41,17 @@ from ..core import seeds
 from ..core.env import check_seed, play_on
 from ..registry import make, resolve_id
 from ..replay import Replay, replay_moves
-from .views import move_cards, public_move, result_view, selection_token, table_view
+from .views import (
+    Play,
+    cards_taken,
+    hand_codes,
+    move_cards,
+    public_move,
+    result_view,
+    selection_token,
+    shows_plays,
+    table_view,
+)
 
 MODES = ("play", "watch", "replay")
 #: games the server holds at once
@@ -117,6 +132,10 @@ class GameSession:
     env: Any = None
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    #: the cards each action took from its mover's hand (:meth:`_plays_so_far`), as far as read
+    plays: list[Play] = field(default_factory=list, repr=False)
+    #: the env the plays are read in: dealt as :attr:`env`, stepped only forward through :attr:`actions`
+    plays_env: Any = field(default=None, repr=False)
     #: the view after the last change, served to readers while a change (an agent thinking) is under way
     shown: dict[str, Any] = field(default_factory=dict, repr=False)
     #: held while the game changes: two requests never step one game at once
@@ -210,12 +229,16 @@ class GameSession:
     def legal(self) -> list[int]:
         return [] if self.over() else [int(a) for a in self.base.legal_actions()]
 
-    def _rebuild(self, k: int) -> None:
+    def _fresh_env(self) -> Any:
+        """The env at the start of this game (the replay's env for a replay)."""
         if self.replay is not None:
-            self.env = self.replay.new_env()
-        else:
-            self.env = make(self.env_id, illegal_action="raise", **self.options)
-            self.env.reset(seed=self.seed, options=self.reset_options or None)
+            return self.replay.new_env()
+        env = make(self.env_id, illegal_action="raise", **self.options)
+        env.reset(seed=self.seed, options=self.reset_options or None)
+        return env
+
+    def _rebuild(self, k: int) -> None:
+        self.env = self._fresh_env()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a replay's recorded illegal action warns
             replay_moves(self.env, self.actions, k)
@@ -231,6 +254,33 @@ class GameSession:
             self.seats.append(seat)
         self.cursor += 1
         return action
+
+    def _plays_so_far(self) -> list[Play] | None:
+        """The :class:`~.views.Play` of each action before the cursor, read in :attr:`plays_env` the first time
+        they are needed (None for a game whose view does not draw plays). The actions only ever grow (back
+        keeps them; next replays them), so what was read stays true."""
+        if not shows_plays(self.env_id):
+            return None
+        if self.plays_env is None:
+            self.plays_env = self._fresh_env()
+        env, base = self.plays_env, self.plays_env.unwrapped
+        moved: list[tuple[int, list[str]]] = []
+
+        def choose(seat: int, observation: Any) -> int:
+            moved.append((seat, hand_codes(base, seat)))
+            return self.actions[len(self.plays)]
+
+        while len(self.plays) < self.cursor:
+            moved.clear()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a replay's recorded illegal action warns
+                play_on(env, choose, moves=1)
+            if not moved:  # the game ended before this action (cannot happen with a cursor inside the game)
+                break
+            seat, before = moved[0]
+            action = self.actions[len(self.plays)]
+            self.plays.append(Play(seat, action, tuple(cards_taken(before, hand_codes(base, seat)))))
+        return self.plays[: self.cursor]
 
     def _step(self, action: int) -> None:
         seat = self.to_move()
@@ -357,7 +407,7 @@ class GameSession:
         base = self.base
         viewer = self.human if self.mode == "play" else self.viewer
         over = self.over()
-        out = table_view(base, None if over else viewer)  # once the game is over, every hand is shown
+        out = table_view(base, None if over else viewer, self._plays_so_far())  # at the end, every hand is shown
         to_move = self.to_move()
         your_turn = self.mode == "play" and to_move == self.human
         log = [

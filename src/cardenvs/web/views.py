@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -58,6 +60,53 @@ def number(x: Any) -> float | int:
     return int(x) if x.is_integer() else x
 
 
+@dataclass(frozen=True)
+class Play:
+    """One step of a game: who moved, the action, and the cards it took from the mover's hand (in the order
+    the hand shows them; none for a pass, a bid, a declaration). Hidden or not: a game view's ``fill_plays``
+    decides what of it is shown."""
+
+    seat: int
+    action: int
+    cards: tuple[str, ...]
+
+
+def hand_codes(base: Any, seat: int) -> list[str]:
+    """``seat``'s hand as :func:`table_view` shows it to that seat (empty for a game without hands)."""
+    return table_view(base, seat)["seats"][seat]["cards"] or []
+
+
+def cards_taken(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The cards of ``before`` that ``after`` no longer holds, each copy once, in ``before``'s order."""
+    left = Counter(after)
+    taken = []
+    for code in before:
+        if left[code]:
+            left[code] -= 1
+        else:
+            taken.append(code)
+    return taken
+
+
+def latest_play(plays: Sequence[Play], seat: int, action: int) -> Play | None:
+    """The last of ``plays`` in which ``seat`` played ``action`` (None if there is none)."""
+    return next((p for p in reversed(plays) if p.seat == seat and p.action == action), None)
+
+
+def last_plays(view: dict[str, Any], plays: Sequence[Play]) -> None:
+    """Each seat's ``last_cards``: the cards of its latest step (empty when it took none), for a game whose
+    plays are all face up."""
+    latest = {p.seat: p for p in plays}
+    for seat in view["seats"]:
+        play = latest.get(seat["seat"])
+        seat["last_cards"] = list(play.cards) if play is not None else []
+
+
+def shows_plays(env_id: str) -> bool:
+    """Whether the game's view draws the plays (has a ``fill_plays`` hook): only then the session reads them."""
+    return hasattr(_game_view(env_id), "fill_plays")
+
+
 def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
     """The name of a move as the viewer may see it (the game view's ``public_move`` hides what the viewer may
     not see, e.g. Two Way Street's discards)."""
@@ -65,14 +114,16 @@ def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
     return hook(base, seat, action, viewer) if hook else base.action_name(int(action))
 
 
-def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
-    """The public table and the hands ``viewer`` may see (None: every hand)."""
+def table_view(base: Any, viewer: int | None, plays: Sequence[Play] | None = None) -> dict[str, Any]:
+    """The public table and the hands ``viewer`` may see (None: every hand). ``plays``: every step so far, for
+    the game view's ``fill_plays`` to draw what was played as cards (None: not known; it draws words)."""
     game = base.metadata["name"].rsplit("_v", 1)[0]
     n = base.num_players
     view: dict[str, Any] = {
         "game": game,
         "seats": [
-            {"seat": p, "name": base.possible_agents[p], "cards": None, "count": 0, "notes": []} for p in range(n)
+            {"seat": p, "name": base.possible_agents[p], "cards": None, "count": 0, "notes": [], "last_cards": []}
+            for p in range(n)
         ],
         "table": [],
         "info": [],
@@ -83,6 +134,8 @@ def table_view(base: Any, viewer: int | None) -> dict[str, Any]:
     module = _game_view(base.metadata["name"])
     if module is not None:  # a game without a view shows the seats, the scores and the text render
         module.fill_view(base, viewer, view)
+        if hasattr(module, "fill_plays"):
+            module.fill_plays(base, viewer, view, plays)
     return view
 
 
@@ -115,7 +168,7 @@ def move_cards(base: Any, seat: int, actions: list[int]) -> dict[int, list[str]]
     same name (the difference would not show it). The env is not touched: the moves are applied on a shallow
     copy of it holding its own state."""
     core = getattr(base, "CORE", None)
-    before = table_view(base, seat)["seats"][seat]["cards"]
+    before = hand_codes(base, seat)
     if core is None or not before:
         return {a: [] for a in actions}
     after = copy.copy(base)
@@ -124,14 +177,7 @@ def move_cards(base: Any, seat: int, actions: list[int]) -> dict[int, list[str]]
         after.states = base.states.copy()
         after.state = after.states.view(np.recarray)[0]
         core.apply(after.states, 0, base.params, action)
-        left = Counter(table_view(after, seat)["seats"][seat]["cards"] or [])
-        taken = []
-        for code in before:  # in the hand's order
-            if left[code]:
-                left[code] -= 1
-            else:
-                taken.append(code)
-        out[action] = taken
+        out[action] = cards_taken(before, hand_codes(after, seat))
     return out
 
 

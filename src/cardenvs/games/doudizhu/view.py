@@ -1,15 +1,17 @@
 """Dou Dizhu's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
-hand ended; :func:`selection_token` is what a selected card adds to a typed move."""
+the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`fill_plays` draws the move to
+beat and each seat's last play as the cards played (every play is face up); :func:`describe_result` says
+how the hand ended; :func:`selection_token` is what a selected card adds to a typed move."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import number, plural, shown
+from cardenvs.web.views import Play, last_plays, latest_play, number, plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
@@ -37,12 +39,27 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
         view["info"].append(f"landlord player_{int(s.landlord)} at bid {int(s.bid)}")
         view["table"].append({"label": "kitty", "cards": [card_code(int(c)) for c in s.kitty]})
     view["info"].append(f"bombs {int(s.bombs)} (multiplier x{2 ** int(s.bombs)})")
-    if s.last_move >= 0:
-        view["table"].append(
-            {"label": "to beat", "text": f"{moves.move_string(int(s.last_move))} by player_{int(s.last_player)}"}
-        )
     if s.dead:
         view["info"].append("dead hand: nobody bid")
+
+
+def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] | None) -> None:
+    """The move to beat drawn as the cards played (named under them), and each seat's last play. Without
+    ``plays``, the move's name only."""
+    from . import moves
+
+    s = base.state
+    if s.last_move >= 0:
+        pile: dict[str, Any] = {
+            "label": "to beat",
+            "text": f"{moves.move_string(int(s.last_move))} by player_{int(s.last_player)}",
+        }
+        beaten = latest_play(plays or [], int(s.last_player), int(s.last_move))
+        if beaten is not None:
+            pile["cards"] = list(beaten.cards)
+        view["table"].append(pile)
+    if plays is not None:
+        last_plays(view, plays)
 
 
 def describe_result(base: Any) -> str:
