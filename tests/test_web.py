@@ -496,3 +496,147 @@ def test_move_cards_names_the_cards_of_each_move_and_leaves_the_env_alone():
     assert env.states is states and np.array_equal(env.states, before)
     assert all(cards[a] for a in legal if env.action_name(a) != "pass")
     assert len({len(cards[a]) for a in legal}) > 1  # singles, pairs, ... take different numbers of cards
+
+
+# ------------------------------------------------------------------ what was played, drawn as its cards
+def cards_of_each_step(game: str, options: dict, seed, reset_options, actions) -> tuple[list, object]:
+    """Each action's mover and the cards it took, read here from the raw state's hands before and after the
+    action in an env of our own (Twos keeps hands by card value, Dou Dizhu by card id); and that env after
+    them all."""
+    import numpy as np
+
+    import cardenvs
+
+    if game == "twos":
+        from cardenvs.games.twos.moves import value_code as code_of
+    else:
+        code_of = card_code
+    env = cardenvs.make(game, **options)
+    env.reset(seed=seed, options=reset_options or None)
+    base = env.unwrapped
+    steps = []
+    for action in actions:
+        seat = base.agent_name_mapping[env.agent_selection]
+        before = base.state.hands[seat].copy()
+        env.step(action)
+        steps.append((seat, action, sorted(code_of(int(c)) for c in np.flatnonzero(before > base.state.hands[seat]))))
+    return steps, base
+
+
+def pile_of(v: dict, label: str) -> dict | None:
+    return next((pile for pile in v["table"] if pile["label"] == label), None)
+
+
+def html_codes(html: str, pattern: str) -> list[str]:
+    """The card codes of the SVG cards inside the first match of ``pattern`` (group 1) in ``html``."""
+    match = re.search(pattern, html, re.S)
+    return re.findall(r'data-code="([^"]+)"', match.group(1)) if match else []
+
+
+def check_plays_drawn(v: dict, html: str, steps: list, base) -> int:
+    """The move to beat, Twos's trick and each seat's last play in the view ``v`` and its HTML are the cards
+    ``steps`` says were played; returns how many cards the move to beat has."""
+    s = base.state
+    plays = [(seat, action, cards) for seat, action, cards in steps if cards]
+    for seat in v["seats"]:
+        mine = [cards for p, _, cards in steps if p == seat["seat"]]
+        assert sorted(seat["last_cards"]) == (mine[-1] if mine else [])
+        shown = html_codes(html, rf'data-seat="{seat["seat"]}">.*?<div class="last-move">(.*?)</div>')
+        assert sorted(shown) == (mine[-1] if mine else [])  # a pass or a bid: in words, no card
+    to_beat = pile_of(v, "to beat")
+    beaten = s.last_player >= 0 and (s.to_beat_shape >= 0 if v["game"] == "twos" else s.last_move >= 0)
+    assert (to_beat is not None) == bool(beaten)
+    if not beaten:
+        return 0
+    seat, _, cards = plays[-1]  # the move to beat is the last play
+    assert seat == s.last_player and to_beat["text"].endswith(f"by player_{seat}")
+    assert sorted(to_beat["cards"]) == cards
+    in_html = html_codes(html, r'<div class="dim">to beat</div>\s*<div class="pile-cards">(.*?)</div>')
+    assert sorted(in_html) == cards
+    if v["game"] == "twos":
+        from cardenvs.games.twos import moves, rules
+
+        n, length = moves.SHAPES[s.to_beat_shape]
+        assert len(cards) == n * length and moves.value_code(int(s.to_beat_top)) in cards
+        trick = rules.trick(s)
+        drawn = pile_of(v, "trick")["plays"]
+        expected = [(f"player_{p}", c) for p, _, c in steps[len(steps) - len(trick) :]]
+        assert [(p["who"], sorted(p["cards"])) for p in drawn] == expected
+        assert [p["move"] for p in drawn] == [moves.describe(a) for _, a in trick]
+    else:
+        from cardenvs.games.doudizhu import view as ddz_view
+
+        assert sorted(ddz_view.selection_token(c) for c in cards) == sorted(to_beat["text"].split()[0].replace("+", ""))
+    return len(cards)
+
+
+@pytest.mark.parametrize(
+    "game, agents, options", [("twos", "twos.heuristic", {"hand_size": 8}), ("doudizhu", "doudizhu.rule,random", {})]
+)
+def test_the_trick_the_move_to_beat_and_the_last_plays_are_the_cards_played(client, game, agents, options):
+    """Watching a whole seeded game, then stepping back: at every step the move to beat (and Twos's trick, each
+    turn) and every seat's last play carry exactly the cards the move took from its mover's hand, read here
+    from the hands before and after each action in an env of our own; the page draws those cards."""
+    sid = start(
+        client, mode="watch", game=game, agents=agents, seed=7, options=",".join(f"{k}={v}" for k, v in options.items())
+    )
+    sizes = set()
+    for _ in range(300):
+        v = view(client, sid)
+        s = session(client, sid)
+        steps, base = cards_of_each_step(game, options, 7, {}, s.actions[: v["step"]])
+        html = client.get(f"/api/game/{sid}", params={"html": "1"}).json()["html"]
+        sizes.add(check_plays_drawn(v, html, steps, base))
+        if v["over"]:
+            break
+        post(client, sid, "next").raise_for_status()
+    assert v["over"] and len(sizes - {0}) >= 2  # moves of different sizes were checked
+    for k in (v["step"] - 1, 5, 1, v["step"] - 2):  # back and goto read the same cards
+        v = client.post(f"/api/game/{sid}/goto", json={"step": k}).json()
+        steps, base = cards_of_each_step(game, options, 7, {}, session(client, sid).actions[:k])
+        check_plays_drawn(v, client.get(f"/api/game/{sid}", params={"html": "1"}).json()["html"], steps, base)
+
+
+def test_the_person_and_the_agents_plays_are_drawn_as_their_cards(client):
+    """Play mode: after each of the person's moves (and the agents' answers), the move to beat and the last
+    plays are the cards played."""
+    sid = start(client, mode="play", game="doudizhu", agents="doudizhu.rule", seat=1, seed=3, options="bidding=false")
+    for _ in range(60):
+        v = view(client, sid)
+        steps, base = cards_of_each_step("doudizhu", {"bidding": False}, 3, {}, session(client, sid).actions)
+        check_plays_drawn(v, client.get(f"/game/{sid}").text, steps, base)
+        if v["over"]:
+            break
+        post(client, sid, "move", action=v["legal"][0]["action"]).raise_for_status()
+    assert v["over"]
+
+
+@pytest.mark.parametrize(
+    "game, agents",
+    [("twos", ["twos.heuristic", "random", "random"]), ("doudizhu", ["doudizhu.rule", "random", "random"])],
+)
+def test_a_replay_draws_the_same_cards(tmp_path, game, agents):
+    """An arena replay opened in the web app (stepping on, going to the end, back, to any step): the move to
+    beat and the last plays are the cards the replay's actions played."""
+    folder = tmp_path / "replays"
+    run_tournament(game, agents, 1, seed=4, replays=str(folder))
+    client = TestClient(create_app(replays=folder), base_url=BASE)
+    path = replay.replay_files(folder)[-1]
+    game_file = replay.load(path)
+    response = client.get("/replays", params={"path": path.name}, follow_redirects=False)
+    sid = response.headers["location"].rsplit("/", 1)[1]
+    total = len(game_file.steps)
+    for k in [1, 2, 3, total, total - 1, total // 2, 4, total]:
+        v = client.post(f"/api/game/{sid}/goto", json={"step": k}).json()
+        steps, base = cards_of_each_step(
+            game, game_file.options, game_file.seed, game_file.reset_options, game_file.actions[:k]
+        )
+        check_plays_drawn(v, client.get(f"/game/{sid}").text, steps, base)
+    for _ in range(3):
+        post(client, sid, "back").raise_for_status()
+    v = post(client, sid, "next").json()
+    steps, base = cards_of_each_step(
+        game, game_file.options, game_file.seed, game_file.reset_options, game_file.actions[: total - 2]
+    )
+    assert v["step"] == total - 2
+    check_plays_drawn(v, client.get(f"/game/{sid}").text, steps, base)

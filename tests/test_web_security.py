@@ -502,31 +502,66 @@ def test_a_restart_right_away_binds_the_same_port():
 
 
 # ------------------------------------------------------------------ hidden cards in the page's newer parts
-@pytest.mark.parametrize("game, options", [("twenty", "rounds=1"), ("two_way_street", "target=5")])
-def test_last_moves_plays_and_move_cards_show_no_hidden_card(game, options):
-    """The seats' last moves, the moves since yours, the hand's plays, the moves drawn as cards and the page
-    part autoplay fetches (``?html=1``) carry no card another seat holds, nor another player's discard, until
-    the game is over; then every hand is shown."""
-    import re
-
+def codes_of(game: str, row) -> set[str]:
+    """The codes of the cards marked in a row of the raw state (Twos keeps cards by value, the others by id)."""
     from cardenvs.core.cards import card_code
+
+    if game == "twos":
+        from cardenvs.games.twos.moves import value_code
+
+        return {value_code(int(v)) for v in np.flatnonzero(row)}
+    return {card_code(c) for c in np.flatnonzero(row)}
+
+
+def held_by(game: str, state, p: int) -> set[str]:
+    """The codes of the cards seat ``p`` holds, read from the raw state."""
+    if game == "twenty":
+        from cardenvs.core.cards import card_code
+        from cardenvs.games.twenty.rules import hand_cards
+
+        return {card_code(c) for c in hand_cards(state, p)}
+    return codes_of(game, state.hands[p])
+
+
+def drawn_plays(v: dict) -> set[str]:
+    """Every card the view draws as played: the table's piles but the kitty, each play of a trick, each seat's
+    last play."""
+    drawn = {c for pile in v["table"] if pile["label"] != "kitty" for c in pile.get("cards", [])}
+    for pile in v["table"]:
+        for play in pile.get("plays", []):
+            drawn |= set(play.get("cards", [play.get("card")]))
+    return drawn | {c for seat in v["seats"] for c in seat["last_cards"]}
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [("twenty", "rounds=1"), ("two_way_street", "target=5"), ("twos", "hand_size=8"), ("doudizhu", "bidding=false")],
+)
+def test_last_moves_plays_and_move_cards_show_no_hidden_card(game, options):
+    """The seats' last moves and last plays, the moves since yours, the hand's plays, the trick and the move to
+    beat drawn as cards, the moves drawn as cards and the page part autoplay fetches (``?html=1``) carry no
+    card another seat holds, nor another player's discard, until the game is over; then every hand is shown.
+    What is drawn as played was played (Twos, Dou Dizhu: the state's played cards), never a card in a hand."""
+    import re
 
     client = client_for()
     sid = start(client, mode="play", game=game, options=options, agents="random", seat=0, seed=11)
     session = client.app.state.sessions.get(sid)
+    drawn_any = False
     for _turn in range(300):
         v = client.get(f"/api/game/{sid}", params={"html": "1"}).json()
         if v["over"]:
             assert all(seat["cards"] is not None for seat in v["seats"])
             break
         state = session.base.state
+        drawn = drawn_plays(v)
+        drawn_any = drawn_any or bool(drawn)
+        if game in ("twos", "doudizhu"):
+            played = set().union(*(codes_of(game, row) for row in state.played))
+            assert drawn <= played, f"{sorted(drawn - played)} drawn as played, but never played"
         for p in range(1, session.base.num_players):
-            if game == "twenty":
-                from cardenvs.games.twenty.rules import hand_cards
-
-                held = {card_code(c) for c in hand_cards(state, p)}
-            else:
-                held = {card_code(c) for c in np.flatnonzero(state.hands[p])}
+            held = held_by(game, state, p)
+            assert not drawn & held, f"{sorted(drawn & held)} of player_{p} drawn as played"
             public = {c for pile in v["table"] for c in pile.get("cards", [])}
             public |= {word for e in v["log"] for word in e["move"].split()}  # played openly (an earlier hand)
             payload = json.dumps({k: x for k, x in v.items() if k != "html"}) + v["html"]
@@ -536,4 +571,4 @@ def test_last_moves_plays_and_move_cards_show_no_hidden_card(game, options):
         assert not any(move and move.startswith("discard ") for move in others)
         action = v["legal"][0]["action"]
         assert client.post(f"/api/game/{sid}/move", json={"step": v["step"], "action": action}).status_code == 200
-    assert v["over"]
+    assert v["over"] and drawn_any
