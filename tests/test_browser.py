@@ -350,3 +350,50 @@ def test_legal_moves_are_drawn_as_the_cards_they_play(page, server):
     assert lifted == codes and len(codes) >= 1
     page.mouse.move(0, 0)
     assert page.query_selector(".seat.you .card-wrap.hinted") is None
+
+
+def pile_codes(page, label: str) -> list[str] | None:
+    """The codes of the cards drawn in the table's pile labelled ``label`` (None without that pile)."""
+    return page.evaluate(
+        """label => {
+            const pile = Array.from(document.querySelectorAll('.table-area .pile'))
+                .find(p => p.querySelector('.dim').textContent === label);
+            return pile ? Array.from(pile.querySelectorAll('svg.card'), c => c.dataset.code) : null;
+        }""",
+        label,
+    )
+
+
+@pytest.mark.parametrize("game, agents", [("twos", "twos.heuristic"), ("doudizhu", "doudizhu.rule")])
+def test_the_move_to_beat_and_the_last_plays_are_drawn_as_cards(page, server, game, agents):
+    """Watching with every hand shown: after each step that plays cards, the move to beat on the table, the
+    mover's last play by their seat (and in Twos the trick's newest play) are card elements, exactly the
+    cards that left the mover's hand on the page."""
+    start_game(page, server, game, mode="watch", agents=agents, seed="5")
+    checked = 0
+    for _ in range(40):
+        before = hands_on_page(page)
+        click_and_reload(page, "#next")
+        if page.get_attribute("#game", "data-over") == "true":
+            break
+        after = hands_on_page(page)
+        gone = [sorted(set(b) - set(a)) for b, a in zip(before, after, strict=True)]
+        movers = [p for p, cards in enumerate(gone) if cards]
+        if not movers:  # a pass or a bid: named in words by the seat
+            continue
+        (mover,) = movers
+        assert sorted(pile_codes(page, "to beat")) == gone[mover]
+        assert f"by player_{mover}" in page.inner_text(".table-area .pile-caption")
+        last = page.eval_on_selector_all(
+            f".seat[data-seat='{mover}'] .last-move .last-cards svg.card", "cs => cs.map(c => c.dataset.code)"
+        )
+        assert sorted(last) == gone[mover]
+        if game == "twos":
+            newest = page.eval_on_selector_all(
+                ".table-area .play:last-child svg.card", "cs => cs.map(c => c.dataset.code)"
+            )
+            assert sorted(newest) == gone[mover]
+            assert page.inner_text(".table-area .play:last-child figcaption") == f"player_{mover}"
+        checked += 1
+    assert checked >= 4
+    assert page.query_selector(".table-area .move-text") is None  # nothing on the table in words alone
