@@ -51,6 +51,12 @@ TABLES = [
         {"options": {"variant": "no_bidding_win"}},
         id="doudizhu-no-bidding-win",
     ),
+    # tables of numba policies alone: every move inside the fused kernel (VectorEnv.play_policies), bar draws
+    pytest.param("twos_v0", ["twos.heuristic"] * 3, {}, id="twos-policies"),
+    pytest.param("twenty_v0", ["twenty.greedy"] * 2, {}, id="twenty-policies"),  # its ties go to the generator
+    pytest.param("war_v0", ["war.flip"] * 2, {"options": {"max_turns": 40}}, id="war-policies-truncated"),
+    pytest.param("two_way_street_v0", ["two_way_street.heuristic"] * 4, {}, id="two_way_street-policies"),
+    pytest.param("doudizhu_v0", ["doudizhu.rule"] * 3, {"bidding": True}, id="doudizhu-policies-bidding"),
 ]
 
 
@@ -248,3 +254,23 @@ def test_policy_actions_take_given_streams():
     assert np.array_equal(first, again)
     with pytest.raises(ValueError, match="streams must be a uint64 array of shape"):
         v.policy_actions("random", [0, 1], np.zeros(3, dtype=np.uint64))
+
+
+def test_tables_of_policies_play_inside_the_kernel(monkeypatch):
+    """A table of heuristics that never draw plays every move in VectorEnv.play_policies: act_batch, the
+    per-step Python path, is never called; with a policy that draws on ties (Twenty's greedy), only those
+    decisions come back to it, fewer than the moves."""
+    from cardenvs.agent import PolicyAgent
+
+    calls = []
+    original = PolicyAgent.act_batch
+
+    def counted(self, observations, rngs, games=None):
+        calls.append(len(games.indices))
+        return original(self, observations, rngs, games=games)
+
+    monkeypatch.setattr(PolicyAgent, "act_batch", counted)
+    results = run_tournament("twos_v0", ["twos.heuristic"] * 3, 4, seed=5, engine="vector")
+    assert calls == [] and sum(r.steps for r in results.records) > 100
+    results = run_tournament("twenty_v0", ["twenty.greedy"] * 2, 4, seed=5, engine="vector")
+    assert 0 < sum(calls) < sum(r.steps for r in results.records)

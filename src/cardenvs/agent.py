@@ -69,6 +69,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .core import kernels
 from .core.env import legal_actions
 
 #: the entry-point group of agent kinds (``KIND:PATH`` names): ``KIND = "module:Class"``, built as Class(env, PATH)
@@ -161,7 +162,7 @@ class PolicyAgent:
     """
 
     #: the fixed stream of the first call: a decision that leaves it unchanged drew nothing
-    PROBE = np.uint64(0x9E3779B97F4A7C15)
+    PROBE = kernels.PROBE
 
     def __init__(self, env: Any, policy: str):
         base = getattr(env, "unwrapped", env)
@@ -178,8 +179,6 @@ class PolicyAgent:
         self._out = np.zeros(1, dtype=np.int64)
 
     def _choose(self) -> int:
-        from .core import kernels
-
         base = self.env
         kernels.policy_range(
             base.states, base.params, self._which, self.kind, self._stream, int(base.num_actions), self._out
@@ -300,7 +299,6 @@ def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
 
 def _search_games() -> list[str]:
     """Short names of the games with a determinizer (they have the search agents ``GAME.pimc``, ``GAME.ismcts``)."""
-    from .core import kernels
     from .registry import env_ids, raw_env_class
 
     out = []

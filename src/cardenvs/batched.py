@@ -9,6 +9,10 @@
 * the deal of game ``(d, k)`` is the AEC env's after ``reset(seed=game_seed(seed, d), options=...)`` (the
   vector env's per-game ``seeds``), with the duplicate mode's reset options in the vector env's params (games
   with different options are played in different batches);
+* the seats of numba policies (:class:`~cardenvs.agent.PolicyAgent`) play on in one kernel call
+  (:meth:`VectorEnv.play_policies`, no Python per move) until another agent is to move, a policy would draw a
+  random number (that decision is then its ``act_batch``'s, with the game's generator) or the game ends: the
+  moves ``act_batch`` would choose, without an observation written for each;
 * its agents draw from ``agent_rng(seed, d, k)``, made when an agent first asks for it, and an agent of the
   protocol draws what its ``act`` would;
 * rewards are summed as the AEC loop sums them (each seat collects what came since its last move when it is
@@ -16,8 +20,8 @@
 * an illegal action ends the game as the AEC env's ``illegal_action="terminate"`` does (a warning, -1 for
   the offender, 0 for the others, the scores before it);
 * the outcome is the env's ``"win"`` scale result (:meth:`VectorEnv.outcome`) and the roles are the game's
-  own hook (its spec's ``roles.game_roles``) read on an AEC env given the finished game's state
-  (:meth:`VectorEnv.game_env`), so this module names no game.
+  own hook (its spec's ``roles``) read from player_0's observation of the finished game
+  (:meth:`VectorEnv.seat_observations`), as the AEC engine reads them, so this module names no game.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .agent import BatchGames, takes_games
+from .agent import BatchGames, PolicyAgent, takes_games
 from .registry import make, spec_of
 from .vector import VectorEnv
 
@@ -180,7 +184,18 @@ def _play_batch(
     live = np.arange(count)
     running = np.ones(count, dtype=np.bool_)  # the env still steps the game (not ended there)
     orphaned = np.zeros(count, dtype=np.bool_)  # left through an illegal action, still running in the env
+    # seats of numba policies (2 + k): they play on inside one kernel call until another agent is to move
+    kinds = np.array([agent.kind if isinstance(agent, PolicyAgent) else 0 for agent in agents], dtype=np.int64)
+    seat_kinds = kinds[seat_agent]
+    fused = bool((seat_kinds >= 2).any())
     while len(live):
+        if fused:
+            over = env.play_policies(live, seat_kinds, pending, total, steps)
+            if len(over):
+                running[over] = False
+                live = live[~(env.terminated[live] | env.truncated[live])]
+                if not len(live):
+                    break
         seats = to_move[live]
         movers = player_of[seat_agent[live, seats]]
         total[live, seats] += pending[live, seats]  # the seat to move reads its reward (last()) ...
@@ -233,6 +248,9 @@ def _play_batch(
 
     outcome = env.outcome()
     final_scores = info["final_scores"]
+    finished = np.array([g for g in range(count) if g not in illegal], dtype=np.int64)
+    seat0 = env.seat_observations(0, finished) if spec_roles is not None else None
+    row_of = {int(g): i for i, g in enumerate(finished)}
     records = []
     for g, (d, k, perm, _) in enumerate(games):
         if g in illegal:
@@ -242,7 +260,9 @@ def _play_batch(
         else:
             offender, scores = None, final_scores[g].tolist()
             result = outcome[g].tolist()
-            roles, values = spec_roles.game_roles(env.game_env(g)) if spec_roles is not None else (None, {})
+            roles, values = (None, {})
+            if spec_roles is not None and seat0 is not None:
+                roles, values = spec_roles.observed_roles(env.layout, seat0[row_of[g]])
             cut = bool(env.truncated[g])
         records.append(
             GameRecord(

@@ -512,6 +512,60 @@ class VectorEnv:
         streams[:] = given[which, 0]
         return out
 
+    def seat_observations(self, seat: int, games: Any = None) -> np.ndarray:
+        """Seat ``seat``'s observation ``[len(games), D]`` of each of ``games`` (indices; all by default),
+        whoever is to move and whether or not the game is over (the batched arena reads finished games' roles
+        from player_0's); the env's buffers are not touched."""
+        b = self._b
+        if not b.has_reset:
+            raise ValueError(f"{self.env_id}: call reset() before seat_observations()")
+        if not 0 <= seat < b.num_players:
+            raise ValueError(f"seat must be in 0..{b.num_players - 1}, got {seat}")
+        which = b.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(which), b.layout.size), dtype=b.layout.dtype)
+        kernels.observe_rows(b.state, b.params, which, seat, out)
+        return out
+
+    def play_policies(
+        self, games: np.ndarray, seat_kinds: np.ndarray, pending: np.ndarray, total: np.ndarray, steps: np.ndarray
+    ) -> np.ndarray:
+        """Let the numba policies of a table play on in ``games`` (``int64`` indices of running games), all in
+        one kernel call (:func:`cardenvs.core.kernels.table_range`): ``seat_kinds[b, p]`` is 2 + k for a seat
+        played by the game's policy k, else below 2. A game stops where another seat is to move, where a
+        policy would draw a random number or chose an illegal action (the caller decides those), or at its
+        end. ``pending``, ``total`` (``[B, n]`` floats: each seat's rewards since its last move and collected)
+        and ``steps`` (``[B]``) are updated as the arena's loop updates them. Returns the games that ended
+        (their ``terminated``/``truncated`` flags and final scores set, as :meth:`step` sets them); the others
+        have the observation and mask of the seat to move in the env's buffers. The batched arena
+        (:mod:`cardenvs.batched`) calls it; it needs ``autoreset=False``."""
+        b = self._b
+        if self.autoreset:
+            raise ValueError(f"{self.env_id}: play_policies needs autoreset=False (each game is played once)")
+        ended = np.zeros(b.num_envs, dtype=np.int64)
+        kernels.run(
+            "table",
+            b.threads,
+            b.state,
+            b.params,
+            games,
+            seat_kinds,
+            b.points,
+            b.last_scores,
+            pending,
+            total,
+            steps,
+            ended,
+            b.final_scores,
+            b.obs,
+            b.mask,
+            b.legal,
+            b.seats,
+            b.num_legal,
+        )
+        self.terminated[games] = ended[games] == kernels.OVER
+        self.truncated[games] = ended[games] == kernels.TRUNCATED
+        return games[ended[games] != 0]
+
     def close(self) -> None:
         pass
 

@@ -322,6 +322,15 @@ def observe_range(state, params, which, seats, obs, mask, legal, num_legal, lo, 
 
 
 @njit(cache=True)
+def observe_rows(state, params, which, seat, out) -> None:
+    """Seat ``seat``'s observation of each game ``which[i]`` into ``out[i]`` (nothing else is written)."""
+    for i in range(which.shape[0]):
+        row = out[i]
+        row[:] = 0
+        observe(state, which[i], params, seat, row)
+
+
+@njit(cache=True)
 def first_illegal(mask, actions, which) -> int:
     """The first ``i`` whose game ``which[i]`` may not play ``actions[which[i]]`` by ``mask``; -1 if none."""
     for i in range(which.shape[0]):
@@ -465,6 +474,85 @@ def advance_range(
             num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
 
 
+#: the fixed stream a numba policy is first asked with: a decision that leaves it unchanged drew nothing
+#: (:class:`cardenvs.agent.PolicyAgent`; :func:`table_range`)
+PROBE = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def table_range(
+    state,
+    params,
+    which,
+    seat_kinds,
+    points,
+    last_scores,
+    pending,
+    total,
+    steps,
+    ended,
+    final_scores,
+    obs,
+    mask,
+    legal,
+    seats,
+    num_legal,
+    lo,
+    hi,
+) -> None:
+    """The batched arena's inner loop (:mod:`cardenvs.batched`), for games ``which[lo:hi]``: the seats of numba
+    policies (``seat_kinds[b, p]`` = 2 + k, the game's policy k) play, each decision asked with the
+    :data:`PROBE` stream, until a seat of another agent (kind < 2) is to move, a policy would draw (the stream
+    changed: the caller asks again with its generator's draw), a policy chose an illegal action (the caller
+    reports it), or the game ends (``ended[b]``: 1 over, 2 truncated; its final scores). Rewards are summed
+    as the AEC loop sums them: the seat to move collects ``pending[b, p]`` into ``total[b, p]``, the move's
+    rewards go to ``pending[b]``, and at the end every seat collects the rest; ``steps[b]`` counts the moves.
+    A game that moved gets the observation of the seat to move (and an empty mask if it ended)."""
+    ids = np.empty(mask.shape[1], dtype=np.int64)
+    scratch = np.empty(last_scores.shape[1], dtype=np.float64)
+    rewards = np.empty(last_scores.shape[1], dtype=np.float64)
+    stream = np.empty(1, dtype=np.uint64)
+    n = last_scores.shape[1]
+    for i in range(lo, hi):
+        b = which[i]
+        moved = False
+        while True:
+            p = to_move(state, b, params)
+            kind = seat_kinds[b, p]
+            if kind < 2:
+                break
+            stream[0] = PROBE
+            a = policy(state, b, params, kind - 2, stream)
+            if stream[0] != PROBE:
+                break
+            count = legal_ids(state, b, params, ids)
+            found = False
+            for j in range(count):
+                if ids[j] == a:
+                    found = True
+                    break
+            if not found:
+                break
+            total[b, p] += pending[b, p]
+            pending[b, p] = 0.0
+            steps[b] += 1
+            apply(state, b, params, a)
+            moved = True
+            st = _rewards_of_move(state, b, params, points, last_scores[b], rewards, scratch)
+            for s in range(n):
+                pending[b, s] += rewards[s]
+            if st != RUNNING:
+                ended[b] = st
+                for s in range(n):
+                    final_scores[b, s] = last_scores[b, s]
+                    total[b, s] += pending[b, s]
+                    pending[b, s] = 0.0
+                break
+        if moved:  # as step_range leaves it: an ended game's mask is empty
+            seats[b] = to_move(state, b, params)
+            num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
+
+
 @njit(cache=True)
 def apply_range(
     state, params, which, actions, points, last_scores, learner_seat, acc_rewards, ended, final_scores, lo, hi
@@ -522,6 +610,7 @@ SERIAL: dict[str, Any] = {
     "random": random_range,
     "advance": advance_range,
     "apply": apply_range,
+    "table": table_range,
 }
 PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SERIAL.items()}
 

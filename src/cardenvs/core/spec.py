@@ -58,7 +58,8 @@ class Roles:
 
     * ``names``: the roles of a finished game's seats, as the arena reports them (``("landlord",
       "farmer")``).
-    * ``of_game``: ``"module:function"``, ``f(env) -> (roles, values)`` after a game: each seat's role index
+    * ``of_game``: ``"module:function"``, ``f(layout, obs) -> (roles, values)`` after a game, from player_0's
+      observation ``obs`` (a row of ``layout``; the AEC env's and the vector env's alike): each seat's role index
       into ``names`` (None when the game ended without roles, e.g. a Dou Dizhu hand nobody bid for) and
       numbers per seat that the arena averages by agent where they are not NaN (``{"bid": [2, nan, nan]}``).
     * ``learner_names`` and ``of_observation``: the parts a learner plays, told from its own observation
@@ -77,7 +78,13 @@ class Roles:
     fixed: str = ""
 
     def game_roles(self, env: Any) -> tuple[list[int] | None, dict[str, list[float]]]:
-        return load(self.of_game)(env)
+        """``of_game`` of an AEC env's finished game."""
+        base = getattr(env, "unwrapped", env)
+        return self.observed_roles(base.layout, base.observe(base.possible_agents[0])["observation"])
+
+    def observed_roles(self, layout: Any, obs: Any) -> tuple[list[int] | None, dict[str, list[float]]]:
+        """``of_game`` from player_0's observation ``obs`` of a finished game (the batched arena's)."""
+        return load(self.of_game)(layout, obs)
 
     def learner_roles(self, layout: Any, obs: Any) -> Any:
         return load(self.of_observation)(layout, obs)

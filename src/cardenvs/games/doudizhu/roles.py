@@ -14,19 +14,19 @@ import numpy as np
 LANDLORD, FARMER = 0, 1
 
 
-def of_game(env: Any) -> tuple[list[int] | None, dict[str, list[float]]]:
-    """After a hand: each seat's role (0 landlord, 1 farmer) and the final bid on the landlord's seat (NaN on
-    the farmers'), read from player_0's observation, whose relative seats are the seats; None for a dead hand
-    (nobody bid)."""
-    base = getattr(env, "unwrapped", env)
-    parts = base.layout.decode(base.observe(base.possible_agents[0])["observation"])
-    landlord = np.flatnonzero(parts["landlord"])
-    if len(landlord) == 0:
+def of_game(layout: Any, obs: np.ndarray) -> tuple[list[int] | None, dict[str, list[float]]]:
+    """After a hand, from player_0's observation ``obs`` (whose relative seats are the seats): each seat's role
+    (0 landlord, 1 farmer) and the final bid on the landlord's seat (NaN on the farmers'); None for a dead
+    hand (nobody bid)."""
+    landlord = obs[layout.slices["landlord"]].tolist()
+    if not any(landlord):
         return None, {}
-    seat = int(landlord[0])
-    roles = [LANDLORD if p == seat else FARMER for p in range(base.num_players)]
-    bids = [float(np.argmax(parts["bid"])) if p == seat else float("nan") for p in range(base.num_players)]
-    return roles, {"bid": bids}
+    seat = next(p for p, on in enumerate(landlord) if on)
+    players = len(landlord)
+    bids = obs[layout.slices["bid"]].tolist()
+    bid = float(bids.index(max(bids)))
+    roles = [LANDLORD if p == seat else FARMER for p in range(players)]
+    return roles, {"bid": [bid if p == seat else float("nan") for p in range(players)]}
 
 
 def of_observation(layout: Any, obs: np.ndarray) -> np.ndarray:
