@@ -16,6 +16,8 @@ placement, so the deal never gets stuck). The result is consistent, not exactly 
 deals. Not used: the positive information of naming a suit (the namer holds one) and what bids or
 declarations suggest. A duel dealer's bid still hidden from the responder is replaced by the
 ``heuristic``'s bid for the dealer's re-dealt hand. The episode's deal seed (later hands) is redrawn.
+With ``declaration="random"`` the coins of the seats other than ``p`` that have not declared yet are
+redrawn too (``p`` sees only its own coin, in its mask).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from numba import njit
 from cardenvs.core.rng import next_u64, shuffle, uniform_index
 
 from .policies import expected_tricks
-from .rules import BID, HAND_CARDS, MAX_PLAYERS, NUM_IDS
+from .rules import BID, DECLARATION_RANDOM, HAND_CARDS, HIGH, LOW, MAX_PLAYERS, NUM_IDS
 
 
 @njit(cache=True)
@@ -194,3 +196,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
             o.hands[chosen, c] += 1
     if n == 2 and s.phase == BID and not s.revealed and p != s.first and s.bids[s.first] >= 0:
         o.bids[s.first] = _heuristic_bid(o.hands[s.first])
+    if pr.declaration == DECLARATION_RANDOM:
+        for q in range(n):
+            if q != p and s.direction[q] < 0:
+                o.imposed[q] = HIGH if next_u64(rng) >> np.uint64(63) == 0 else LOW

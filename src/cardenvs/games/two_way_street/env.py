@@ -38,7 +38,7 @@ the match total. A duel redealt 20 times in a row is truncated.
 32) dealt in blocks of 10 from the first declarer, the rest the stock, top first.
 
 ## Version history
-* v0: first release.
+* v0: first release; option `declaration` ("random" and "forced" take the high/low choice away).
 """
 
 from __future__ import annotations
@@ -124,6 +124,14 @@ class TwoWayStreetEnv(CardEnv):
             low=1,
             high=rules.MAX_TARGET,
         ),
+        Option(
+            "declaration",
+            "choose",
+            "3+ players: 'choose' high or low; 'random': a fair coin per player drawn at the deal (from the deal "
+            "seed); 'forced': high, low, high, ... in declaring order. Imposed declarations are the only legal "
+            "one at the player's declaring turn; the majority rule still forces the rest",
+            choices=rules.DECLARATIONS,
+        ),
     )
     VARIANTS = {
         "default": {},
@@ -133,6 +141,8 @@ class TwoWayStreetEnv(CardEnv):
         "six_identical_jokers": {"players": 6, "distinct_jokers": False, "target": 6, "reward": "points"},
         "ten_no_jokers": {"players": 10, "jokers": 0, "target": 4},
         "four_identical": {"players": 4, "distinct_jokers": False, "target": 8},
+        "random_declaration": {"declaration": "random", "target": 8},
+        "forced_declaration": {"players": 5, "declaration": "forced", "target": 6},
     }
 
     CORE = rules
@@ -153,10 +163,24 @@ class TwoWayStreetEnv(CardEnv):
                 f"{stock} cards in the stock after dealing 10 each (at least 2 needed): use decks=2, more "
                 f"jokers or fewer players"
             )
+        if n == 2 and c["declaration"] != "choose":
+            raise ValueError(
+                f"two_way_street_v0: declaration={c['declaration']!r} needs 3+ players (players=2 plays duels, "
+                "where the bids set the direction); use declaration='choose' or players=3..10"
+            )
         self.layout = make_layout(n)
         self.num_actions = NUM_ACTIONS
         offsets = self.layout.starts(rules.OBS_SEGMENTS)
-        self.params = rules.make_params(n, c["decks"], c["jokers"], self.distinct, c["target"], self.deck, offsets)
+        self.params = rules.make_params(
+            n,
+            c["decks"],
+            c["jokers"],
+            self.distinct,
+            c["target"],
+            self.deck,
+            offsets,
+            rules.DECLARATIONS.index(c["declaration"]),
+        )
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:

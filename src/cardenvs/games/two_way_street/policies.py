@@ -7,7 +7,8 @@ envs' opponent, the search rollouts.
 * Strength: expected tricks of the hand, counting jokers (red 1.2, black 1.0), aces 0.9, kings 0.6,
   queens 0.3. Declare high when it is at least the table's fair share (10 / players, x 1.2), else low;
   duels bid high with strength (expected - 4) or low with (5 - expected) when that is 1 or more, else no
-  bid; the dealer's choice follows the same test.
+  bid; the dealer's choice follows the same test. With option ``declaration`` ``"random"`` or ``"forced"``
+  it declares the one legal (imposed) way.
 * Discard: high hands shed their lowest cards; low hands shed jokers and their highest cards.
 * Play, high: win as cheaply as possible (the lowest card that takes the trick so far), else throw the
   lowest card; lead the highest card. Low: play the highest card that does not take the trick, else the
@@ -32,6 +33,7 @@ from .rules import (
     BID,
     BID0,
     CHOICE,
+    DECLARATION_CHOOSE,
     DECLARE,
     DISCARD,
     DISCARD0,
@@ -126,6 +128,8 @@ def heuristic(state, b, params, rng) -> int:
         high = s.direction[me] == HIGH
     else:
         high = strong
+    if phase == DECLARE and pr.declaration != DECLARATION_CHOOSE:  # option ``declaration``: no choice
+        return s.imposed[me]
     if phase == DECLARE or phase == CHOICE:
         return HIGH if strong else LOW
     if phase == BID:

@@ -11,6 +11,15 @@ Plain words:
   tricks) or low (avoid them). Once ``floor(n/2) + 1`` players went one way, everyone not yet declared is
   *forced* the other way. Every player, declared or forced, then puts two chosen cards at the bottom of
   the stock and draws two from the top.
+* Option ``declaration`` (not in the document; it measures what the high/low choice adds):
+  ``"choose"`` (default) is the above. ``"random"``: each player's declaration is a fair coin drawn at
+  the deal from stream :data:`DECLARATION_STREAM` ``+ k`` of the episode's deal seed (deal ``k``; bit
+  ``i`` of one draw for the ``i``-th declarer), so a deal replays exactly. ``"forced"``: the ``i``-th
+  declarer in declaring order (0 = the first declarer) declares high when ``i`` is even, low when odd,
+  whatever its hand. In both, the player still takes its declaring turn, with only the imposed
+  declaration legal (the majority rule applies as usual: a player it forces is forced, not imposed), and
+  still chooses its two discards; an imposed declaration scores as declared (x 2). Duels have no
+  declaration turn (the bids set the direction), so the option needs 3+ players.
 * Ten tricks. The first declarer leads trick 1; each next trick is led by the seat left of the previous
   leader (not the winner). Follow suit if able; a joker of the led suit's colour may replace it (any
   joker when jokers are not distinct). After a joker lead the first later player holding a card of a
@@ -61,7 +70,7 @@ from numba import njit
 
 from cardenvs.core import kernels
 from cardenvs.core.cards import BLACK_JOKER, JOKER, RED_JOKER  # noqa: F401 (JOKER re-exported)
-from cardenvs.core.rng import episode_deck
+from cardenvs.core.rng import EXTRA_STREAM, episode_deck, next_u64, stream
 
 N_LOW = {2: 10, 3: 8, 4: 6, 5: 5, 6: 4, 7: 3, 8: 3, 9: 2, 10: 2}
 N_LOW_TABLE = np.array([1, 1, 10, 8, 6, 5, 4, 3, 3, 2, 2], dtype=np.int64)  # by player count; 11+: 1
@@ -84,6 +93,10 @@ MAX_TARGET = MAX_TOTAL - MAX_HAND_POINTS  # totals stay below target + MAX_HAND_
 
 MAX_PLAYERS = 10
 NUM_IDS = 55
+# option ``declaration`` (``params.declaration``): how the 3+ player declarations are made
+DECLARATIONS = ("choose", "random", "forced")
+DECLARATION_CHOOSE, DECLARATION_RANDOM, DECLARATION_FORCED = range(3)
+DECLARATION_STREAM = 2 * EXTRA_STREAM  # + deal k: the coins of deal k's declarers (``declaration="random"``)
 MAX_DECK = 2 * 54
 MAX_STACKED = 32
 STOCK_SIZE = MAX_DECK + 2 * MAX_PLAYERS  # the dealt deck, then every discard of a hand at the end
@@ -134,6 +147,7 @@ STATE = np.dtype(
         ("totals", np.float64, (MAX_PLAYERS,)),  # match scores
         ("last_hand", np.float64, (MAX_PLAYERS,)),  # the last finished hand's scores
         ("last_event", np.int8),
+        ("imposed", np.int8, (MAX_PLAYERS,)),  # each seat's imposed declaration this hand (-1: its own choice)
     ]
 )
 
@@ -194,6 +208,7 @@ def params_dtype(deck_len: int) -> np.dtype:
             ("stacked", np.int16, (MAX_STACKED, deck_len)),
             ("n_stacked", np.int32),
             ("offsets", np.int32, (len(OBS_SEGMENTS),)),
+            ("declaration", np.int8),  # DECLARATION_CHOOSE, _RANDOM or _FORCED
         ]
     )
 
@@ -202,10 +217,17 @@ PARAMS = params_dtype(54)  # the default configuration's (one deck with two joke
 
 
 def make_params(
-    players: int, decks: int, jokers: int, distinct: bool, target: int, deck: np.ndarray, offsets: np.ndarray
+    players: int,
+    decks: int,
+    jokers: int,
+    distinct: bool,
+    target: int,
+    deck: np.ndarray,
+    offsets: np.ndarray,
+    declaration: int = DECLARATION_CHOOSE,
 ) -> np.ndarray:
     """The constants of one configuration (``offsets``: the layout's segment starts in ``OBS_SEGMENTS``
-    order)."""
+    order; ``declaration``: an index into :data:`DECLARATIONS`)."""
     p = np.zeros(1, dtype=params_dtype(len(deck)))
     p["players"] = players
     p["decks"] = decks
@@ -216,6 +238,7 @@ def make_params(
     p["deck"][0] = deck
     p["n_stacked"] = 0
     p["offsets"][0] = offsets
+    p["declaration"] = declaration
     return p
 
 
@@ -439,6 +462,23 @@ def _next_declarer(state, b, n) -> None:
 
 
 @njit(cache=True)
+def _impose_declarations(s, declaration, n, k) -> None:
+    """Fill ``s.imposed`` for deal ``k``: -1 everywhere (``"choose"``), or each seat's declaration by its
+    place ``i`` in declaring order: a coin, bit ``63 - i`` of one draw of stream ``DECLARATION_STREAM + k``
+    of the deal seed (``"random"``), or high for even ``i``, low for odd (``"forced"``). In place."""
+    s.imposed[:] = -1
+    if declaration == DECLARATION_CHOOSE or n == 2:
+        return
+    coins = next_u64(stream(s.seed, DECLARATION_STREAM + k))
+    for i in range(n):
+        p = (s.first + i) % n
+        if declaration == DECLARATION_RANDOM:
+            s.imposed[p] = HIGH if (coins >> np.uint64(63 - i)) & np.uint64(1) == 0 else LOW
+        else:
+            s.imposed[p] = HIGH if i % 2 == 0 else LOW
+
+
+@njit(cache=True)
 def _start_hand(state, b, params) -> None:
     """Deal the episode's next deck and start the hand's declarations (duels: the bids). In place."""
     s = state[b]
@@ -474,6 +514,7 @@ def _start_hand(state, b, params) -> None:
     s.captured_tricks[:] = 0
     s.declare_k = 0
     s.discard_left = 0
+    _impose_declarations(s, pr.declaration, n, k)
     if n == 2:
         s.phase = BID
         s.current = s.first
@@ -527,6 +568,9 @@ def legal_ids(state, b, params, ids) -> int:
         return 0
     phase = s.phase
     hand = s.hands[s.current]
+    if phase == DECLARE and params[0].declaration != DECLARATION_CHOOSE:
+        ids[0] = s.imposed[s.current]
+        return 1
     if phase == DECLARE or phase == CHOICE:
         ids[0] = HIGH
         ids[1] = LOW
