@@ -49,24 +49,23 @@ def test_choose_offers_both_declarations():
     assert env.state.imposed[:4].tolist() == [-1] * 4
 
 
-@pytest.mark.parametrize(
-    "players, expected", [(3, [HIGH, LOW, HIGH]), (4, [HIGH, LOW, HIGH, LOW]), (5, [HIGH, LOW, HIGH, LOW, HIGH])]
-)
-def test_forced_alternates_in_declaring_order(players, expected):
-    """High, low, high, ... from the first declarer (player_0 in hand 1, player_1 in hand 2); with the
-    sides this even, the majority rule never forces anyone."""
+@pytest.mark.parametrize("players", [3, 4, 5, 10])
+def test_forced_every_declarer_high_and_the_majority_rule_forces_the_rest(players):
+    """Every declarer declares high (the mask offers only high); once floor(n/2) + 1 have, the rest are
+    forced low (x 3) and go straight to their discards. From the first declarer: player_0 in hand 1,
+    player_1 in hand 2. 3 players: H H, then 1 forced; 4: H H H, 1 forced; 5: H H H, 2 forced; 10: 6 and 4."""
+    majority = players // 2 + 1
     env = raw_env(players=players, declaration="forced")
     env.reset(seed=4)
-    seen = declare_phase(env)
-    assert seen == [(seat, (d,)) for seat, d in enumerate(expected)]  # each mask: the one imposed way
-    assert env.state.direction[:players].tolist() == expected
-    assert env.state.forced[:players].tolist() == [0] * players
-    assert env.state.phase == rules.PLAY
-    play_out_hand(env)
-    assert env.state.first == 1  # hand 2: player_1 declares first, and high
-    seen = declare_phase(env)
-    assert [seat for seat, _ in seen] == [(1 + i) % players for i in range(players)]
-    assert [legal for _, legal in seen] == [(d,) for d in expected]
+    for first in (0, 1):
+        assert env.state.first == first
+        seen = declare_phase(env)
+        order = [(first + i) % players for i in range(players)]
+        assert seen == [(q, (HIGH,)) for q in order[:majority]] + [(q, ()) for q in order[majority:]]
+        assert [int(env.state.direction[q]) for q in order] == [HIGH] * majority + [LOW] * (players - majority)
+        assert [int(env.state.forced[q]) for q in order] == [0] * majority + [1] * (players - majority)
+        assert env.state.phase == rules.PLAY
+        play_out_hand(env)
 
 
 def test_forced_does_not_depend_on_the_hand():
@@ -77,7 +76,7 @@ def test_forced_does_not_depend_on_the_hand():
         env.reset(seed=seed)
         declare_phase(env)
         directions.append(env.state.direction[:4].tolist())
-    assert directions[0] == directions[1] == [HIGH, LOW, HIGH, LOW]
+    assert directions[0] == directions[1] == [HIGH, HIGH, HIGH, LOW]
 
 
 def documented_coins(seed: int, k: int, players: int, first: int) -> list[int]:
@@ -182,7 +181,7 @@ def test_determinizer_redraws_the_coins_p_cannot_see():
     env.reset(seed=5)
     out = np.zeros(1, dtype=env.states.dtype)
     determinize.determinize(env.states, 0, env.params, 0, stream(np.uint64(3), 0), out, 0)
-    assert out[0]["imposed"][:4].tolist() == [HIGH, LOW, HIGH, LOW]
+    assert out[0]["imposed"][:4].tolist() == [HIGH] * 4
 
 
 def test_search_plays_the_imposed_declaration():

@@ -128,8 +128,8 @@ class TwoWayStreetEnv(CardEnv):
             "declaration",
             "choose",
             "3+ players: 'choose' high or low; 'random': a fair coin per player drawn at the deal (from the deal "
-            "seed); 'forced': high, low, high, ... in declaring order. Imposed declarations are the only legal "
-            "one at the player's declaring turn; the majority rule still forces the rest",
+            "seed); 'forced': every declarer high, so the majority rule forces the last players low. The imposed "
+            "declaration is the only legal one at the player's declaring turn; the majority rule still applies",
             choices=rules.DECLARATIONS,
         ),
     )

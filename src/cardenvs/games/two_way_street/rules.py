@@ -14,12 +14,16 @@ Plain words:
 * Option ``declaration`` (not in the document; it measures what the high/low choice adds):
   ``"choose"`` (default) is the above. ``"random"``: each player's declaration is a fair coin drawn at
   the deal from stream :data:`DECLARATION_STREAM` ``+ k`` of the episode's deal seed (deal ``k``; bit
-  ``i`` of one draw for the ``i``-th declarer), so a deal replays exactly. ``"forced"``: the ``i``-th
-  declarer in declaring order (0 = the first declarer) declares high when ``i`` is even, low when odd,
-  whatever its hand. In both, the player still takes its declaring turn, with only the imposed
-  declaration legal (the majority rule applies as usual: a player it forces is forced, not imposed), and
-  still chooses its two discards; an imposed declaration scores as declared (x 2). Duels have no
-  declaration turn (the bids set the direction), so the option needs 3+ players.
+  ``i`` of one draw for the ``i``-th declarer), so a deal replays exactly. ``"forced"``: every declarer
+  declares high whatever its hand, so the first ``floor(n/2) + 1`` in declaring order take the high side
+  and the majority rule forces the rest low (x 3), as in a game where they chose so; the sides rotate with
+  the first declarer. (Alternating high and low in declaring order was rejected: with an even number of
+  players it gives every other seat the same side in every hand, so two agents seated alternately, as the
+  skill study seats them, form two teams whose goals agree: the trick one side takes is the trick the
+  other avoids.) In both, the player still takes its declaring turn, with only the imposed declaration
+  legal (a player the majority rule forces has no declaring turn, as always), and still chooses its two
+  discards; an imposed declaration scores as declared (x 2). Duels have no declaration turn (the bids set
+  the direction), so the option needs 3+ players.
 * Ten tricks. The first declarer leads trick 1; each next trick is led by the seat left of the previous
   leader (not the winner). Follow suit if able; a joker of the led suit's colour may replace it (any
   joker when jokers are not distinct). After a joker lead the first later player holding a card of a
@@ -465,7 +469,7 @@ def _next_declarer(state, b, n) -> None:
 def _impose_declarations(s, declaration, n, k) -> None:
     """Fill ``s.imposed`` for deal ``k``: -1 everywhere (``"choose"``), or each seat's declaration by its
     place ``i`` in declaring order: a coin, bit ``63 - i`` of one draw of stream ``DECLARATION_STREAM + k``
-    of the deal seed (``"random"``), or high for even ``i``, low for odd (``"forced"``). In place."""
+    of the deal seed (``"random"``), or high (``"forced"``). In place."""
     s.imposed[:] = -1
     if declaration == DECLARATION_CHOOSE or n == 2:
         return
@@ -475,7 +479,7 @@ def _impose_declarations(s, declaration, n, k) -> None:
         if declaration == DECLARATION_RANDOM:
             s.imposed[p] = HIGH if (coins >> np.uint64(63 - i)) & np.uint64(1) == 0 else LOW
         else:
-            s.imposed[p] = HIGH if i % 2 == 0 else LOW
+            s.imposed[p] = HIGH
 
 
 @njit(cache=True)
