@@ -413,3 +413,40 @@ def test_the_fast_legal_moves_equal_the_mask(env_id):
                     continue
             env.step(int(rng.choice(expected)))
     assert positions > 50
+
+
+@pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
+def test_the_observation_written_by_step_equals_a_fresh_one(env_id):
+    """The AEC step kernel writes the observation of the seat to act (``observe`` copies it rather than
+    observing again): in every position of seeded random games it equals the core's own observation of that
+    seat, every other seat's is observed afresh, and after the state is given anew (``_after_change``, as a
+    vector env's ``game_env`` does) the written one is no longer used."""
+    rng = np.random.default_rng(5)
+    env = cardenvs.make(env_id)
+    base = env.unwrapped
+    positions = 0
+    for game in range(6):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            for other in env.agents:
+                p = base.agent_name_mapping[other]
+                np.testing.assert_array_equal(env.observe(other)["observation"], base._core_observe(p))
+            np.testing.assert_array_equal(obs["observation"], base._core_observe(base.agent_name_mapping[agent]))
+            positions += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert positions > 30
+    other = cardenvs.make(env_id)
+    other.reset(seed=2)
+    other.step(int(other.legal_actions()[0]))
+    env.reset(seed=1)
+    env.step(int(env.legal_actions()[0]))  # the step kernel wrote this game's observation
+    base.states[0] = other.unwrapped.states[0]  # another game's state given in its place
+    base._after_change()
+    seat = base.agent_name_mapping[env.agent_selection]
+    fresh = env.observe(env.agent_selection)["observation"]
+    np.testing.assert_array_equal(fresh, other.observe(other.agent_selection)["observation"])
+    np.testing.assert_array_equal(fresh, base._core_observe(seat))

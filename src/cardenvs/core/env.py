@@ -406,10 +406,14 @@ class CardEnv(AECEnv):
         self._last_scores = np.array(self._scores(), dtype=np.float64)
         self._points = self.config["reward"] == "points"
         self._step_rewards = np.zeros(self.num_players)
+        self._obs = np.zeros(self.layout.size, dtype=self.layout.dtype)  # written by the step kernel
         self.infos = {a: {"score": float(self._last_scores[i])} for i, a in enumerate(self.agents)}
         self._after_change()
 
     def _after_change(self) -> None:
+        """After the state changed outside ``step`` (a reset, a state given by a vector env or a test): the
+        seat to act and its mask are read again, and the observation ``step`` wrote is no longer current."""
+        self._obs_seat = -1
         self.agent_selection = self.possible_agents[self._to_move()]
         self._legal_n = -1  # unknown, unless the numba core's mask gives the ids too
         self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
@@ -439,13 +443,15 @@ class CardEnv(AECEnv):
         p = self.agent_name_mapping[agent]
         live = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
         mask = self._mask.copy() if live else np.zeros(self.num_actions, dtype=np.int8)
-        return {"observation": self._observe(p), "action_mask": mask}
+        # the seat to act's observation was written by the step kernel (until the state changes again)
+        obs = self._obs.copy() if p == self._obs_seat else self._observe(p)
+        return {"observation": obs, "action_mask": mask}
 
     def legal_actions(self) -> np.ndarray:
         """Ids of the legal actions of the agent to move, in increasing order: the ids the numba core listed
         when it wrote the mask (no scan of the mask), else :func:`legal_actions` of the mask."""
-        if self._legal_n >= 0:
-            return np.sort(self._ids[: self._legal_n])
+        if self._legal_n >= 0:  # the core's legal_ids lists them ascending
+            return self._ids[: self._legal_n].copy()
         return np.flatnonzero(self._mask.view(np.bool_))
 
     def step(self, action: int | None) -> None:
@@ -454,22 +460,23 @@ class CardEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if (
-            action is None
-            or isinstance(action, (bool, np.bool_))
-            or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions)
-        ):
-            raise ValueError(
-                f"{self.metadata['name']}: action {action!r} for {agent} is outside the action "
-                f"space Discrete({self.num_actions})"
-            )
-        action = int(action)
+        if type(action) is not int or not 0 <= action < self.num_actions:  # the common case in one test
+            if (
+                action is None
+                or isinstance(action, (bool, np.bool_))
+                or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions)
+            ):
+                raise ValueError(
+                    f"{self.metadata['name']}: action {action!r} for {agent} is outside the action "
+                    f"space Discrete({self.num_actions})"
+                )
+            action = int(action)
         player = self.agent_name_mapping[agent]
         if not self._mask[action]:
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
+        if self.CORE is not None:  # one compiled call: move, rewards, next seat, its mask and observation
             status, seat, self._legal_n = kernels.aec_step(
                 self.states,
                 self.params,
@@ -479,8 +486,10 @@ class CardEnv(AECEnv):
                 self._step_rewards,
                 self._mask,
                 self._ids,
+                self._obs,
             )
             over, truncated = status == kernels.OVER, status == kernels.TRUNCATED
+            self._obs_seat = seat if status == kernels.RUNNING else -1
             step_rewards, scores = self._step_rewards, self._last_scores
         else:
             self._apply(action)
@@ -496,8 +505,11 @@ class CardEnv(AECEnv):
             self._last_scores = scores
         mapping = self.agent_name_mapping
         rewards, score_list = step_rewards.tolist(), scores.tolist()
-        for a in self.agents:
-            self.rewards[a] = rewards[mapping[a]]
+        cumulative = self._cumulative_rewards
+        for a in self.agents:  # PettingZoo's _accumulate_rewards folded in
+            r = rewards[mapping[a]]
+            self.rewards[a] = r
+            cumulative[a] += r
             self.infos[a]["score"] = score_list[mapping[a]]
         if over or truncated:
             flags = self.terminations if over else self.truncations
@@ -510,7 +522,6 @@ class CardEnv(AECEnv):
             self.agent_selection = self.possible_agents[seat]
         else:
             self._after_change()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -598,7 +609,7 @@ class CardEnv(AECEnv):
         return mask
 
     def _core_observe(self, player: int) -> np.ndarray:
-        obs = self.layout.zeros()
+        obs = np.zeros(self.layout.size, dtype=self.layout.dtype)
         self.CORE.observe(self.states, 0, self.params, player, obs)
         return obs
 

@@ -251,20 +251,24 @@ def _rewards_of_move(state, b, params, points, last_scores_row, rewards_row, scr
 
 
 @njit(cache=True)
-def aec_step(state, params, action, points, last_scores, rewards, mask, ids) -> tuple[int, int, int]:
+def aec_step(state, params, action, points, last_scores, rewards, mask, ids, obs) -> tuple[int, int, int]:
     """The AEC env's step of its one game in a single call: play ``action``, the move's rewards of every
     seat into ``rewards`` (``last_scores`` updated), then the int8 ``mask`` of the seat to move (cleared
-    first). Returns (status, seat to move, number of legal actions)."""
+    first) and, while the game is on, that seat's observation into ``obs``. Returns (status, seat to move,
+    number of legal actions)."""
     scratch = np.empty(last_scores.shape[0], dtype=np.float64)
     apply(state, 0, params, action)
     st = _rewards_of_move(state, 0, params, points, last_scores, rewards, scratch)
     mask[:] = 0
     n = 0
+    seat = to_move(state, 0, params)
     if st == RUNNING:
         n = legal_ids(state, 0, params, ids)
         for i in range(n):
             mask[ids[i]] = 1
-    return st, to_move(state, 0, params), n
+        obs[:] = 0
+        observe(state, 0, params, seat, obs)
+    return st, seat, n
 
 
 @njit(cache=True)
