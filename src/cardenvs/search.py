@@ -2,7 +2,8 @@
 
 API
 ===
-``pimc(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0)``
+``pimc(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0,
+counting=True)``
     Perfect-information Monte Carlo for the seat to act in game ``b`` of the batched ``state``: deals
     ``d = 0, 1, ...`` are sampled by :func:`cardenvs.core.kernels.determinize` for that seat (stream
     ``2d`` of ``seed``); on each deal every legal move is applied and the game rolled out to the end with
@@ -11,7 +12,10 @@ API
     (ties: the lower action id). ``playouts`` is the total number of rollouts (each deal costs one per legal
     move, at least one deal); ``ms`` a time limit checked between batches of deals; with neither,
     :data:`DEFAULT_PLAYOUTS`. ``threads > 1`` spreads the deals over cores (``prange``): with a playout
-    budget the result does not depend on the thread count.
+    budget the result does not depend on the thread count. ``counting=False`` asks the determinizer to
+    forget the cards seen (bit :data:`FORGET_SEEN` of a second word of its stream array, ``rng[1]``): it
+    deals every card the seat does not hold, as if none had been played, to measure what card counting is
+    worth; only games whose determinizer module lists ``"counting"`` in ``SEARCH_OPTIONS`` offer it.
 ``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
     determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose
@@ -54,6 +58,7 @@ names a game, and the numba functions compile once per state dtype (cached).
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +77,8 @@ DEFAULT_PLAYOUTS = 1000
 MAX_PLAYOUTS = 10_000_000
 MAX_MS = 600_000.0
 DEFAULT_C = 0.7
+#: bit 0 of a determinizer's option word (``rng[1]``): forget the cards seen (``counting=false``)
+FORGET_SEEN = 1
 #: rows (positions) per call of a learned model in :func:`pimc_learned`: bounds its memory
 MODEL_ROWS = 1024
 METHODS = ("pimc", "ismcts")
@@ -94,6 +101,12 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "",
             "dmc or dmc:PATH: score each move at the seat's next decision by the model's value (its best Q), "
             "the other seats' replies played by the rollout policy (none: rollouts to the end)",
+        ),
+        "counting": (
+            str,
+            "true",
+            "false: the sampled deals ignore the cards seen (every card the seat does not hold is dealt, as if "
+            "none had been played), for games whose determinizer offers it",
         ),
     },
     "ismcts": {
@@ -147,9 +160,22 @@ def rollout_value(sim, params, seat, rollout, rng, result) -> float:
 
 # ---------------------------------------------------------------- numba: PIMC
 @njit(cache=True)
-def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row) -> None:
+def _determinizer_stream(seed, k, forget):
+    """Stream ``k`` of ``seed`` for a determinizer; with option bits ``forget`` (:data:`FORGET_SEEN`) the
+    array has a second word holding them (``rng[1]``; draws use ``rng[0]`` only)."""
+    rng = stream(seed, k)
+    if forget == 0:
+        return rng
+    out = np.empty(2, dtype=np.uint64)
+    out[0] = rng[0]
+    out[1] = np.uint64(forget)
+    return out
+
+
+@njit(cache=True)
+def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row, forget) -> None:
     """Deal ``d``: one determinization, then every move of ``moves`` rolled out on it with the same stream."""
-    kernels.determinize(state, b, params, seat, stream(seed, 2 * d), det, 0)
+    kernels.determinize(state, b, params, seat, _determinizer_stream(seed, 2 * d, forget), det, 0)
     for i in range(moves.shape[0]):
         sim[0] = det[0]
         kernels.apply(sim, 0, params, moves[i])
@@ -157,14 +183,16 @@ def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result
 
 
 @njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
-def pimc_deals(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values) -> None:
+def pimc_deals(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values, forget) -> None:
     """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``."""
     for d in range(d_lo, d_hi):
-        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo])
+        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo], forget)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def pimc_deals_parallel(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values) -> None:
+def pimc_deals_parallel(
+    state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values, forget
+) -> None:
     """:func:`pimc_deals` with the deals spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
     chunks = dets.shape[0]
     for c in prange(chunks):
@@ -182,6 +210,7 @@ def pimc_deals_parallel(state, b, params, seat, moves, seed, d_lo, d_hi, rollout
                 sims[c : c + 1],
                 results[c],
                 values[d - d_lo],
+                forget,
             )
 
 
@@ -429,9 +458,11 @@ def pimc(
     seed: int = 0,
     threads: int = 1,
     rollout: int = 0,
+    counting: bool = True,
 ) -> SearchResult:
     """Determinized Monte Carlo for the seat to act in game ``b`` (module docstring); reads the state only
-    through :func:`kernels.determinize`, writes nothing."""
+    through :func:`kernels.determinize`, writes nothing. ``counting=False``: the determinizer forgets the
+    cards seen (the game must offer it, :class:`SearchAgent` checks)."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
@@ -446,6 +477,7 @@ def pimc(
     dets = np.zeros(chunks, dtype=state.dtype)
     sims = np.zeros(chunks, dtype=state.dtype)
     results = np.zeros((chunks, max(num_players, 1)), dtype=np.float64)
+    forget = 0 if counting else FORGET_SEEN
     blocks: list[np.ndarray] = []
     done = 0
     batch = chunks
@@ -470,9 +502,10 @@ def pimc(
                 sims,
                 results,
                 values,
+                forget,
             )
         else:
-            pimc_deals(state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values)
+            pimc_deals(state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values, forget)
         blocks.append(values)
         spent = time.perf_counter() - t0
         done = hi
@@ -849,6 +882,8 @@ class SearchAgent:
         if "trees" in values and (not isinstance(values["trees"], int) or not 1 <= values["trees"] <= MAX_PLAYOUTS):
             raise ValueError(f"{self.name}: trees={values['trees']!r} must be an integer >= 1; {hint}")
         self.seed = seed64(values["seed"], self.name)
+        if "counting" in values:
+            values["counting"] = self._counting(base, game, values["counting"], bool(learned), hint)
         if "c" in values and not values["c"] >= 0:
             raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
         self.env = base
@@ -858,6 +893,23 @@ class SearchAgent:
         self.model = load_model(base, game, learned[0], self.name, model_loader) if learned else None
         self.parameters = values
         self.last: SearchResult | None = None
+
+    def _counting(self, base: Any, game: str, value: Any, learned: bool, hint: str) -> bool:
+        """``counting`` as a bool: ``true``/``false`` (any case) or a bool; false needs a determinizer that
+        offers it (its module's ``SEARCH_OPTIONS``) and rollouts (not a learned model)."""
+        text = str(value).strip().lower()
+        if isinstance(value, (bool, np.bool_)) or text in ("true", "false"):
+            counting = bool(value) if isinstance(value, (bool, np.bool_)) else text == "true"
+        else:
+            raise ValueError(f"{self.name}: counting={value!r}; expected true or false; {hint}")
+        if not counting:
+            det = getattr(base, "DETERMINIZE", None)
+            module = sys.modules.get(getattr(getattr(det, "py_func", det), "__module__", ""), None)
+            if "counting" not in getattr(module, "SEARCH_OPTIONS", ()):
+                raise ValueError(f"{self.name}: counting=false: {game}'s determinizer cannot ignore the cards seen")
+            if learned:
+                raise ValueError(f"{self.name}: counting=false works with heuristic rollouts, not a learned model")
+        return counting
 
     def search(self, seed: int) -> SearchResult:
         """Search the env's current position for the seat to act with search seed ``seed``."""

@@ -14,6 +14,14 @@ random *given that the leader held the lowest card dealt*:
 The pool of unseen cards is built in value order from public fields and ``p``'s hand only, so two states
 that differ only in how the hidden cards are split give the same result for the same stream. Inferences
 from the other players' choices (a pass that suggests a weak hand) are not used.
+
+Without card counting (the search agent's ``counting=false``, :mod:`cardenvs.search`: bit
+:data:`FORGET_SEEN` of ``rng[1]``, when the stream array has a second word): the seat remembers only its
+own hand and every hand's size, as if no card had been played. Every card not in its hand, played ones
+included, is dealt uniformly at random to the other hands by their sizes, the rest out of play; the
+leader's lowest card is not used either. A sampled world may hold a card that is also among the played
+cards: the rules never look at the played cards to decide what is legal, so such a world plays on as any
+other (hands keep their sizes, the game ends when a hand is empty).
 """
 
 from __future__ import annotations
@@ -26,6 +34,10 @@ from cardenvs.core.rng import shuffle
 from .rules import MAX_PLAYERS, NUM_CARDS
 
 MAX_TRIES = 1000
+#: bit 0 of ``rng[1]``: forget the cards seen (the search agent's ``counting=false``)
+FORGET_SEEN = 1
+#: the search agents' options this determinizer honours (:class:`cardenvs.search.SearchAgent` checks)
+SEARCH_OPTIONS = ("counting",)
 
 
 @njit(cache=True)
@@ -79,6 +91,15 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
     pool = np.empty(NUM_CARDS, dtype=np.int64)
     n_pool = 0
     forced = 0
+    if rng.shape[0] > 1 and rng[1] & FORGET_SEEN:  # no card counting: every card not in p's hand
+        for v in range(NUM_CARDS):
+            if not s.hands[p, v]:
+                pool[n_pool] = v
+                n_pool += 1
+        s.out_of_play[:] = 0
+        shuffle(pool[:n_pool], rng)
+        _deal(s, p, players, pool, n_pool, 0, sizes)
+        return
     for v in range(NUM_CARDS):
         if s.hands[p, v]:
             continue
