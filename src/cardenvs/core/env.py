@@ -406,14 +406,12 @@ class CardEnv(AECEnv):
         self._last_scores = np.array(self._scores(), dtype=np.float64)
         self._points = self.config["reward"] == "points"
         self._step_rewards = np.zeros(self.num_players)
-        self._obs = np.zeros(self.layout.size, dtype=self.layout.dtype)  # written by the step kernel
         self.infos = {a: {"score": float(self._last_scores[i])} for i, a in enumerate(self.agents)}
         self._after_change()
 
     def _after_change(self) -> None:
         """After the state changed outside ``step`` (a reset, a state given by a vector env or a test): the
-        seat to act and its mask are read again, and the observation ``step`` wrote is no longer current."""
-        self._obs_seat = -1
+        seat to act and its mask are read again."""
         self.agent_selection = self.possible_agents[self._to_move()]
         self._legal_n = -1  # unknown, unless the numba core's mask gives the ids too
         self._mask = np.asarray(self._legal_mask(), dtype=np.int8)
@@ -443,9 +441,7 @@ class CardEnv(AECEnv):
         p = self.agent_name_mapping[agent]
         live = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
         mask = self._mask.copy() if live else np.zeros(self.num_actions, dtype=np.int8)
-        # the seat to act's observation was written by the step kernel (until the state changes again)
-        obs = self._obs.copy() if p == self._obs_seat else self._observe(p)
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": self._observe(p), "action_mask": mask}
 
     def legal_actions(self) -> np.ndarray:
         """Ids of the legal actions of the agent to move, in increasing order: the ids the numba core listed
@@ -476,20 +472,15 @@ class CardEnv(AECEnv):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        if self.CORE is not None:  # one compiled call: move, rewards, next seat, its mask and observation
-            status, seat, self._legal_n = kernels.aec_step(
-                self.states,
-                self.params,
-                action,
-                self._points,
-                self._last_scores,
-                self._step_rewards,
-                self._mask,
-                self._ids,
-                self._obs,
-            )
+        if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
+            args: tuple = (self.states, self.params, action, self._points, self._last_scores, self._step_rewards)
+            args += (self._mask, self._ids)
+            if self._kernels_for is not self.states:  # the compiled functions for this state array's type
+                self._resolve_kernels()
+            if self._step_kernel is None:  # the env's own buffers keep their types: no dispatch per call
+                self._step_kernel = kernels.compiled(kernels.aec_step, args)
+            status, seat, self._legal_n = self._step_kernel(*args)
             over, truncated = status == kernels.OVER, status == kernels.TRUNCATED
-            self._obs_seat = seat if status == kernels.RUNNING else -1
             step_rewards, scores = self._step_rewards, self._last_scores
         else:
             self._apply(action)
@@ -608,9 +599,33 @@ class CardEnv(AECEnv):
         self._legal_n = n
         return mask
 
+    #: the numba core's step and observe kernels, compiled for the types of the env's buffers and of the state
+    #: array ``_kernels_for``; a new state array (each reset's, or one a test gives) looks them up again by
+    #: what numba's type of it depends on
+    _step_kernel: Any = None
+    _observe_kernel: Any = None
+    _kernels_for: Any = None
+    _kernel_key: tuple = ()
+
+    def _resolve_kernels(self) -> None:
+        if self._kernels_for is not None:  # keep what was compiled for the last state array's type
+            self.__dict__.setdefault("_kernel_table", {})[self._kernel_key] = (self._step_kernel, self._observe_kernel)
+        states = self.states
+        flags = states.flags
+        self._kernel_key = (states.dtype, states.ndim, flags.c_contiguous, flags.writeable, flags.aligned)
+        self._step_kernel, self._observe_kernel = self.__dict__.get("_kernel_table", {}).get(
+            self._kernel_key, (None, None)
+        )
+        self._kernels_for = states
+
     def _core_observe(self, player: int) -> np.ndarray:
         obs = np.zeros(self.layout.size, dtype=self.layout.dtype)
-        self.CORE.observe(self.states, 0, self.params, player, obs)
+        args = (self.states, 0, self.params, int(player), obs)
+        if self._kernels_for is not self.states:
+            self._resolve_kernels()
+        if self._observe_kernel is None:  # as in step
+            self._observe_kernel = kernels.compiled(self.CORE.observe, args)
+        self._observe_kernel(*args)
         return obs
 
     def _core_scores(self) -> np.ndarray:

@@ -16,7 +16,8 @@ games have, each optional:
 * ``skill_ladder`` and ``skill_ladder_quick``: agent names of rising strength that ``cardenvs analyze
   skill`` plays by default (:mod:`cardenvs.analysis.skill`), the second with ``--quick`` (empty: the first).
 * ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
-  package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`).
+  package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`) and, for a
+  game whose plays are face up, ``fill_plays(base, viewer, view, plays)`` to draw them as the cards played.
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
