@@ -2,8 +2,7 @@
 
 API
 ===
-``pimc(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0,
-counting=True)``
+``pimc(state, b, params, *, num_actions, num_players, playouts=None, ms=None, seed=0, threads=1, rollout=0, ...)``
     Perfect-information Monte Carlo for the seat to act in game ``b`` of the batched ``state``: deals
     ``d = 0, 1, ...`` are sampled by :func:`cardenvs.core.kernels.determinize` for that seat (stream
     ``2d`` of ``seed``); on each deal every legal move is applied and the game rolled out to the end with
@@ -12,10 +11,11 @@ counting=True)``
     (ties: the lower action id). ``playouts`` is the total number of rollouts (each deal costs one per legal
     move, at least one deal); ``ms`` a time limit checked between batches of deals; with neither,
     :data:`DEFAULT_PLAYOUTS`. ``threads > 1`` spreads the deals over cores (``prange``): with a playout
-    budget the result does not depend on the thread count. ``counting=False`` asks the determinizer to
-    forget the cards seen (bit :data:`FORGET_SEEN` of a second word of its stream array, ``rng[1]``): it
-    deals every card the seat does not hold, as if none had been played, to measure what card counting is
-    worth; only games whose determinizer module lists ``"counting"`` in ``SEARCH_OPTIONS`` offer it.
+    budget the result does not depend on the thread count. ``counting=False`` (default True) asks the
+    determinizer to forget the cards seen (bit :data:`FORGET_SEEN` of a second word of its stream array,
+    ``rng[1]``): it deals every card the seat does not hold, as if none had been played, to measure what
+    card counting is worth; only games whose determinizer module lists ``"counting"`` in
+    ``SEARCH_OPTIONS`` offer it.
 ``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
     determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose
