@@ -196,3 +196,55 @@ def test_help_and_out_path(tmp_path, capsys):
     blocker.write_text("")
     assert main(["analyze", "skill", "war", "--out", str(blocker), "--no-progress"]) == 2
     assert "is a file; name a folder" in capsys.readouterr().err
+
+
+def duel_records(deals, first_wins):
+    """Two-player duplicate deals between ``first`` and ``second``: each deal played in both seatings;
+    ``first_wins(deal, replay)`` says who wins each game."""
+    records = []
+    for deal in range(deals):
+        for replay, seats in enumerate((["first", "second"], ["second", "first"])):
+            first_ahead = first_wins(deal, replay)
+            outcome = [1.0, -1.0] if (seats[0] == "first") == first_ahead else [-1.0, 1.0]
+            records.append(GameRecord(deal, replay, 0, seats, outcome, outcome, outcome))
+    return records
+
+
+def duel_study(ladder, records, deals):
+    run = skill.LadderRun({}, False, [], seats=2, seatings=2, reset_options=1)
+    return skill.study(ladder, run, records, deals, seed=0, resamples=200)
+
+
+def test_a_wrong_declared_order_is_flagged():
+    # "first" wins every game but one deal's second: declared the weaker, it is clearly the stronger
+    records = duel_records(20, lambda deal, replay: deal != 0 or replay == 0)
+    result = duel_study(["first", "second"], records, 20)
+    order = result["ladder_order"]
+    assert order["declared"] == ["first", "second"] and order["measured"] == ["second", "first"]
+    assert not order["agrees"]
+    (pair,) = order["inversions"]
+    assert pair["weaker"] == "first" and pair["stronger"] == "second" and pair["clear"]
+    assert pair["rating_difference"]["value"] < 0 and pair["rating_difference"]["ci"][1] < 0
+    text = skill.report("duel_v0", result)
+    assert "measured order (by rating, weakest first): second < first" in text
+    assert "ORDER DIFFERS from the declared ladder (first, second)" in text
+    assert "second rated below first" in text and "clear: interval below 0" in text
+    # declared the right way round: no flag
+    result = duel_study(["second", "first"], records, 20)
+    assert result["ladder_order"]["agrees"] and result["ladder_order"]["inversions"] == []
+    assert "ORDER DIFFERS" not in skill.report("duel_v0", result)
+
+
+def test_an_inversion_within_noise_is_not_clear():
+    # "first" wins 11 of 20 deals in both seatings and loses 9: ahead, but the interval reaches 0
+    records = duel_records(20, lambda deal, replay: deal < 11)
+    order = duel_study(["first", "second"], records, 20)["ladder_order"]
+    (pair,) = order["inversions"]
+    assert not pair["clear"] and pair["rating_difference"]["ci"][0] < 0 < pair["rating_difference"]["ci"][1]
+
+
+def test_equal_ratings_keep_the_declared_order():
+    # every deal split one game each: equal ratings are no inversion (War's case)
+    records = duel_records(10, lambda deal, replay: replay == 0)
+    order = duel_study(["first", "second"], records, 10)["ladder_order"]
+    assert order["agrees"] and order["measured"] == ["first", "second"]

@@ -31,6 +31,9 @@ Measures (the outcome ``y`` of a seat is the env's win-scale result, :meth:`Card
   Elo scale (400 log10 odds), centred at 0, with half a win each way per pair that met as a prior so an
   agent that never wins keeps a finite rating. ``spread``: their standard deviation (Duersch, Lambrecht and
   Oechssler's measure); ``gap``: the last ladder agent's rating minus the first's (signed).
+* Order: the ladder is declared in rising strength, which nothing guarantees (a search may lose to the
+  heuristic it rolls out with). The report ranks the agents by rating and lists every pair rated against
+  the declared order, with the difference's interval (``clear`` when it lies below 0).
 * Games to 95%: for each neighbouring pair of the ladder and for the last against the first, the per-game
   difference ``x = y(stronger) - y(weaker)`` over the games both played; the number of games after which
   the stronger agent is ahead with 95% probability (normal approximation): ``n = (1.645 sd / mean)^2``, with
@@ -348,6 +351,7 @@ def measure(layout: Layout, resamples: int, rng: np.random.Generator) -> dict[st
     }
     out["rating_spread"] = _interval(rated["spread"][0], rated_b["spread"])
     out["rating_gap"] = _interval(rated["gap"][0], rated_b["gap"])
+    out["ladder_order"] = ladder_order(layout.agents, rated["ratings"][0], rated_b["ratings"])
     out["games_to_lead"] = [
         {
             "weaker": layout.agents[weak],
@@ -359,6 +363,33 @@ def measure(layout: Layout, resamples: int, rng: np.random.Generator) -> dict[st
         for p, (weak, strong) in enumerate(layout.pairs)
     ]
     return out
+
+
+def ladder_order(agents: list[str], ratings: np.ndarray, ratings_b: np.ndarray) -> dict[str, Any]:
+    """The measured order of the ladder against its declared one (module doc): the agents by rating, weakest
+    first (ties keep the declared order), and every pair the ratings put the other way round, with the
+    rating difference (declared stronger minus declared weaker, below 0) and its 95% interval; ``clear``
+    when the interval lies below 0."""
+    measured = sorted(range(len(agents)), key=lambda a: (round(float(ratings[a]), 6), a))
+    inversions = []
+    for weak, strong in itertools.combinations(range(len(agents)), 2):
+        difference = float(ratings[strong] - ratings[weak])
+        if round(difference, 6) < 0:
+            entry = _interval(difference, ratings_b[:, strong] - ratings_b[:, weak])
+            inversions.append(
+                {
+                    "weaker": agents[weak],
+                    "stronger": agents[strong],
+                    "rating_difference": entry,
+                    "clear": entry["ci"][1] is not None and entry["ci"][1] < 0,
+                }
+            )
+    return {
+        "declared": list(agents),
+        "measured": [agents[a] for a in measured],
+        "agrees": not inversions,
+        "inversions": inversions,
+    }
 
 
 def coin_flipped(games: Games, keep: float, rng: np.random.Generator) -> Games:
@@ -514,6 +545,7 @@ def report(env_id: str, result: dict) -> str:
         lines.insert(2, "  (no variance to split: every seat of every game had the same result)")
     for name, a in result["agents"].items():
         lines.append(f"  {name:34s} {_fmt(a['win_rate']):>24s} {_fmt(a['rating'], 1):>26s}")
+    lines += order_lines(result["ladder_order"])
     lines.append("  games (deals) until the stronger is ahead with 95% probability:")
     for p in result["games_to_lead"]:
         lines.append(
@@ -527,6 +559,20 @@ def report(env_id: str, result: dict) -> str:
             f"{_fmt(c['rating_spread'], 1)}   gap {_fmt(c['rating_gap'], 1)}"
         )
     return "\n".join(lines)
+
+
+def order_lines(order: dict[str, Any]) -> list[str]:
+    """The measured order, and a line per pair it puts against the declared ladder."""
+    lines = [f"  measured order (by rating, weakest first): {' < '.join(order['measured'])}"]
+    if order["agrees"]:
+        return lines + ["  (the declared ladder's order)"]
+    lines.append(f"  ORDER DIFFERS from the declared ladder ({', '.join(order['declared'])}):")
+    for pair in order["inversions"]:
+        verdict = "clear: interval below 0" if pair["clear"] else "within noise: interval reaches 0"
+        lines.append(
+            f"    {pair['stronger']} rated below {pair['weaker']}: {_fmt(pair['rating_difference'], 1)} Elo ({verdict})"
+        )
+    return lines
 
 
 def plot(env_id: str, results: list[dict], path: Path) -> None:
