@@ -244,6 +244,15 @@ def test_counts_are_pluralized_and_the_table_is_drawn_only_with_something_on_it(
     assert '<span class="count">1 card</span>' in page and not re.search(r"\b1 cards\b", page)
 
 
+def test_twos_explains_its_move_names(client):
+    """The page says what a Twos move name means, next to moves named that way."""
+    sid = start(client, mode="play", game="twos", agents="twos.heuristic", seat=0, seed=3)
+    v = view(client, sid)
+    assert any(re.fullmatch(r"\dx\d+ to [2-9TJQKA][CDHS]", m["move"]) for m in v["legal"])
+    page = client.get(f"/game/{sid}").text
+    assert "move names: NxL is L consecutive ranks with N cards of each" in page
+
+
 def test_dou_dizhu_bidding_offers_only_the_bids(client):
     """While bidding, no card selection, no play-selected button and no typed move; once the play starts,
     all three."""

@@ -35,6 +35,10 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     if s.to_beat_shape < 0:
         view["info"].append("a new trick: the player to move leads")
     view["info"].append(f"{plural(base.config['hand_size'], 'card')} each, bomb order {base.config['bomb_order']}")
+    view["info"].append(
+        "move names: NxL is L consecutive ranks with N cards of each (1x1 a single card, 2x1 a pair, 1x3 a run of"
+        " three, 2x3 three pairs in a row), named by its highest card (to 9D: the nine of diamonds)"
+    )
 
 
 def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] | None) -> None:
