@@ -199,7 +199,6 @@ def test_a_seed_replays_a_game_exactly():
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("two_way_street.pimc(leaf=dmc)", "no DMC model is shipped for two_way_street"),
         ("twos.pimc(leaf=heuristic)", "leaf='heuristic': expected dmc or dmc:PATH"),
         ("twos.ismcts(rollout=dmc)", "a learned model guides only pimc"),
         ("twos.pimc(leaf=dmc:/no/such/model.pt)", "no DMC checkpoint at /no/such/model.pt"),
@@ -215,6 +214,19 @@ def test_bad_models_are_clear_errors(name, message):
     with pytest.raises(ValueError) as exc:
         load_agent(name, cardenvs.make(game).unwrapped)
     assert message in str(exc.value)
+
+
+def test_a_game_without_a_shipped_model_names_the_shipped_ones(monkeypatch):
+    """Every game with a search agent ships a model now: without one (shipped_models patched to leave
+    Two Way Street's out), ``leaf=dmc`` says so and lists what is shipped."""
+    import cardenvs.agent
+
+    shipped = {k: v for k, v in shipped_models().items() if not k.startswith("two_way_street.")}
+    monkeypatch.setattr(cardenvs.agent, "shipped_models", lambda: shipped)
+    with pytest.raises(ValueError) as exc:
+        load_agent("two_way_street.pimc(leaf=dmc)", cardenvs.make("two_way_street").unwrapped)
+    assert "no DMC model is shipped for two_way_street (shipped: " in str(exc.value)
+    assert "twos.dmc" in str(exc.value) and "dmc:PATH" in str(exc.value)
 
 
 def test_names_from_untrusted_input_load_no_model_file_outside_the_models_folder(tmp_path):
