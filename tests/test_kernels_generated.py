@@ -59,7 +59,28 @@ def test_random_play_on_two_threads_equals_one():
     np.testing.assert_array_equal(rngs1, rngs2)
 
 
-# Runs all six batch loops on two threads and compiles a function (not cached) that calls generic functions,
+def test_the_arena_table_loop_on_two_threads_equals_one():
+    """The batched arena's ``table`` loop (numba policies in every seat) plays the same games, rewards and steps
+    on two threads as on one."""
+    results = []
+    for threads in (1, 2):
+        env = vector.VectorEnv("twos_v0", B, autoreset=False, threads=threads)
+        env.reset(seed=4)
+        assert env._b.threads == threads
+        kinds = np.full((B, env.num_players), 2, dtype=np.int64)  # every seat: twos.heuristic
+        pending, total = np.zeros((B, env.num_players)), np.zeros((B, env.num_players))
+        steps = np.zeros(B, dtype=np.int64)
+        over = env.play_policies(env._b.all, kinds, pending, total, steps)
+        results.append((over, env._b.state.copy(), total, steps, env.terminated.copy()))
+    (over1, state1, total1, steps1, ended1), (over2, state2, total2, steps2, ended2) = results
+    assert len(over1) == B and ended1.all() and steps1.min() > 0  # heuristics never draw: every game ends
+    np.testing.assert_array_equal(over1, over2)
+    assert state1.tobytes() == state2.tobytes()
+    np.testing.assert_array_equal(total1, total2)
+    np.testing.assert_array_equal(steps1, steps2)
+
+
+# Runs all seven batch loops on two threads and compiles a function (not cached) that calls generic functions,
 # which makes numba look their implementations up in the cache; prints each driver's cache hits and misses.
 PROBE = """
 import json
@@ -81,6 +102,10 @@ learner.step(np.argmax(learner.action_masks(), axis=1))           # advance, app
 b = v._b
 rngs = np.ones((64, 1), dtype=np.uint64)
 kernels.run("random", 2, b.state, b.params, b.all, 3, rngs, b.num_actions)
+t = vector.VectorEnv("war_v0", 64, autoreset=False, threads=2, max_turns=5)
+t.reset(seed=2)
+kinds = np.full((64, 2), 2, dtype=np.int64)                       # every seat: war.flip
+t.play_policies(t._b.all, kinds, np.zeros((64, 2)), np.zeros((64, 2)), np.zeros(64, dtype=np.int64))  # table
 
 
 @numba.njit
