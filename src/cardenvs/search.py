@@ -12,9 +12,9 @@ API
     move, at least one deal); ``ms`` a time limit checked between batches of deals; with neither,
     :data:`DEFAULT_PLAYOUTS`. ``threads > 1`` spreads the deals over cores (``prange``): with a playout
     budget the result does not depend on the thread count. ``counting=False`` (default True) asks the
-    determinizer to forget the cards seen (bit :data:`FORGET_SEEN` of a second word of its stream array,
-    ``rng[1]``): it deals every card the seat does not hold, as if none had been played, to measure what
-    card counting is worth; only games whose determinizer module lists ``"counting"`` in
+    determinizer to forget the cards seen (bit :data:`cardenvs.core.kernels.FORGET_SEEN` of a second word
+    of its stream array, ``rng[1]``): it deals every card the seat does not hold, as if none had been
+    played, to measure what card counting is worth; only games whose determinizer module lists ``"counting"`` in
     ``SEARCH_OPTIONS`` offer it.
 ``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
@@ -77,8 +77,6 @@ DEFAULT_PLAYOUTS = 1000
 MAX_PLAYOUTS = 10_000_000
 MAX_MS = 600_000.0
 DEFAULT_C = 0.7
-#: bit 0 of a determinizer's option word (``rng[1]``): forget the cards seen (``counting=false``)
-FORGET_SEEN = 1
 #: rows (positions) per call of a learned model in :func:`pimc_learned`: bounds its memory
 MODEL_ROWS = 1024
 METHODS = ("pimc", "ismcts")
@@ -161,7 +159,7 @@ def rollout_value(sim, params, seat, rollout, rng, result) -> float:
 # ---------------------------------------------------------------- numba: PIMC
 @njit(cache=True)
 def _determinizer_stream(seed, k, forget):
-    """Stream ``k`` of ``seed`` for a determinizer; with option bits ``forget`` (:data:`FORGET_SEEN`) the
+    """Stream ``k`` of ``seed`` for a determinizer; with option bits ``forget`` (:data:`kernels.FORGET_SEEN`) the
     array has a second word holding them (``rng[1]``; draws use ``rng[0]`` only)."""
     rng = stream(seed, k)
     if forget == 0:
@@ -477,7 +475,7 @@ def pimc(
     dets = np.zeros(chunks, dtype=state.dtype)
     sims = np.zeros(chunks, dtype=state.dtype)
     results = np.zeros((chunks, max(num_players, 1)), dtype=np.float64)
-    forget = 0 if counting else FORGET_SEEN
+    forget = 0 if counting else kernels.FORGET_SEEN
     blocks: list[np.ndarray] = []
     done = 0
     batch = chunks

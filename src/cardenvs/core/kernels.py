@@ -178,12 +178,18 @@ def policy(state, b, params, which, rng):
     raise NotImplementedError("numba only")
 
 
+#: option bit of a determinizer's second stream word ``rng[1]``: forget the cards seen (a search's
+#: ``counting=false``; games offering it list ``"counting"`` in their determinizer module's ``SEARCH_OPTIONS``)
+FORGET_SEEN = 1
+
+
 @_dispatched(_DETERMINIZERS)
 def determinize(state, b, params, p, rng, out, ob):
     """Write to ``out[ob]`` a copy of game ``b`` in which every card seat ``p`` cannot see is re-dealt at
     random (from ``rng``, a ``uint64[1]`` stream), consistently with everything ``p`` has observed; cards
     ``p`` can see and all public fields are unchanged. It must read nothing of ``state[b]`` that ``p``
-    has not observed, except to copy it through to where it is overwritten."""
+    has not observed, except to copy it through to where it is overwritten. ``rng`` may carry a second
+    word of option bits (:data:`FORGET_SEEN`); draws use ``rng[0]`` only."""
     raise NotImplementedError("numba only")
 
 
@@ -259,22 +265,6 @@ def aec_step(state, params, action, points, last_scores, rewards, mask, ids) -> 
     scratch = np.empty(last_scores.shape[0], dtype=np.float64)
     apply(state, 0, params, action)
     st = _rewards_of_move(state, 0, params, points, last_scores, rewards, scratch)
-    mask[:] = 0
-    n = 0
-    if st == RUNNING:
-        n = legal_ids(state, 0, params, ids)
-        for i in range(n):
-            mask[ids[i]] = 1
-    return st, to_move(state, 0, params), n
-
-
-@njit(cache=True)
-def aec_start(state, params, deal_seed, last_scores, mask, ids) -> tuple[int, int, int]:
-    """The AEC env's reset of its one game: deal from ``deal_seed``, starting scores into ``last_scores``
-    and the mask of the seat to move. Returns (status, seat to move, number of legal actions)."""
-    init(state, 0, params, np.uint64(deal_seed))
-    scores(state, 0, params, last_scores)
-    st = status(state, 0, params)
     mask[:] = 0
     n = 0
     if st == RUNNING:

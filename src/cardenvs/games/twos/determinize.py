@@ -16,9 +16,9 @@ that differ only in how the hidden cards are split give the same result for the 
 from the other players' choices (a pass that suggests a weak hand) are not used.
 
 Without card counting (the search agent's ``counting=false``, :mod:`cardenvs.search`: bit
-:data:`FORGET_SEEN` of ``rng[1]``, when the stream array has a second word): the seat remembers only its
-own hand and every hand's size, as if no card had been played. Every card not in its hand, played ones
-included, is dealt uniformly at random to the other hands by their sizes, the rest out of play; the
+:data:`cardenvs.core.kernels.FORGET_SEEN` of ``rng[1]``, when the stream array has a second word): the seat
+remembers only its own hand and every hand's size, as if no card had been played. Every card not in its
+hand, played ones included, is dealt uniformly at random to the other hands by their sizes, the rest out of play; the
 leader's lowest card is not used either. A sampled world may hold a card that is also among the played
 cards: the rules never look at the played cards to decide what is legal, so such a world plays on as any
 other (hands keep their sizes, the game ends when a hand is empty).
@@ -29,13 +29,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.kernels import FORGET_SEEN
 from cardenvs.core.rng import shuffle
 
 from .rules import MAX_PLAYERS, NUM_CARDS
 
 MAX_TRIES = 1000
-#: bit 0 of ``rng[1]``: forget the cards seen (the search agent's ``counting=false``)
-FORGET_SEEN = 1
 #: the search agents' options this determinizer honours (:class:`cardenvs.search.SearchAgent` checks)
 SEARCH_OPTIONS = ("counting",)
 
