@@ -153,3 +153,26 @@ def test_two_way_street_voids_are_recorded_and_respected():
                         assert d["hands"][q][suit:52:4].sum() == 0
                         checked += 1
     assert checked > 20
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 9),
+    void_share=st.floats(0, 1),
+)
+def test_two_way_street_feasibility_from_either_side_agrees(seed, m, void_share):
+    """The placement check from the cards' side (31 sets of card types, used from 5 other seats on) says what
+    Hall's condition over the seats (2 ** seats sets) says, whenever places and cards are as many."""
+    rng = np.random.default_rng(seed)
+    seats = np.sort(rng.choice(tws_rules.MAX_PLAYERS, size=m, replace=False)).astype(np.int64)
+    voids = np.zeros(tws_rules.MAX_PLAYERS + 1, dtype=np.int64)
+    for q in seats:
+        voids[q] = int(rng.integers(0, 16)) if rng.random() < void_share else 0
+    cap = np.zeros(tws_rules.MAX_PLAYERS + 1, dtype=np.int64)
+    cap[seats] = rng.integers(0, 6, size=m)
+    cap[tws_rules.MAX_PLAYERS] = rng.integers(0, 4)
+    counts = rng.multinomial(int(cap.sum()), rng.dirichlet(np.ones(5))).astype(np.int64)
+    by_seats = tws_det._feasible_by_seats(cap, voids, counts, seats)
+    assert tws_det._feasible_by_types(cap, voids, counts, seats) == by_seats
+    assert tws_det._feasible(cap, voids, counts, seats) == by_seats

@@ -5,12 +5,15 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 
 import cardenvs
 from cardenvs import search
 from cardenvs.agent import known_agents, load_agent, parse_agent_name, split_agent_names
 from cardenvs.cli import main
+from cardenvs.core import kernels
 from cardenvs.core.env import play_episode
+from cardenvs.core.rng import stream
 from cardenvs.games.doudizhu import moves as ddz_moves
 from cardenvs.games.twos import moves as twos_moves
 
@@ -281,9 +284,8 @@ def test_search_agents_in_the_arena_cli(capsys):
     assert main(["arena", "twos", "--agents", "twos.pimc(bogus=1),random,random", "--games", "1"]) == 2
     assert "unknown parameter 'bogus'" in capsys.readouterr().err
     assert main(["list"]) == 0
-    assert "twos.ismcts(playouts=None, ms=None, seed=0, threads=1, trees=1, c=0.7, rollout=heuristic)" in (
-        capsys.readouterr().out
-    )
+    listed = "twos.ismcts(playouts=None, ms=None, seed=0, threads=1, trees=1, c=0.7, rollout=heuristic, to_end=false)"
+    assert listed in capsys.readouterr().out
 
 
 def test_budgets_are_checked_by_the_search_functions_too():
@@ -312,3 +314,89 @@ def test_seeds_of_any_size_are_accepted_as_the_envs_accept_them(capsys):
     agents = f"twos.pimc(playouts=10,seed={2**64}),random,random"
     assert main(["arena", "twos", "--agents", agents, "--games", "1", "--no-progress", "--seed", str(2**64)]) == 0
     assert f"twos.pimc(playouts=10,seed={2**64})" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- rollout horizons
+@njit
+def _horizon_of(state, params):
+    return kernels.horizon(state, 0, params)
+
+
+@njit
+def _horizon_value_of(state, params, out):
+    kernels.horizon_value(state, 0, params, out)
+
+
+def _two_way_street_mid_hand(players=4, seed=3, steps=30):
+    env = cardenvs.make("two_way_street", players=players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    step = 0
+    while True:  # ``steps`` random moves, then on to a seat with a choice
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        if step >= steps and len(legal) > 1:
+            return env.unwrapped
+        env.step(int(rng.choice(legal)))
+        step += 1
+
+
+def test_two_way_street_horizon_value_is_hand_counted():
+    """4 seats, target 20: one seat on 20 and the others on 0 is the outcome itself (+1, -1/3 each); totals
+    10, 5, 5, 0 (mean 5) are worth 4 / (3 * 20) = 1/15 a point above the mean."""
+    base = cardenvs.make("two_way_street").unwrapped
+    base.reset(seed=0)
+    state = base.states.copy()
+    out = np.zeros(4)
+    for totals, expected in (([20, 0, 0, 0], [1, -1 / 3, -1 / 3, -1 / 3]), ([10, 5, 5, 0], [1 / 3, 0, 0, -1 / 3])):
+        state[0]["totals"][:4] = totals
+        _horizon_value_of(state, base.params, out)
+        assert out == pytest.approx(expected)
+        assert out.sum() == pytest.approx(0.0)
+
+
+def test_rollouts_stop_at_the_end_of_the_hand_unless_to_end():
+    base = _two_way_street_mid_hand()
+    n = base.num_players
+    start = base.states.copy()
+    mark = int(_horizon_of(start, base.params))
+    assert mark == start[0]["hand_no"]
+    sim, result = start.copy(), np.zeros(n)
+    value = search.rollout_value(sim, base.params, 0, 0, stream(np.uint64(7), 1), result, mark)
+    s = sim[0]
+    assert s["hand_no"] == mark + 1 and not s["over"]  # stopped at the first position of the next hand
+    assert (s["direction"][:n] == -1).all() and s["trick_no"] == 0  # nobody has declared or played in it
+    expected = n / ((n - 1) * 20) * (s["totals"][:n] - s["totals"][:n].mean())
+    assert result == pytest.approx(expected) and value == pytest.approx(expected[0])
+    sim = start.copy()
+    search.rollout_value(sim, base.params, 0, 0, stream(np.uint64(7), 1), result, -1)  # to the end
+    assert sim[0]["over"] and sim[0]["hand_no"] > mark + 1
+    assert result.sum() == pytest.approx(0) and result.max() > 0  # the match's outcome: someone won
+
+
+def test_games_without_a_horizon_roll_out_to_the_end():
+    base = cardenvs.make("twos").unwrapped
+    base.reset(seed=0)
+    assert _horizon_of(base.states, base.params) == -1
+
+
+@pytest.mark.parametrize("method", ["pimc", "ismcts"])
+def test_to_end_changes_the_search_only_where_a_horizon_is(method):
+    """Twos has no horizon: ``to_end`` leaves its search as it was. Two Way Street's search differs with it:
+    its values are match outcomes (-1/3 or 1 for the seat, with 4 seats) instead of standings."""
+    env = cardenvs.make("twos")
+    env.reset(seed=2)
+    a, b = (load_agent(f"twos.{method}(playouts=60,to_end={t})", env) for t in ("false", "true"))
+    ra, rb = a.search(5), b.search(5)
+    assert ra.action == rb.action and np.array_equal(ra.values, rb.values)
+    base = _two_way_street_mid_hand()
+    near = load_agent("two_way_street.pimc(playouts=40)", base).search(5)
+    far = load_agent("two_way_street.pimc(playouts=40,to_end=true)", base).search(5)
+    assert not np.array_equal(near.values, far.values)
+    assert np.all(np.abs(near.values) < 1)  # standings a few points apart
+    assert np.array_equal(near.actions, far.actions)
+
+
+def test_to_end_is_checked():
+    env = cardenvs.make("two_way_street").unwrapped
+    with pytest.raises(ValueError, match="to_end='maybe'; expected true or false"):
+        load_agent("two_way_street.pimc(to_end=maybe)", env)

@@ -169,6 +169,19 @@ def test_a_game_with_skill_and_variants_in_one_call(tmp_path):
     assert "--variants players=2 default" in data["command"]
 
 
+def test_workers_play_the_same_study(tmp_path):
+    """Two worker processes (one pool for every option set and table) give the numbers one process gives."""
+    argv = ["twos", "--ladder", "random,twos.heuristic,twos.pimc(playouts=20)", "--games", "6", "--bootstrap", "50"]
+    argv += ["--variants", "players=2", "default"]
+    one = run_json(tmp_path / "one", argv)
+    two = run_json(tmp_path / "two", [*argv, "--workers", "2"])
+    assert (one["workers"], two["workers"]) == (1, 2)
+    assert two["command"].endswith(f"--workers 2 --out {tmp_path / 'two'}")
+    for result in one["variants"]:
+        result.pop("seconds")
+    assert two["variants"] == one["variants"]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

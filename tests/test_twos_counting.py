@@ -69,7 +69,7 @@ def test_the_non_counting_worlds_play_to_the_end():
     for seed in range(20):
         world = np.array([sample(env, p, seed, counting=False)])
         result = np.zeros(3)
-        search.rollout_value(world, env.params, p, 0, stream(np.uint64(seed), 1), result)  # heuristic, to the end
+        search.rollout_value(world, env.params, p, 0, stream(np.uint64(seed), 1), result, -1)  # heuristic, to the end
         assert sorted(result.tolist()) == [-0.5, -0.5, 1.0]
         assert world[0]["winner"] >= 0
 

@@ -45,7 +45,7 @@ import json
 import math
 import uuid
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -733,10 +733,8 @@ def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[st
     return why is None
 
 
-def run_plan(plan: Plan, progress: bool = False) -> Results:
-    """Play a checked tournament (see the module doc)."""
-    from . import __version__
-
+def _jobs(plan: Plan) -> list[tuple]:
+    """The worker jobs of a plan: each a chunk of one table's deals, in table then deal order."""
     games, workers = plan.games, plan.workers
     tournament = uuid.uuid4().hex
     jobs = []
@@ -766,45 +764,71 @@ def run_plan(plan: Plan, progress: bool = False) -> Results:
                     ),
                 )
             )
-    results = Results(
-        plan.env_id,
-        plan.labels,
-        plan.agent_names,
-        plan.options,
-        plan.seed,
-        games,
-        plan.duplicate,
-        __version__,
-        bidding=plan.bidding,
-    )
-    if plan.replays is not None:
-        Path(plan.replays).mkdir(parents=True, exist_ok=True)
+    return jobs
+
+
+def run_plan(plan: Plan, progress: bool = False) -> Results:
+    """Play a checked tournament (see the module doc)."""
+    return run_plans([plan], plan.workers, progress)[0]
+
+
+def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -> list[Results]:
+    """Play checked tournaments one after another, their games over ``workers`` processes (one pool for
+    all): the results are those of :func:`run_plan` on each, whatever ``workers``. With several workers the
+    parent plays each plan's first chunk of deals (compiling what its games need: numba's disk cache is not
+    safe for processes compiling into it at once) while the pool plays the earlier plans' other chunks."""
+    from . import __version__
+
+    workers = _count(workers, "workers", 1)
+    results = []
+    for plan in plans:
+        if plan.replays is not None:
+            Path(plan.replays).mkdir(parents=True, exist_ok=True)
+        results.append(
+            Results(
+                plan.env_id,
+                plan.labels,
+                plan.agent_names,
+                plan.options,
+                plan.seed,
+                plan.games,
+                plan.duplicate,
+                __version__,
+                bidding=plan.bidding,
+            )
+        )
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=games * len(plan.tables) * plan.games_per_deal, desc=plan.env_id, unit="game")
-    outputs: Iterable[list[GameRecord]]
-    if workers == 1:
-        outputs = map(_worker, jobs)
-    else:
-        import itertools
-        import multiprocessing
+        total = sum(plan.games * len(plan.tables) * plan.games_per_deal for plan in plans)
+        bar = tqdm(total=total, desc=plans[0].env_id if plans else "", unit="game")
 
-        # numba's disk cache is not safe for processes compiling into it at once: the parent plays the
-        # first job (compiling what these games need) before the workers start and load that code
-        first = _worker(jobs[0])
-        pool = multiprocessing.get_context("spawn").Pool(workers)
-        outputs = itertools.chain([first], pool.imap(_worker, jobs[1:]))
-    for records in outputs:
-        results.records.extend(records)
+    def add(result: Results, records: list[GameRecord]) -> None:
+        result.records.extend(records)
         if bar:
             bar.update(len(records))
+
+    if workers == 1:
+        for plan, result in zip(plans, results, strict=True):
+            for job in _jobs(plan):
+                add(result, _worker(job))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            pending = []
+            for plan, result in zip(plans, results, strict=True):
+                jobs = _jobs(plan)
+                add(result, _worker(jobs[0]))
+                pending.append((result, pool.imap(_worker, jobs[1:])))
+            for result, outputs in pending:
+                for records in outputs:
+                    add(result, records)
+            pool.close()
+            pool.join()
     if bar:
         bar.close()
-    if workers > 1:
-        pool.close()
-        pool.join()
     return results
 
 

@@ -15,7 +15,10 @@ API
     determinizer to forget the cards seen (bit :data:`cardenvs.core.kernels.FORGET_SEEN` of a second word
     of its stream array, ``rng[1]``): it deals every card the seat does not hold, as if none had been
     played, to measure what card counting is worth; only games whose determinizer module lists ``"counting"`` in
-    ``SEARCH_OPTIONS`` offer it.
+    ``SEARCH_OPTIONS`` offer it. A game may declare a *horizon* (:func:`cardenvs.core.kernels.horizon`, the
+    env's ``HORIZON``): a rollout then stops where the horizon count changes and the position is scored by
+    :func:`kernels.horizon_value` (Two Way Street: at the end of the hand, by the match standings, instead of
+    playing the rest of the match); ``to_end=True`` plays to the end anyway.
 ``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
     determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose
@@ -80,6 +83,10 @@ DEFAULT_C = 0.7
 #: rows (positions) per call of a learned model in :func:`pimc_learned`: bounds its memory
 MODEL_ROWS = 1024
 METHODS = ("pimc", "ismcts")
+TO_END = (
+    "true: rollouts play to the end of the game even where it declares an earlier horizon (Two Way Street: "
+    "the end of the hand, scored by the match standings)"
+)
 #: the agents' parameters: name -> (type, default, meaning); ``playouts`` None means DEFAULT_PLAYOUTS
 #: unless ``ms`` is given
 PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
@@ -106,6 +113,7 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "false: the sampled deals ignore the cards seen (every card the seat does not hold is dealt, as if "
             "none had been played), for games whose determinizer offers it",
         ),
+        "to_end": (str, "false", TO_END),
     },
     "ismcts": {
         "playouts": (int, None, f"iterations per move ({DEFAULT_PLAYOUTS} unless ms is given)"),
@@ -115,6 +123,7 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
         "trees": (int, 1, "independent trees sharing the budget (root parallelization)"),
         "c": (float, DEFAULT_C, "UCB1 exploration constant (outcomes on -1..1)"),
         "rollout": (str, "", "the game's numba heuristic for rollouts (default: its first)"),
+        "to_end": (str, "false", TO_END),
     },
 }
 
@@ -147,10 +156,14 @@ def determinized(state: np.ndarray, b: int, params: np.ndarray, p: int, seed: in
 
 
 @njit(cache=True)
-def rollout_value(sim, params, seat, rollout, rng, result) -> float:
-    """Play game 0 of ``sim`` to its end with heuristic ``rollout`` for every seat (in place); the outcome of
-    ``seat`` (all outcomes in ``result``)."""
+def rollout_value(sim, params, seat, rollout, rng, result, mark) -> float:
+    """Play game 0 of ``sim`` with heuristic ``rollout`` for every seat (in place) to its end, or, with
+    ``mark >= 0``, until :func:`kernels.horizon` differs from ``mark`` (the horizon the rollout started at);
+    the outcome of ``seat`` (all outcomes, or :func:`kernels.horizon_value` at the horizon, in ``result``)."""
     while kernels.status(sim, 0, params) == kernels.RUNNING:
+        if mark >= 0 and kernels.horizon(sim, 0, params) != mark:
+            kernels.horizon_value(sim, 0, params, result)
+            return result[seat]
         kernels.apply(sim, 0, params, kernels.policy(sim, 0, params, rollout, rng))
     kernels.outcome(sim, 0, params, result)
     return result[seat]
@@ -171,25 +184,29 @@ def _determinizer_stream(seed, k, forget):
 
 
 @njit(cache=True)
-def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row, forget) -> None:
-    """Deal ``d``: one determinization, then every move of ``moves`` rolled out on it with the same stream."""
+def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row, forget, to_end) -> None:
+    """Deal ``d``: one determinization, then every move of ``moves`` rolled out on it with the same stream,
+    to the game's horizon (:func:`kernels.horizon`) unless ``to_end``."""
     kernels.determinize(state, b, params, seat, _determinizer_stream(seed, 2 * d, forget), det, 0)
+    mark = -1 if to_end else kernels.horizon(det, 0, params)
     for i in range(moves.shape[0]):
         sim[0] = det[0]
         kernels.apply(sim, 0, params, moves[i])
-        values_row[i] = rollout_value(sim, params, seat, rollout, stream(seed, 2 * d + 1), result)
+        values_row[i] = rollout_value(sim, params, seat, rollout, stream(seed, 2 * d + 1), result, mark)
 
 
 @njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
-def pimc_deals(state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values, forget) -> None:
+def pimc_deals(
+    state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values, forget, to_end
+) -> None:
     """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``."""
     for d in range(d_lo, d_hi):
-        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo], forget)
+        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo], forget, to_end)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def pimc_deals_parallel(
-    state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values, forget
+    state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values, forget, to_end
 ) -> None:
     """:func:`pimc_deals` with the deals spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
     chunks = dets.shape[0]
@@ -209,6 +226,7 @@ def pimc_deals_parallel(
                 results[c],
                 values[d - d_lo],
                 forget,
+                to_end,
             )
 
 
@@ -297,7 +315,7 @@ def _new_node(tree_i, tree_f, n_nodes, action, parent, mover) -> int:
 
 @njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
 def ismcts_iterations(
-    state, b, params, seat, seed, it_lo, it_hi, rollout, c, tree_i, tree_f, n_nodes, sim, slot, ids, result
+    state, b, params, seat, seed, it_lo, it_hi, rollout, c, tree_i, tree_f, n_nodes, sim, slot, ids, result, to_end
 ) -> int:
     """Iterations ``it_lo .. it_hi - 1`` of one tree (``tree_i[:, 0..4]``: action, parent, mover, first child,
     next sibling; ``tree_f[:, 0..2]``: visits, availability, reward sum; node 0 the root; ``n_nodes[0]``
@@ -309,8 +327,11 @@ def ismcts_iterations(
             return it - it_lo
         rng = stream(seed, it)
         kernels.determinize(state, b, params, seat, rng, sim, 0)
+        mark = -1 if to_end else kernels.horizon(sim, 0, params)
         node = 0
         while kernels.status(sim, 0, params) == kernels.RUNNING:
+            if mark >= 0 and kernels.horizon(sim, 0, params) != mark:
+                break  # past the horizon: rollout_value scores it
             n = kernels.legal_ids(sim, 0, params, ids)
             child = tree_i[node, 3]
             while child >= 0:
@@ -350,7 +371,7 @@ def ismcts_iterations(
                 node = _new_node(tree_i, tree_f, n_nodes, chosen, node, mover)
                 break
             node = nxt
-        rollout_value(sim, params, seat, rollout, rng, result)
+        rollout_value(sim, params, seat, rollout, rng, result, mark)
         while node > 0:
             tree_f[node, 0] += 1.0
             tree_f[node, 2] += result[tree_i[node, 2]]
@@ -361,7 +382,23 @@ def ismcts_iterations(
 
 @njit(cache=True, parallel=True, nogil=True)
 def ismcts_trees_parallel(
-    state, b, params, seat, seeds, it_lo, it_hi, rollout, c, trees_i, trees_f, n_nodes, sims, slots, ids, results
+    state,
+    b,
+    params,
+    seat,
+    seeds,
+    it_lo,
+    it_hi,
+    rollout,
+    c,
+    trees_i,
+    trees_f,
+    n_nodes,
+    sims,
+    slots,
+    ids,
+    results,
+    to_end,
 ) -> None:
     """:func:`ismcts_iterations` for every tree ``t`` (seed ``seeds[t]``), the trees over the cores."""
     for t in prange(seeds.shape[0]):
@@ -382,6 +419,7 @@ def ismcts_trees_parallel(
             slots[t],
             ids[t],
             results[t],
+            to_end,
         )
 
 
@@ -457,10 +495,12 @@ def pimc(
     threads: int = 1,
     rollout: int = 0,
     counting: bool = True,
+    to_end: bool = False,
 ) -> SearchResult:
     """Determinized Monte Carlo for the seat to act in game ``b`` (module docstring); reads the state only
     through :func:`kernels.determinize`, writes nothing. ``counting=False``: the determinizer forgets the
-    cards seen (the game must offer it, :class:`SearchAgent` checks)."""
+    cards seen (the game must offer it, :class:`SearchAgent` checks). ``to_end``: rollouts play to the end
+    even where the game declares an earlier horizon (:func:`kernels.horizon`)."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
@@ -501,9 +541,12 @@ def pimc(
                 results,
                 values,
                 forget,
+                to_end,
             )
         else:
-            pimc_deals(state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values, forget)
+            pimc_deals(
+                state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values, forget, to_end
+            )
         blocks.append(values)
         spent = time.perf_counter() - t0
         done = hi
@@ -662,9 +705,10 @@ def ismcts(
     rollout: int = 0,
     c: float = DEFAULT_C,
     trees: int = 1,
+    to_end: bool = False,
 ) -> SearchResult:
     """Information-set MCTS for the seat to act in game ``b`` (module docstring); reads the state only
-    through :func:`kernels.determinize`, writes nothing."""
+    through :func:`kernels.determinize`, writes nothing. ``to_end`` as for :func:`pimc`."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
@@ -716,6 +760,7 @@ def ismcts(
                 slots,
                 ids,
                 results,
+                to_end,
             )
         else:
             for t in range(trees):
@@ -736,6 +781,7 @@ def ismcts(
                     slots[t],
                     ids[t],
                     results[t],
+                    to_end,
                 )
         spent = time.perf_counter() - t0
         n_batch = hi - done
@@ -882,6 +928,11 @@ class SearchAgent:
         self.seed = seed64(values["seed"], self.name)
         if "counting" in values:
             values["counting"] = self._counting(base, game, values["counting"], bool(learned), hint)
+        values["to_end"] = self._flag("to_end", values["to_end"], hint)
+        if learned and "to_end" in parameters:
+            raise ValueError(f"{self.name}: to_end works with heuristic rollouts, not a learned model")
+        if learned:
+            values.pop("to_end")
         if "c" in values and not values["c"] >= 0:
             raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
         self.env = base
@@ -895,11 +946,7 @@ class SearchAgent:
     def _counting(self, base: Any, game: str, value: Any, learned: bool, hint: str) -> bool:
         """``counting`` as a bool: ``true``/``false`` (any case) or a bool; false needs a determinizer that
         offers it (its module's ``SEARCH_OPTIONS``) and rollouts (not a learned model)."""
-        text = str(value).strip().lower()
-        if isinstance(value, (bool, np.bool_)) or text in ("true", "false"):
-            counting = bool(value) if isinstance(value, (bool, np.bool_)) else text == "true"
-        else:
-            raise ValueError(f"{self.name}: counting={value!r}; expected true or false; {hint}")
+        counting = self._flag("counting", value, hint)
         if not counting:
             det = getattr(base, "DETERMINIZE", None)
             module = sys.modules.get(getattr(getattr(det, "py_func", det), "__module__", ""), None)
@@ -908,6 +955,15 @@ class SearchAgent:
             if learned:
                 raise ValueError(f"{self.name}: counting=false works with heuristic rollouts, not a learned model")
         return counting
+
+    def _flag(self, name: str, value: Any, hint: str) -> bool:
+        """A boolean parameter: ``true``/``false`` (any case) or a bool."""
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        text = str(value).strip().lower()
+        if text not in ("true", "false"):
+            raise ValueError(f"{self.name}: {name}={value!r}; expected true or false; {hint}")
+        return text == "true"
 
     def search(self, seed: int) -> SearchResult:
         """Search the env's current position for the seat to act with search seed ``seed``."""

@@ -3,13 +3,15 @@ per deal, the counting agent's wins minus the other's over the deal's duplicate 
 the mean over deals with a normal 95% interval over deals (the arena's unit whose luck cancels).
 
     python docs/study/twos-counting/paired.py > docs/study/twos-counting/paired.txt
+    python docs/study/twos-counting/paired.py docs/study/full/twos-counting   (the full study's, NAME/NAME.json)
 """
 
 import json
 import math
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
 COUNTING = "twos.pimc(playouts=100)"
 BLIND = "twos.pimc(playouts=100,counting=false)"
 CONFIGS = [  # file, cards out of play
@@ -24,6 +26,8 @@ CONFIGS = [  # file, cards out of play
 print("config  out  deals  games  counting win rate  not counting win rate  difference [95% CI]")
 for name, out in CONFIGS:
     path = HERE / f"{name}.json"
+    if not path.exists():
+        path = HERE / name / f"{name}.json"
     if not path.exists():
         continue
     data = json.loads(path.read_text())

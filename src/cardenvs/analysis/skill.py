@@ -455,7 +455,9 @@ def check_ladder(ladder: Sequence[str]) -> None:
         raise ValueError(f"the ladder names {repeated[0]} twice; name each agent once")
 
 
-def plan_ladder(env_id: str, ladder: Sequence[str], options: dict, games: int, seed: int) -> LadderRun:
+def plan_ladder(
+    env_id: str, ladder: Sequence[str], options: dict, games: int, seed: int, workers: int = 1
+) -> LadderRun:
     """Check everything about one option set's run (arena's checks: options, agents and their game) and plan
     it. ``bidding=True`` among the options plays the duplicate deals with the roles bid for (the arena's
     ``bidding``); otherwise the game's duplicate mode sets them."""
@@ -469,22 +471,35 @@ def plan_ladder(env_id: str, ladder: Sequence[str], options: dict, games: int, s
     for table in tables_for(ladder, seats):
         plans.append(
             arena.plan_tournament(
-                env_id, table, games, seed, options, duplicate=True, round_robin=len(table) > seats, bidding=bidding
+                env_id,
+                table,
+                games,
+                seed,
+                options,
+                duplicate=True,
+                workers=workers,
+                round_robin=len(table) > seats,
+                bidding=bidding,
             )
         )
     reset_options = len(probe.duplicate_reset_options(bidding=bidding))
     return LadderRun(options, bidding, plans, seats, len(arena.seatings(seats, True)), reset_options)
 
 
-def play_ladder(run: LadderRun, ladder: Sequence[str], progress: bool) -> list[arena.GameRecord]:
-    """Play every plan of ``run``; records with their seats relabelled by ladder name."""
-    records: list[arena.GameRecord] = []
-    for plan in run.plans:
-        name_of = dict(zip(plan.labels, plan.agent_names, strict=True))
-        results = arena.run_plan(plan, progress=progress)
-        for record in results.records:
-            records.append(dataclasses.replace(record, seats=[name_of[label] for label in record.seats]))
-    return records
+def play_ladders(runs: Sequence[LadderRun], workers: int, progress: bool) -> list[list[arena.GameRecord]]:
+    """Play every plan of every run (:func:`arena.run_plans`: one pool of ``workers`` processes for all);
+    each run's records with their seats relabelled by ladder name."""
+    plans = [plan for run in runs for plan in run.plans]
+    played = iter(arena.run_plans(plans, workers, progress))
+    out = []
+    for run in runs:
+        records: list[arena.GameRecord] = []
+        for plan in run.plans:
+            name_of = dict(zip(plan.labels, plan.agent_names, strict=True))
+            for record in next(played).records:
+                records.append(dataclasses.replace(record, seats=[name_of[label] for label in record.seats]))
+        out.append(records)
+    return out
 
 
 def study(
@@ -644,6 +659,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--bootstrap", type=at_least(10), default=BOOTSTRAP, help=f"resamples (default {BOOTSTRAP})")
     parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the deals, agents and resamples")
+    parser.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=1,
+        help="processes to play the games on (same results; with more than 1 every option set is played "
+        "before the first is reported)",
+    )
     parser.add_argument("--out", metavar="DIR", help="write DIR/<env id>.json (and .png with matplotlib)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -688,6 +710,7 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--games", str(args.games)] if args.games else []
     words += ["--bootstrap", str(args.bootstrap)] if args.bootstrap != BOOTSTRAP else []
     words += ["--seed", str(args.seed)] if args.seed else []
+    words += ["--workers", str(args.workers)] if args.workers != 1 else []
     words += ["--out", args.out] if args.out else []
     return shlex.join(words)
 
@@ -705,16 +728,22 @@ def run(args: argparse.Namespace) -> int:
     if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file; name a folder")
     # every check (options, agents, their game, the ladder) before anything is played
-    runs = [plan_ladder(env_id, ladder, options, games, args.seed) for options in option_sets]
+    runs = [plan_ladder(env_id, ladder, options, games, args.seed, args.workers) for options in option_sets]
     command = command_line(args)
     results = []
-    for run_ in runs:
+    started = time.perf_counter()
+    # one worker: each option set reported as soon as it is played; more: one pool plays them all first
+    batches = [[run_] for run_ in runs] if args.workers == 1 else [runs]
+    for batch in batches:
         start = time.perf_counter()
-        records = play_ladder(run_, ladder, progress=not args.no_progress)
-        result = study(ladder, run_, records, games, args.seed, args.bootstrap)
-        result["seconds"] = round(time.perf_counter() - start, 1)
-        results.append(result)
-        print(report(env_id, result), flush=True)
+        played = play_ladders(batch, args.workers, progress=not args.no_progress)
+        for run_, records in zip(batch, played, strict=True):
+            result = study(ladder, run_, records, games, args.seed, args.bootstrap)
+            if len(batch) == 1:
+                result["seconds"] = round(time.perf_counter() - start, 1)
+            results.append(result)
+            print(report(env_id, result), flush=True)
+    seconds = round(time.perf_counter() - started, 1)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         data = {
@@ -723,6 +752,8 @@ def run(args: argparse.Namespace) -> int:
             "ladder": ladder,
             "seed": args.seed,
             "bootstrap": args.bootstrap,
+            "workers": args.workers,
+            "seconds": seconds,
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "cpus": os.cpu_count(),
             "variants": results,

@@ -172,6 +172,9 @@ class CardEnv(AECEnv):
     CORE: Any = None
     POLICY: Any = None
     DETERMINIZE: Any = None
+    #: ``(horizon, horizon_value)``, numba functions where search rollouts may stop before the end
+    #: (:func:`cardenvs.core.kernels.horizon`), or None: rollouts play to the end
+    HORIZON: Any = None
     _legal_n = -1  # how many legal ids the numba core listed in _ids with the mask (-1: unknown)
 
     # ------------------------------------------------------------------ construction
@@ -647,6 +650,8 @@ class CardEnv(AECEnv):
             kernels.register_rules(core, cls.POLICY)
             if cls.DETERMINIZE is not None:
                 kernels.register_determinize(core.STATE, cls.DETERMINIZE)
+            if cls.HORIZON is not None:
+                kernels.register_horizon(core.STATE, *cls.HORIZON)
         defaults = {
             "_new_game": CardEnv._core_new_game,
             "_to_move": lambda self: int(core.to_move(self.states, 0, self.params)),

@@ -54,6 +54,7 @@ FUNCTIONS = ("init", "to_move", "legal_ids", "apply", "status", "scores", "outco
 #: the registries the generic functions dispatch on: (state dtype, {generic function's name: numba function})
 _GAMES: list[tuple[np.dtype, dict]] = []
 _DETERMINIZERS: list[tuple[np.dtype, dict]] = []
+_HORIZONS: list[tuple[np.dtype, dict]] = []
 F = TypeVar("F", bound=Callable)
 
 
@@ -77,6 +78,13 @@ def register_determinize(state_dtype: np.dtype, function) -> None:
     """Make ``function`` the implementation of :func:`determinize` for ``state_dtype`` (games with hidden
     cards register one in their ``__init__``)."""
     _DETERMINIZERS.append((np.dtype(state_dtype), {"determinize": function}))
+
+
+def register_horizon(state_dtype: np.dtype, horizon, horizon_value) -> None:
+    """Make ``horizon`` and ``horizon_value`` the implementations of :func:`horizon` and :func:`horizon_value`
+    for ``state_dtype`` (games whose search rollouts may stop before the end; the others get the defaults:
+    no horizon)."""
+    _HORIZONS.append((np.dtype(state_dtype), {"horizon": horizon, "horizon_value": horizon_value}))
 
 
 def has_determinize(state_dtype: np.dtype) -> bool:
@@ -111,9 +119,10 @@ def _forward(*args):
     return _callee(*args)
 
 
-def _dispatched(registry: list[tuple[np.dtype, dict]]) -> Callable[[F], F]:
+def _dispatched(registry: list[tuple[np.dtype, dict]], default: Callable | None = None) -> Callable[[F], F]:
     """Decorator of a generic function: numba compiles a call of it to a call of the function ``registry``
-    holds under its name for the record dtype of the state (the first argument)."""
+    holds under its name for the record dtype of the state (the first argument), or of ``default`` (a numba
+    function) for a state no entry names."""
 
     def decorate(generic: F) -> F:
         name = generic.__name__
@@ -124,6 +133,8 @@ def _dispatched(registry: list[tuple[np.dtype, dict]]) -> Callable[[F], F]:
                 for dtype, functions in registry:
                     if from_dtype(dtype) == state.dtype:
                         return _bind(_forward, f"{name}.<overload>", functions[name])
+                if default is not None:
+                    return _bind(_forward, f"{name}.<default>", default)
             return None
 
         overload(generic, jit_options=CACHED)(typer)
@@ -190,6 +201,31 @@ def determinize(state, b, params, p, rng, out, ob):
     ``p`` can see and all public fields are unchanged. It must read nothing of ``state[b]`` that ``p``
     has not observed, except to copy it through to where it is overwritten. ``rng`` may carry a second
     word of option bits (:data:`FORGET_SEEN`); draws use ``rng[0]`` only."""
+    raise NotImplementedError("numba only")
+
+
+@njit(cache=True)
+def _no_horizon(state, b, params) -> int:
+    return -1
+
+
+@njit(cache=True)
+def _no_horizon_value(state, b, params, out) -> None:
+    outcome(state, b, params, out)
+
+
+@_dispatched(_HORIZONS, default=_no_horizon)
+def horizon(state, b, params):
+    """A count that grows at each point where a search rollout may stop and score the game with
+    :func:`horizon_value` (Two Way Street: hands played, so a rollout can stop at the end of its hand instead
+    of playing the whole match); -1 (the default, for games that register none): rollouts play to the end."""
+    raise NotImplementedError("numba only")
+
+
+@_dispatched(_HORIZONS, default=_no_horizon_value)
+def horizon_value(state, b, params, out):
+    """Each seat's estimated result on the win scale (the scale of :func:`outcome`) of game ``b``, still
+    running, into ``out`` (default: :func:`outcome`)."""
     raise NotImplementedError("numba only")
 
 

@@ -37,9 +37,9 @@ def _accepts(void_bits: int, card: int) -> bool:
 
 
 @njit(cache=True)
-def _feasible(cap, voids, counts, seats) -> bool:
+def _feasible_by_seats(cap, voids, counts, seats) -> bool:
     """Hall's condition: every set of seats can be filled from the cards left (by type: suit 0..3, joker 4)
-    that some seat of the set accepts."""
+    that some seat of the set accepts. ``2 ** len(seats)`` sets."""
     m = seats.shape[0]
     for subset in range(1, 1 << m):
         need = 0
@@ -55,6 +55,44 @@ def _feasible(cap, voids, counts, seats) -> bool:
         if need > have:
             return False
     return True
+
+
+@njit(cache=True)
+def _feasible_by_types(cap, voids, counts, seats) -> bool:
+    """The same condition from the cards' side: every set of card types fits in the places that accept one
+    of them (the stock accepts every card). 31 sets. With as many free places as cards left (always so
+    here) the two are equivalent: both say the transport of cards to places has an exact solution (Hall's
+    theorem, or max-flow min-cut)."""
+    m = seats.shape[0]
+    for types in range(1, 32):
+        need = 0
+        for t in range(5):
+            if (types >> t) & 1:
+                need += counts[t]
+        have = cap[MAX_PLAYERS]
+        for i in range(m):
+            q = seats[i]
+            if (types & 16) or (types & ~voids[q] & 15):  # q accepts a joker, or a suit it is not void in
+                have += cap[q]
+        if need > have:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _feasible(cap, voids, counts, seats) -> bool:
+    """Whether the cards left can still be placed (:func:`_feasible_by_seats`); from the side with fewer
+    sets, and at once when no seat shows a void (every place accepts every card)."""
+    m = seats.shape[0]
+    any_void = False
+    for i in range(m):
+        if voids[seats[i]] != 0:
+            any_void = True
+    if not any_void:
+        return True
+    if m <= 4:
+        return _feasible_by_seats(cap, voids, counts, seats)
+    return _feasible_by_types(cap, voids, counts, seats)
 
 
 @njit(cache=True)
@@ -200,3 +238,28 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
         for q in range(n):
             if q != p and s.direction[q] < 0:
                 o.imposed[q] = HIGH if next_u64(rng) >> np.uint64(63) == 0 else LOW
+
+
+# ---------------------------------------------------------------- the rollouts' horizon
+@njit(cache=True)
+def horizon(state, b, params) -> int:
+    """Hands played (:func:`cardenvs.core.kernels.horizon`): a search rollout stops at the end of its hand
+    and scores the match there (:func:`horizon_value`), instead of playing the hands after it, whose deals
+    the move searched cannot influence and which only add noise (and, at 10 seats, about 50 hands of play)."""
+    return state[b].hand_no
+
+
+@njit(cache=True)
+def horizon_value(state, b, params, out) -> None:
+    """The match standings on the win scale: seat ``i`` gets ``n / ((n - 1) target) * (total_i - mean
+    total)``, zero-sum, and exactly the outcome (+1 for the winner, -1/(n-1) for the others) when one seat
+    has ``target`` points and the others none; each point more than the table's mean is worth the same."""
+    s = state[b]
+    n = params[0].players
+    mean = 0.0
+    for p in range(n):
+        mean += s.totals[p]
+    mean /= n
+    scale = n / ((n - 1) * params[0].target)
+    for p in range(n):
+        out[p] = scale * (s.totals[p] - mean)

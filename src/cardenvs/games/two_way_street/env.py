@@ -148,6 +148,7 @@ class TwoWayStreetEnv(CardEnv):
     CORE = rules
     POLICY = policies.policy
     DETERMINIZE = determinize.determinize
+    HORIZON = (determinize.horizon, determinize.horizon_value)
 
     def _configure(self) -> None:
         c = self.config
