@@ -15,7 +15,8 @@ SPEC = GameSpec(
     title="Two Way Street",
     view="cardenvs.games.two_way_street.view",
     # PIMC at 50 playouts below the heuristic, as measured (docs/luck-and-skill.md, "Ladder order": 4 players,
-    # 20 deals, 152 Elo below it, interval 133 to 169); at 400 playouts level with it within noise
+    # 20 deals, 152 Elo below it, interval 133 to 169); at 400 playouts, its rollouts stopping at the end of
+    # the hand, the strongest at every player count ("The full study": 3 to 10 players, 8 deals)
     skill_ladder=(
         "random",
         "two_way_street.pimc(playouts=50)",
