@@ -406,25 +406,66 @@ def step_range(
     and the final scores of ended games are written out; with ``autoreset`` an ended game starts its next deal
     at once (Gymnasium's same-step autoreset: ``deal_seeds[b]`` advances by splitmix64, ``episodes[b]``
     counts), else it stays at its end (its mask empty); then each game's observation of the seat to move, its
-    mask and legal ids (``seats`` gets that seat)."""
+    mask and legal ids (``seats`` gets that seat).
+
+    The vector env's hot loop, written out in one function on purpose: what :func:`_rewards_of_move` and
+    :func:`observe_one` do is repeated here, indexing the batch's arrays by ``b`` rather than passing row
+    views to calls, because each call with array arguments cost about 30 ns a step (War's step went from 105
+    to 45 ns written out). ``tests/test_vector.py`` checks it against the AEC env over whole games, and
+    ``tests/test_observation_hash.py`` every observation and mask byte against recorded hashes."""
     ids = np.empty(mask.shape[1], dtype=np.int64)
-    scratch = np.empty(last_scores.shape[1], dtype=np.float64)
+    n_seats = last_scores.shape[1]
+    scratch = np.empty(n_seats, dtype=np.float64)
+    width = legal.shape[1]
     for i in range(lo, hi):
         b = which[i]
         apply(state, b, params, actions[b])
-        st = _rewards_of_move(state, b, params, points, last_scores[b], rewards[b], scratch)
+        # the move's rewards (as _rewards_of_move)
+        st = status(state, b, params)
+        scores(state, b, params, scratch)
+        if points:
+            for s in range(n_seats):
+                rewards[b, s] = scratch[s] - last_scores[b, s]
+        elif st == OVER:
+            outcome(state, b, params, rewards[b])
+        else:
+            for s in range(n_seats):
+                rewards[b, s] = 0.0
+        for s in range(n_seats):
+            last_scores[b, s] = scratch[s]
         terminated[b] = st == OVER
         truncated[b] = st == TRUNCATED
         if st != RUNNING:
-            for s in range(scratch.shape[0]):  # a loop: an array assigned to a row compiles a slow shape check
-                final_scores[b, s] = last_scores[b, s]
-        if st != RUNNING and autoreset:
-            deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
-            episodes[b] += 1
-            init(state, b, params, np.uint64(deal_seeds[b]))
-            scores(state, b, params, last_scores[b])
-        seats[b] = to_move(state, b, params)
-        num_legal[b] = observe_one(state, b, params, seats[b], obs[b], mask[b], legal[b], num_legal[b], ids)
+            for s in range(n_seats):
+                final_scores[b, s] = scratch[s]
+            if autoreset:
+                deal_seeds[b] = splitmix64(np.uint64(deal_seeds[b]))
+                episodes[b] += 1
+                init(state, b, params, np.uint64(deal_seeds[b]))
+                scores(state, b, params, scratch)
+                for s in range(n_seats):
+                    last_scores[b, s] = scratch[s]
+                st = status(state, b, params)
+        # the observation, mask and legal ids of the seat to move (as observe_one)
+        p = to_move(state, b, params)
+        seats[b] = p
+        row = obs[b]
+        row[:] = 0
+        observe(state, b, params, p, row)
+        n_old = num_legal[b]
+        if n_old <= width:
+            for k in range(n_old):
+                mask[b, legal[b, k]] = 0
+        else:
+            mask[b, :] = 0
+        n = 0
+        if st == RUNNING:
+            n = legal_ids(state, b, params, ids)
+            for k in range(n):
+                mask[b, ids[k]] = 1
+            for k in range(min(n, width)):
+                legal[b, k] = ids[k]
+        num_legal[b] = n
 
 
 @njit(cache=True)
