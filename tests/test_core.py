@@ -114,6 +114,16 @@ def test_encoder_matches_twin(hand):
         for k in range(4):
             assert list(planes[k]) == [int(c >= k + 1) for c in want]
         assert list(encoding.planes_to_counts(planes)) == [min(c, 4) for c in want]
+        # the same planes as bits (hand-made here), and written back flat from the bits, jokers as singles
+        as_array = np.array(want, dtype=np.int8)
+        bits = sum(1 << (16 * k + r) for r, c in enumerate(want) for k in range(min(c, 4)))
+        assert int(encoding.planes_bits(as_array, n_ranks, 4)) == bits
+        flat = np.zeros(13 * 4 + len(jokers), dtype=np.int8)
+        encoding.write_planes(as_array, 13, 4, flat, 0)
+        flat[52:] = [int(c >= 1) for c in want[13:]]
+        written = np.zeros_like(flat)
+        encoding.write_bits(np.uint64(bits), encoding.bit_positions(13, 4, len(jokers)), written, 0)
+        assert list(written) == list(flat)
         longest = encoding.longest_runs(np.array(want, dtype=np.int8), 4, run_ranks)
         for n in range(1, 5):
             runs = twin_runs(want, n, 1, run_ranks)

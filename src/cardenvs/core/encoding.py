@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .cards import NUM_CARD_IDS
 
@@ -108,6 +109,10 @@ def write_planes(counts: np.ndarray, n_ranks: int, max_k: int, out: np.ndarray, 
             out[start + n_ranks * k + r] = 1
 
 
+#: ``_COLUMN[c]``: bits ``16 * k`` for ``k < c``, one rank's column of :func:`planes_bits` holding ``c`` cards
+_COLUMN = np.array([sum(1 << (16 * k) for k in range(c)) for c in range(5)], dtype=np.uint64)
+
+
 @njit(cache=True)
 def planes_bits(counts: np.ndarray, n_ranks: int, max_k: int) -> np.uint64:
     """:func:`at_least_planes` as one ``uint64``: bit ``16 * (k - 1) + r`` is set when ``counts[r] >= k``
@@ -115,9 +120,35 @@ def planes_bits(counts: np.ndarray, n_ranks: int, max_k: int) -> np.uint64:
     instruction instead of a loop over ranks (Dou Dizhu's move generator)."""
     bits = np.uint64(0)
     for r in range(n_ranks):
-        for k in range(min(counts[r], max_k)):
-            bits |= np.uint64(1) << np.uint64(16 * k + r)
+        c = max(0, min(counts[r], max_k))
+        bits |= _COLUMN[c] << np.uint64(r)  # branch-free: the column of c planes, shifted to rank r
     return bits
+
+
+def bit_positions(n_ranks: int, max_k: int, singles: int = 0) -> np.ndarray:
+    """Where each bit of :func:`planes_bits` lands in a flat planes encoding -- the ``max_k`` at-least planes of
+    ranks ``0..n_ranks-1`` (k-major, as :func:`write_planes` writes them), then one entry for each of the next
+    ``singles`` ranks (``counts >= 1``: Dou Dizhu's jokers): ``int64[64]``, -1 for bits outside it (for
+    :func:`write_bits`)."""
+    if n_ranks + singles > 16 or max_k > 4:
+        raise ValueError(f"planes_bits holds 16 ranks and 4 planes; got {n_ranks + singles} ranks, {max_k} planes")
+    where = np.full(64, -1, dtype=np.int64)
+    for k in range(max_k):
+        where[16 * k : 16 * k + n_ranks] = n_ranks * k + np.arange(n_ranks)
+    where[n_ranks : n_ranks + singles] = n_ranks * max_k + np.arange(singles)
+    return where
+
+
+@njit(cache=True)
+def write_bits(bits: np.uint64, where: np.ndarray, out: np.ndarray, start: int) -> None:
+    """The planes encoding of :func:`planes_bits`'s ``bits`` into the zeroed ``out[start:]``, each set bit
+    written at ``start + where[bit]`` (:func:`bit_positions`): one store per card, where :func:`write_planes`
+    loops over every rank (a game's move table holds the bits of every move)."""
+    while bits:
+        at = where[trailing_zeros(bits)]
+        if at >= 0:  # bits outside the encoding (a second joker of a double deck) are left out
+            out[start + at] = 1
+        bits &= bits - np.uint64(1)
 
 
 @njit(cache=True)

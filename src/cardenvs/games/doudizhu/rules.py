@@ -369,15 +369,16 @@ def outcome(state, b, params, out) -> None:
 BID_NOT_YET = 0  # ``bids`` one-hot per relative seat: not yet, no bid, 1, 2, 3 (entry 1 + bid)
 
 
+#: the 54 entries of a rank-count encoding (at-least planes of 3..2, then the two jokers) as bits of
+#: ``encoding.planes_bits(counts, 15, 4)`` -- the move table's ``move_need`` holds those bits for every move
+PLANE_BITS = encoding.bit_positions(13, 4, singles=2)
+
+
 @njit(cache=True)
 def _planes_into(obs, start, counts) -> None:
     """Write the 54-entry encoding of rank counts at ``obs[start:]`` (zeroed): the shared encoder's at-least
     planes of 3..2, then the two jokers."""
-    encoding.write_planes(counts, 13, 4, obs, start)
-    if counts[13] > 0:
-        obs[start + 52] = 1
-    if counts[14] > 0:
-        obs[start + 53] = 1
+    encoding.write_bits(encoding.planes_bits(counts, 15, 4), PLANE_BITS, obs, start)
 
 
 @njit(cache=True)
@@ -415,7 +416,7 @@ def observe(state, b, params, p, obs) -> None:
         seen[r] = (4 if r < 13 else 1) - seen[r]
     _planes_into(obs, off[O_UNSEEN], seen)
     if s.last_move >= 0:
-        _planes_into(obs, off[O_BEAT], pr.move_counts[s.last_move])
+        encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, off[O_BEAT])
         obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
         obs[off[O_BEAT_MAIN] + pr.move_main[s.last_move]] = 1
     found_next = False
@@ -426,16 +427,16 @@ def observe(state, b, params, p, obs) -> None:
         move = s.hist_move[i]
         if move != moves.PASS:
             if k < HISTORY:
-                _planes_into(obs, off[O_HISTORY] + 54 * k, pr.move_counts[move])
+                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_HISTORY] + 54 * k)
         rel = (s.hist_player[i] - p) % 3
         if rel == 1 and not found_next:
             found_next = True
             if move != moves.PASS:
-                _planes_into(obs, off[O_LAST], pr.move_counts[move])
+                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_LAST])
         elif rel == 2 and not found_previous:
             found_previous = True
             if move != moves.PASS:
-                _planes_into(obs, off[O_LAST] + 54, pr.move_counts[move])
+                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_LAST] + 54)
         if k >= HISTORY and found_next and found_previous:
             break
     for k in range(3):
