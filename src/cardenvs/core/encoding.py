@@ -145,7 +145,7 @@ def write_bits(bits: np.uint64, where: np.ndarray, out: np.ndarray, start: int) 
     written at ``start + where[bit]`` (:func:`bit_positions`): one store per card, where :func:`write_planes`
     loops over every rank (a game's move table holds the bits of every move)."""
     while bits:
-        at = where[trailing_zeros(bits)]
+        at = where[trailing_zeros(bits)]  # type: ignore[call-arg]  # a numba intrinsic (cttz)
         if at >= 0:  # bits outside the encoding (a second joker of a double deck) are left out
             out[start + at] = 1
         bits &= bits - np.uint64(1)
