@@ -392,14 +392,24 @@ def observe(state, b, params, p, obs) -> None:
     own = s.counts[p]
     _planes_into(obs, off[O_HAND], own)
     # rank counts of every seat's played cards (rows 0-2), the kitty (3), the kitty cards the landlord still
-    # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane
-    ranks = np.zeros((6, 15), dtype=np.int64)
-    for card in range(NUM_CARDS):
-        r = rank_of[card]
-        if r >= 0:
-            for q in range(PLAYERS):
-                ranks[q, r] += s.played[q, card]
-            ranks[4, r] += s.kitty_in_hand[card]
+    # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane. Summed rank
+    # by rank in locals (a third faster than adding card by card into the buffer)
+    ranks = np.empty((6, 15), dtype=np.int64)
+    played, in_hand, cards_of_rank = s.played, s.kitty_in_hand, pr.cards_of_rank
+    for r in range(15):
+        a0 = a1 = a2 = a4 = 0
+        for j in range(4):
+            card = cards_of_rank[r, j]
+            if card >= 0:
+                a0 += played[0, card]
+                a1 += played[1, card]
+                a2 += played[2, card]
+                a4 += in_hand[card]
+        ranks[0, r] = a0
+        ranks[1, r] = a1
+        ranks[2, r] = a2
+        ranks[3, r] = 0
+        ranks[4, r] = a4
     seen = ranks[5]
     for r in range(15):
         seen[r] = own[r] + ranks[0, r] + ranks[1, r] + ranks[2, r]
