@@ -170,6 +170,20 @@ def run(quick: bool = False) -> list[dict]:
                     note="RLCard not installed (pip install 'cardenvs[bench]'): no ratio",
                 )
             )
+        # the issue-28 comparison: B=1024, one thread, step() alone returning the env's buffers (copy=False:
+        # the caller reads them before the next step; the default copies 28,242 mask entries a game)
+        buffers = next(r["value"] for r in rows if r["benchmark"] == "vector doudizhu_v0 B=1024 step(copy=False)")
+        rows.append(
+            row(
+                "vector doudizhu_v0 B=1024 step(copy=False), 1 thread",
+                buffers,
+                "steps/s",
+                "RLCard doudizhu env (same run)" if rl else None,
+                buffers / rl if rl else None,
+                "step() timed alone, returning the env's buffers"
+                + ("" if rl else "; RLCard not installed (pip install 'cardenvs[bench]'): no ratio"),
+            )
+        )
         rules = rules_only_steps_per_second("doudizhu_v0", 1024, seconds)
         osp = _openspiel_whole_games(seconds)
         if osp:
