@@ -17,7 +17,7 @@ from cardenvs import search
 from cardenvs.agent import load_agent, shipped_models
 from cardenvs.core import kernels
 from cardenvs.core.env import play_episode
-from cardenvs.core.rng import stream
+from cardenvs.core.rng import splitmix64, stream
 
 
 class LinearModel:
@@ -51,7 +51,7 @@ def position(game: str, seed: int, moves: int = 2):
     return env.unwrapped
 
 
-def reference_values(base, model: LinearModel, seed: int, leaf: bool, replies: int) -> np.ndarray:
+def reference_values(base, model: LinearModel, seed: int, leaf: bool, replies: int, mix: float = 1.0) -> np.ndarray:
     """Deal 0 of :func:`search.pimc_learned`, step by step on the kernels' AEC functions: each legal move
     on the determinization, then the replies (heuristic ``replies`` or, with -1, the model's greedy move)
     until the seat acts again (``leaf``) or the game ends; the model's best Q there, or the outcome."""
@@ -85,7 +85,15 @@ def reference_values(base, model: LinearModel, seed: int, leaf: bool, replies: i
             out.append(rewards[seat])
         else:
             obs = observe(sim, params, seat, size, dtype, actions)
-            out.append(model.value(obs, np.flatnonzero(mask)).max())
+            value = model.value(obs, np.flatnonzero(mask)).max()
+            if mix < 1.0:  # the same leaf played on by heuristic `replies` for every seat, to the end
+                rngs = stream(splitmix64(seed_u), 1).reshape(1, 1)
+                while st == kernels.RUNNING:
+                    chosen = np.zeros(1, dtype=np.int64)
+                    kernels.policy_range(sim, params, np.zeros(1, np.int64), 2 + replies, rngs, actions, chosen)
+                    st, _, _ = kernels.aec_step(sim, params, int(chosen[0]), False, last, rewards, mask, ids)
+                value = mix * value + (1.0 - mix) * rewards[seat]
+            out.append(value)
     return np.array(out)
 
 
@@ -99,8 +107,8 @@ def observe(sim, params, seat, size, dtype, actions) -> np.ndarray:
 
 
 @pytest.mark.parametrize("game", ["twos", "doudizhu"])
-@pytest.mark.parametrize("leaf, replies", [(True, 0), (True, -1), (False, -1)])
-def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies):
+@pytest.mark.parametrize("leaf, replies, mix", [(True, 0, 1.0), (True, -1, 1.0), (False, -1, 1.0), (True, 0, 0.25)])
+def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies, mix):
     base = position(game, seed=5)
     before = base.states.copy()
     model = LinearModel(int(base.layout.size), scale=1e-3 if replies == 0 else -1e-3)
@@ -118,10 +126,13 @@ def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies):
         rollout=replies,
         playouts=len(moves),  # one deal: deal 0
         seed=7,
+        mix=mix,
     )
     assert result.extra["deals"] == 1 and model.asked > 0
     assert np.array_equal(result.actions, moves)
-    expected = reference_values(base, model, seed=7, leaf=leaf, replies=replies)
+    expected = reference_values(base, model, seed=7, leaf=leaf, replies=replies, mix=mix)
+    if mix < 1.0:  # the rollouts count: the values differ from the model's alone
+        assert not np.allclose(expected, reference_values(base, model, seed=7, leaf=leaf, replies=replies))
     np.testing.assert_allclose(result.values, expected, rtol=1e-12, atol=1e-12)
     assert result.action == moves[int(np.argmax(expected))]
     assert np.array_equal(base.states, before), "search wrote to the true state"
@@ -205,6 +216,9 @@ def test_a_seed_replays_a_game_exactly():
         ("twos.pimc(rollout=dmc,leaf=dmc:/x.pt)", "rollout and leaf name different models"),
         ("twos.pimc(leaf=dmc,threads=2)", "a search with a learned model runs on one"),
         ("twos.pimc(leaf=cardenvs.agent:RandomAgent)", "does not score moves"),
+        ("twos.pimc(mix=0.5)", "mix=0.5 weighs a leaf model against heuristic rollouts"),
+        ("twos.pimc(rollout=dmc,leaf=dmc,mix=0.5)", "mix=0.5 weighs a leaf model against heuristic rollouts"),
+        ("twos.pimc(leaf=dmc,mix=1.5)", "mix=1.5 must be a number from 0 to 1"),
     ],
 )
 def test_bad_models_are_clear_errors(name, message):

@@ -107,6 +107,12 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "dmc or dmc:PATH: score each move at the seat's next decision by the model's value (its best Q), "
             "the other seats' replies played by the rollout policy (none: rollouts to the end)",
         ),
+        "mix": (
+            float,
+            1.0,
+            "with leaf and a heuristic rollout: the weight of the model's value; the rest goes to the outcome of "
+            "a heuristic rollout from the same position to the end (AlphaGo's mixing; 1: the model alone)",
+        ),
         "counting": (
             str,
             "true",
@@ -248,6 +254,21 @@ def learned_leaves(state, b, params, seat, moves, seed, d_lo, d_hi, replies, det
                 rng = stream(seed, 2 * d + 1)
                 while kernels.status(sims, k, params) == kernels.RUNNING and kernels.to_move(sims, k, params) != seat:
                     kernels.apply(sims, k, params, kernels.policy(sims, k, params, replies, rng))
+
+
+@njit(cache=True, nogil=True)
+def rollout_rows(sims, params, which, per_deal, seat, rollout, seed, d_lo, out) -> None:
+    """``out[i]``: the outcome for ``seat`` of game ``which[i]`` of ``sims`` played on by heuristic ``rollout``
+    for every seat (a copy: ``sims`` is not changed) to its end or horizon (:func:`rollout_value`). Game ``k``
+    belongs to deal ``d_lo + k // per_deal`` and draws from stream ``2d + 1`` of ``splitmix64(seed)`` (every
+    move of a deal is rolled out with the same numbers, which are not the replies' of :func:`learned_leaves`)."""
+    sim = np.zeros(1, dtype=sims.dtype)
+    result = np.zeros(16, dtype=np.float64)
+    for i in range(which.shape[0]):
+        k = which[i]
+        sim[0] = sims[k]
+        rng = stream(splitmix64(seed), 2 * (d_lo + k // per_deal) + 1)
+        out[i] = rollout_value(sim, params, seat, rollout, rng, result, kernels.horizon(sim, 0, params))
 
 
 @njit(cache=True)
@@ -590,7 +611,7 @@ def _model_values(model: Any, sims, params, which: np.ndarray, observation: tupl
 
 
 def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, rollout, observation, num_actions,
-                   num_players, det) -> np.ndarray:  # fmt: skip
+                   num_players, det, mix=1.0) -> np.ndarray:  # fmt: skip
     """Deals ``lo .. hi - 1`` of :func:`pimc_learned`: the value for ``seat`` of each move, ``[hi - lo, moves]``."""
     n = (hi - lo) * len(moves)
     sims = np.zeros(n, dtype=state.dtype)
@@ -614,6 +635,10 @@ def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, 
     live = np.flatnonzero(status == kernels.RUNNING)  # only with a leaf: the seat is to act
     if len(live):
         values[live] = _model_values(model, sims, params, live, observation, num_actions)[1].max(axis=1)
+        if mix < 1.0:
+            played = np.empty(len(live), dtype=np.float64)
+            rollout_rows(sims, params, live, len(moves), seat, rollout, seed, lo, played)
+            values[live] = mix * values[live] + (1.0 - mix) * played
     return values.reshape(hi - lo, len(moves))
 
 
@@ -631,6 +656,7 @@ def pimc_learned(
     playouts: int | None = None,
     ms: float | None = None,
     seed: int = 0,
+    mix: float = 1.0,
 ) -> SearchResult:
     """PIMC guided by a learned model (``model.action_values(obs, ids, counts)``: Q of each row's legal ids,
     the acting seat's expected return after each move; ``observation`` = (size, dtype) of an observation row).
@@ -642,6 +668,10 @@ def pimc_learned(
     * ``leaf`` and ``rollout = -1``: the same with the model's greedy moves as the replies;
     * no ``leaf`` (``rollout = -1``): the model's greedy moves for every seat to the end, the outcome.
 
+    ``mix < 1`` (``leaf`` and ``rollout >= 0`` only): a leaf where the seat is to act is worth ``mix`` times the
+    model's value plus ``1 - mix`` times the outcome of heuristic ``rollout`` played on from it to the end or
+    the game's horizon (:func:`rollout_rows`), as AlphaGo mixed its value network with rollouts.
+
     The model is asked once per step for every game of a batch of deals. ``playouts`` counts evaluated
     moves (one per legal move a deal), as in :func:`pimc`; ``ms`` as there. Leaf values are the model's
     Q on its training target's scale: the outcome's (win) scale for models trained with ``target: win``.
@@ -650,6 +680,10 @@ def pimc_learned(
     cap, limit = _budget(playouts, ms)
     if not leaf and rollout >= 0:
         raise ValueError("pimc_learned: with a heuristic rollout and no leaf nothing is learned; call pimc")
+    if not 0.0 <= mix <= 1.0:
+        raise ValueError(f"pimc_learned: mix={mix!r} must be from 0 to 1 (the weight of the model's value)")
+    if mix < 1.0 and (not leaf or rollout < 0):
+        raise ValueError("pimc_learned: mix < 1 mixes a leaf value with a heuristic rollout: give leaf and a heuristic")
     seed_u = seed64(seed, "search")
     moves = _legal(state, b, params, num_actions)
     if len(moves) <= 1:
@@ -665,7 +699,7 @@ def pimc_learned(
         t0 = time.perf_counter()
         values = _learned_deals(
             state, b, params, seat, moves, seed_u, done, hi, model=model, leaf=leaf, rollout=rollout,
-            observation=observation, num_actions=num_actions, num_players=num_players, det=det,
+            observation=observation, num_actions=num_actions, num_players=num_players, det=det, mix=mix,
         )  # fmt: skip
         blocks.append(values)
         spent = time.perf_counter() - t0
@@ -933,6 +967,17 @@ class SearchAgent:
             raise ValueError(f"{self.name}: to_end works with heuristic rollouts, not a learned model")
         if learned:
             values.pop("to_end")
+        if "mix" in values:
+            mix = values["mix"]
+            if not isinstance(mix, (int, float)) or not 0.0 <= float(mix) <= 1.0:
+                raise ValueError(f"{self.name}: mix={mix!r} must be a number from 0 to 1; {hint}")
+            if float(mix) < 1.0 and (not leaf or names_model(rollout)):
+                raise ValueError(
+                    f"{self.name}: mix={mix!r} weighs a leaf model against heuristic rollouts: give leaf=dmc and a "
+                    f"heuristic rollout; {hint}"
+                )
+            if not learned:
+                values.pop("mix")
         if "c" in values and not values["c"] >= 0:
             raise ValueError(f"{self.name}: c={values['c']!r} must be >= 0; {hint}")
         self.env = base
@@ -984,6 +1029,7 @@ class SearchAgent:
                 playouts=options["playouts"],
                 ms=options["ms"],
                 seed=seed,
+                mix=float(options.get("mix", 1.0)),
             )
         fn = pimc if self.method == "pimc" else ismcts
         return fn(
