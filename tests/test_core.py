@@ -118,6 +118,7 @@ def test_encoder_matches_twin(hand):
         as_array = np.array(want, dtype=np.int8)
         bits = sum(1 << (16 * k + r) for r, c in enumerate(want) for k in range(min(c, 4)))
         assert int(encoding.planes_bits(as_array, n_ranks, 4)) == bits
+        assert int(encoding.planes_bits_rows(as_array[None, :], n_ranks, 4)[0]) == bits
         flat = np.zeros(13 * 4 + len(jokers), dtype=np.int8)
         encoding.write_planes(as_array, 13, 4, flat, 0)
         flat[52:] = [int(c >= 1) for c in want[13:]]

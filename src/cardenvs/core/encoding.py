@@ -125,6 +125,13 @@ def planes_bits(counts: np.ndarray, n_ranks: int, max_k: int) -> np.uint64:
     return bits
 
 
+def planes_bits_rows(counts: np.ndarray, n_ranks: int, max_k: int) -> np.ndarray:
+    """:func:`planes_bits` of every row of ``counts`` ``[m, >= n_ranks]`` at once, in numpy (a move table's
+    bits at import, with nothing to compile)."""
+    c = np.clip(np.asarray(counts)[:, :n_ranks].astype(np.int64), 0, max_k)
+    return (_COLUMN[c] << np.arange(n_ranks, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+
+
 def bit_positions(n_ranks: int, max_k: int, singles: int = 0) -> np.ndarray:
     """Where each bit of :func:`planes_bits` lands in a flat planes encoding -- the ``max_k`` at-least planes of
     ranks ``0..n_ranks-1`` (k-major, as :func:`write_planes` writes them), then one entry for each of the next

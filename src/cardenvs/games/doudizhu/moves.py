@@ -238,14 +238,6 @@ def _beats(m: int, last: int, move_type: np.ndarray, move_main: np.ndarray, move
 
 
 @njit(cache=True)
-def _table_bits(counts: np.ndarray) -> np.ndarray:
-    out = np.empty(counts.shape[0], dtype=np.uint64)
-    for m in range(counts.shape[0]):
-        out[m] = encoding.planes_bits(counts[m], NUM_RANKS, 4)
-    return out
-
-
-@njit(cache=True)
 def collect_moves(
     hand: np.uint64,
     last: int,
@@ -303,8 +295,8 @@ def collect_moves(
     return found
 
 
-MOVE_NEED = _table_bits(MOVE_COUNTS)
-MAIN_NEED = _table_bits(MOVE_MAIN_COUNTS)
+MOVE_NEED = encoding.planes_bits_rows(MOVE_COUNTS, NUM_RANKS, 4)
+MAIN_NEED = encoding.planes_bits_rows(MOVE_MAIN_COUNTS, NUM_RANKS, 4)
 
 
 def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:

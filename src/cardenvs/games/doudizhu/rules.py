@@ -394,7 +394,7 @@ def observe(state, b, params, p, obs) -> None:
     # rank counts of every seat's played cards (rows 0-2), the kitty (3), the kitty cards the landlord still
     # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane. Summed rank
     # by rank in locals (a third faster than adding card by card into the buffer)
-    ranks = np.empty((6, 15), dtype=np.int64)
+    ranks = np.empty((6, 15), dtype=np.int8)  # int8 as the hands' counts: one compiled _planes_into for both
     played, in_hand, cards_of_rank = s.played, s.kitty_in_hand, pr.cards_of_rank
     for r in range(15):
         a0 = a1 = a2 = a4 = 0
