@@ -36,7 +36,8 @@ API
     model's greedy move with ``rollout=-1``) until the seat is to act again, and the move is worth the
     model's best Q there (the outcome if the game ended first): a one-ply search whose leaves the model
     evaluates over determinizations. Without ``leaf`` the model plays every seat to the end. The model is
-    asked once per step for all the games of a batch of deals.
+    asked once per step for all the games of a batch of deals. ``mix < 1`` (``leaf`` with a heuristic
+    ``rollout``) weighs the model's value against the outcome of that heuristic played on from the leaf.
 
 Both return a :class:`SearchResult` (``action``, candidate ``actions``, their mean ``values`` and
 ``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.
