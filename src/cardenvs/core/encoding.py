@@ -8,7 +8,9 @@ Forms of a hand, and the conversions between them (all plain numpy arrays, all `
 * **rank counts**: ``int8[n_ranks]``, cards per rank under a game's rank order (``rank_of[id]``,
   -1 for cards the order ignores).
 * **planes**: ``int8[max_k, n_ranks]``, ``plane[k-1, r] = rank_counts[r] >= k`` ("at least k"); the same
-  as one ``uint64`` of bits (:func:`planes_bits`) for containment tests.
+  as one ``uint64`` of bits (:func:`planes_bits`, :func:`planes_bits_rows` for a table) for containment
+  tests, written flat into an observation by :func:`write_planes` (from counts) or :func:`write_bits` (from
+  the bits, one store per card).
 
 Runs: an ``n x L`` run is ``L`` consecutive ranks with at least ``n`` cards each, no wrap-around; only the
 first ``run_ranks`` ranks of the order take part (Dou Dizhu's straights stop at the ace). ``has_run``,
