@@ -4,10 +4,12 @@ Deal ``d`` is the arena's (``arena.game_seed(seed, d)``, agent rng ``arena.agent
 same deals as ``cardenvs arena GAME --seed SEED``. Dou Dizhu (player_0 landlord at bid 1, as the arena's
 duplicate mode): per deal, the searcher as landlord against two ``doudizhu.rule`` farmers, both farmers
 searching against a ``doudizhu.rule`` landlord, and the all-rule game for the rule agent's own rates in the
-same seats. Twos, Twenty and Two Way Street: the searcher in each seat against the game's heuristic in
-every other seat (``--options players=4`` for Two Way Street's four-player game), one game per seat a deal.
+same seats (``--opponent rlcard.rule``: RLCard's rule agent in place of ``doudizhu.rule``). Twos, Twenty
+and Two Way Street: the searcher in each seat against the game's heuristic in every other seat
+(``--options players=4`` for Two Way Street's four-player game), one game per seat a deal.
 
     python benchmarks/search_goals.py doudizhu "doudizhu.pimc(playouts=1500)" --deals 200 --seed 17
+    python benchmarks/search_goals.py doudizhu "doudizhu.pimc(playouts=6000,ms=100)" --opponent rlcard.rule
     python benchmarks/search_goals.py twos "twos.ismcts(ms=100)" --deals 200 --seed 17
     python benchmarks/search_goals.py twenty "twenty.pimc(playouts=2000)" --deals 200 --seed 17
     python benchmarks/search_goals.py two_way_street "two_way_street.pimc(playouts=300)" --options players=4
@@ -62,6 +64,9 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--out")
+    parser.add_argument(
+        "--opponent", default="doudizhu.rule", help="Dou Dizhu: the other seats' agent (rlcard.rule: RLCard's)"
+    )
     parser.add_argument("--options", nargs="*", default=[], metavar="KEY=VALUE", help="env options (players=4)")
     args = parser.parse_args()
     options = {}
@@ -77,7 +82,7 @@ def main() -> None:
     rows = []
     start = time.time()
     if args.game == "doudizhu":
-        rule = load_agent("doudizhu.rule", base)
+        rule = load_agent(args.opponent, base)
         searcher2 = Timed(load_agent(args.searcher, base))
         opts = {"landlord": 0, "bid": 1}
         for d in range(args.deals):
@@ -98,6 +103,7 @@ def main() -> None:
         rl = [r["rule_landlord_win"] for r in rows]
         sl = [r["search_landlord_win"] for r in rows]
         sf = [r["search_farmers_win"] for r in rows]
+        print(f"the other seats' agent: {args.opponent}")
         print(f"rule landlord vs rule farmers:     {ci(rl)}")
         print(f"search landlord vs rule farmers:   {ci(sl)}")
         print(f"  difference (paired):             {ci(np.subtract(sl, rl))}")
