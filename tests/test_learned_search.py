@@ -138,6 +138,31 @@ def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies, mix)
     assert np.array_equal(base.states, before), "search wrote to the true state"
 
 
+@pytest.mark.parametrize("game", ["twos", "doudizhu"])
+def test_a_prior_keeps_the_models_best_moves_and_their_plain_values(game):
+    """``prior``: PIMC compares only the ``top`` moves the model values highest in the seat's observation, and
+    each kept move's value is the one plain PIMC gives it (a move's deals and rollouts do not depend on the
+    other moves compared)."""
+    from cardenvs.search import SearchAgent
+
+    base = position(game, seed=3, moves={"twos": 0, "doudizhu": 3}[game])  # a lead (Dou Dizhu: past the bidding)
+    moves = search._legal(base.states, 0, base.params, int(base.num_actions))
+    assert len(moves) > 3
+    model = LinearModel(int(base.layout.size), scale=1.0)  # Q grows with the id: the top moves are the highest
+    agent = SearchAgent(base, "pimc", model_loader=lambda name: model, prior="dmc:stand-in", top=3, playouts=30)
+    kept = agent.prior_moves()
+    assert list(kept) == list(moves[-3:]) and model.asked == 1
+    result = agent.search(11)
+    assert list(result.actions) == list(kept) and result.extra["deals"] == 10
+    plain = search.pimc(
+        base.states, 0, base.params, num_actions=int(base.num_actions), num_players=int(base.num_players),
+        playouts=10 * len(moves), seed=11,
+    )  # fmt: skip
+    np.testing.assert_array_equal(result.values, plain.values[np.isin(moves, kept)])
+    with pytest.raises(ValueError, match="must be legal moves"):
+        search.pimc(base.states, 0, base.params, num_actions=int(base.num_actions), num_players=3, candidates=[-1])
+
+
 def test_a_heuristic_rollout_without_a_leaf_is_plain_pimc_and_refused_here():
     base = position("twos", seed=1)
     with pytest.raises(ValueError, match="call pimc"):
@@ -219,6 +244,10 @@ def test_a_seed_replays_a_game_exactly():
         ("twos.pimc(mix=0.5)", "mix=0.5 weighs a leaf model against heuristic rollouts"),
         ("twos.pimc(rollout=dmc,leaf=dmc,mix=0.5)", "mix=0.5 weighs a leaf model against heuristic rollouts"),
         ("twos.pimc(leaf=dmc,mix=1.5)", "mix=1.5 must be a number from 0 to 1"),
+        ("twos.pimc(top=3)", "top=3 counts the moves a prior keeps: give prior=dmc"),
+        ("twos.pimc(prior=heuristic)", "prior='heuristic': expected dmc or dmc:PATH"),
+        ("twos.pimc(prior=dmc,leaf=dmc)", "with heuristic rollouts and no leaf"),
+        ("twos.pimc(prior=dmc,top=0)", "top=0 must be an integer >= 1"),
     ],
 )
 def test_bad_models_are_clear_errors(name, message):

@@ -108,6 +108,13 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "dmc or dmc:PATH: score each move at the seat's next decision by the model's value (its best Q), "
             "the other seats' replies played by the rollout policy (none: rollouts to the end)",
         ),
+        "prior": (
+            str,
+            "",
+            "dmc or dmc:PATH: search only the top legal moves by the model's values in the seat's own observation "
+            "(its Q), with heuristic rollouts",
+        ),
+        "top": (int, 8, "with prior: how many of the model's best moves the search compares"),
         "mix": (
             float,
             1.0,
@@ -518,16 +525,23 @@ def pimc(
     rollout: int = 0,
     counting: bool = True,
     to_end: bool = False,
+    candidates: np.ndarray | None = None,
 ) -> SearchResult:
     """Determinized Monte Carlo for the seat to act in game ``b`` (module docstring); reads the state only
     through :func:`kernels.determinize`, writes nothing. ``counting=False``: the determinizer forgets the
     cards seen (the game must offer it, :class:`SearchAgent` checks). ``to_end``: rollouts play to the end
-    even where the game declares an earlier horizon (:func:`kernels.horizon`)."""
+    even where the game declares an earlier horizon (:func:`kernels.horizon`). ``candidates``: compare only
+    these legal moves (a learned prior's best; a move's values do not depend on which others are compared)."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)
     threads = kernels.check_threads(threads)
     seed_u = seed64(seed, "search")
     moves = _legal(state, b, params, num_actions)
+    if candidates is not None:
+        chosen = np.unique(np.asarray(candidates, dtype=np.int64))
+        if len(chosen) == 0 or not np.isin(chosen, moves).all():
+            raise ValueError(f"pimc: candidates {chosen.tolist()} must be legal moves ({moves.tolist()[:20]} ...)")
+        moves = chosen
     if len(moves) <= 1:
         return _trivial(moves, start)
     seat = int(seat_to_move(state, b, params))
@@ -942,6 +956,15 @@ class SearchAgent:
         rollout = values.pop("rollout") or (policies[0] if policies else "0")
         leaf = values.pop("leaf", "")
         leaf = "" if leaf == "none" else leaf
+        prior, top = values.pop("prior", ""), values.pop("top", None)
+        if prior and (not names_model(prior) or leaf or names_model(rollout)):
+            raise ValueError(
+                f"{self.name}: prior={prior!r}: expected dmc or dmc:PATH, with heuristic rollouts and no leaf; {hint}"
+            )
+        if "top" in parameters and not prior:
+            raise ValueError(f"{self.name}: top={top!r} counts the moves a prior keeps: give prior=dmc; {hint}")
+        if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+            raise ValueError(f"{self.name}: top={top!r} must be an integer >= 1; {hint}")
         learned = [v for v in (rollout, leaf) if v and names_model(v)]
         if learned and method != "pimc":
             raise ValueError(f"{self.name}: rollout={rollout!r}: a learned model guides only pimc; {hint}")
@@ -986,6 +1009,8 @@ class SearchAgent:
         self.rollout = -1 if names_model(rollout) else policies.index(rollout)  # -1: the model plays
         self.leaf = bool(leaf)
         self.model = load_model(base, game, learned[0], self.name, model_loader) if learned else None
+        self.prior = load_model(base, game, prior, self.name, model_loader) if prior else None
+        self.top = int(top) if top is not None else 0
         self.parameters = values
         self.last: SearchResult | None = None
 
@@ -1032,6 +1057,8 @@ class SearchAgent:
                 seed=seed,
                 mix=float(options.get("mix", 1.0)),
             )
+        if self.prior is not None:
+            options["candidates"] = self.prior_moves()
         fn = pimc if self.method == "pimc" else ismcts
         return fn(
             base.states,
@@ -1042,6 +1069,17 @@ class SearchAgent:
             rollout=self.rollout,
             **options,
         )
+
+    def prior_moves(self) -> np.ndarray:
+        """The ``top`` legal moves (ascending ids) the prior model values highest in the acting seat's own
+        observation (ties: the lower id first); all of them when there are no more."""
+        base = self.env
+        observation = (int(base.layout.size), base.layout.dtype)
+        game = np.zeros(1, np.int64)
+        ids, q = _model_values(self.prior, base.states, base.params, game, observation, int(base.num_actions))
+        n = int(np.isfinite(q[0]).sum())
+        order = np.argsort(-q[0, :n], kind="stable")[: self.top]
+        return np.sort(ids[0, order])
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
