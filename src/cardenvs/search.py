@@ -47,7 +47,9 @@ the env's current state (``env.unwrapped.states``, ``params``) only through ``de
 act; the search seed of each move mixes ``seed`` with one draw from the caller's ``rng`` (the arena seeds
 it), so a game replays exactly under a playout budget. Its parameters (:data:`PARAMETERS`) come from agent
 names such as ``doudizhu.pimc(playouts=2000)`` or ``twos.ismcts(ms=50,seed=3)`` (:mod:`cardenvs.agent`).
-``GAME.pimc(leaf=dmc)`` and ``GAME.pimc(rollout=dmc)`` use the game's shipped DMC model
+``GAME.pimc(leaf=dmc)`` and ``GAME.pimc(rollout=dmc)`` use the game's shipped DMC model (and
+``GAME.pimc(prior=dmc,top=K)`` runs plain PIMC over the K moves the model values highest in the seat's own
+observation)
 (:func:`cardenvs.agent.shipped_models`; ``dmc:PATH`` names another), loaded through
 :func:`cardenvs.agent.load_agent` (torch, the ``train`` extra; a clear ``ValueError`` without it), and run
 :func:`pimc_learned`; the model's torch threads are torch's setting (``OMP_NUM_THREADS``), not ``threads``.
