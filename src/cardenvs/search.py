@@ -267,13 +267,13 @@ def learned_leaves(state, b, params, seat, moves, seed, d_lo, d_hi, replies, det
 
 
 @njit(cache=True, nogil=True)
-def rollout_rows(sims, params, which, per_deal, seat, rollout, seed, d_lo, out) -> None:
+def rollout_rows(sims, params, which, per_deal, seat, rollout, seed, d_lo, result, out) -> None:
     """``out[i]``: the outcome for ``seat`` of game ``which[i]`` of ``sims`` played on by heuristic ``rollout``
-    for every seat (a copy: ``sims`` is not changed) to its end or horizon (:func:`rollout_value`). Game ``k``
-    belongs to deal ``d_lo + k // per_deal`` and draws from stream ``2d + 1`` of ``splitmix64(seed)`` (every
-    move of a deal is rolled out with the same numbers, which are not the replies' of :func:`learned_leaves`)."""
+    for every seat (a copy: ``sims`` is not changed) to its end or horizon (:func:`rollout_value`; ``result``
+    holds every seat's outcome on the way). Game ``k`` belongs to deal ``d_lo + k // per_deal`` and draws from
+    stream ``2d + 1`` of ``splitmix64(seed)`` (every move of a deal is rolled out with the same numbers, which
+    are not the replies' of :func:`learned_leaves`)."""
     sim = np.zeros(1, dtype=sims.dtype)
-    result = np.zeros(16, dtype=np.float64)
     for i in range(which.shape[0]):
         k = which[i]
         sim[0] = sims[k]
@@ -654,7 +654,8 @@ def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, 
         values[live] = _model_values(model, sims, params, live, observation, num_actions)[1].max(axis=1)
         if mix < 1.0:
             played = np.empty(len(live), dtype=np.float64)
-            rollout_rows(sims, params, live, len(moves), seat, rollout, seed, lo, played)
+            result = np.zeros(max(num_players, 1))
+            rollout_rows(sims, params, live, len(moves), seat, rollout, seed, lo, result, played)
             values[live] = mix * values[live] + (1.0 - mix) * played
     return values.reshape(hi - lo, len(moves))
 
