@@ -222,6 +222,31 @@ def test_actors_draw_opponent_seats_from_the_pool_reproducibly(tmp_path):
     assert all(torch.equal(nets[0][k], nets[1][k]) for k in nets[0])
 
 
+@pytest.mark.slow
+def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path):
+    """``init_from`` starts a run from a model's networks; with ``train_roles: [landlord]`` the rule agent
+    plays every farmer decision and only the landlord network changes: the farmers and the bidder are saved
+    as they came, and the frames are landlord decisions."""
+    base = ["--set", "game=doudizhu", "--set", "options={bidding: false}", "--final-eval-games", "0", *TINY]
+    first = _run("-m", "cardenvs.training.dmc", *base, "--total-frames", "200", "--out", str(tmp_path / "a"))
+    assert first.returncode == 0, first.stderr[-2000:]
+    start = next((tmp_path / "a").iterdir()) / "model.pt"
+    flags = ["--set", f"init_from={start}", "--set", "train_roles=[landlord]", "--set", "opponent=doudizhu.rule"]
+    second = _run("-m", "cardenvs.training.dmc", *base, *flags, "--total-frames", "300", "--out", str(tmp_path / "b"))
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert f"networks from {start}" in second.stdout
+    before = dmc.load_checkpoint(start)["nets"]
+    data = dmc.load_checkpoint(next((tmp_path / "b").iterdir()) / "model.pt")
+    after = data["nets"]
+    assert data["frames"] >= 300
+    names = dmc.role_names("doudizhu_v0")
+    changed = {names[int(k.split(".")[0])] for k in before if not torch.equal(before[k], after[k])}
+    assert changed == {"landlord"}
+    with open(next((tmp_path / "b").iterdir()) / "progress.csv") as f:
+        header = next(csv.reader(f))
+    assert header[-len(names) :] == [f"loss_{n}" for n in names]
+
+
 def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
     from cardenvs import make
 
@@ -290,6 +315,10 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
         (["--set", "horizon=4"], "horizon needs target points or margin"),
         (["--set", "target=margin", "--set", "horizon=-1"], "horizon=-1"),
         (["--set", "lr_schedule=cosine"], "lr_schedule 'cosine'"),
+        (["--set", "train_roles=[king]", "--set", "opponent=doudizhu.rule"], "unknown role 'king' of doudizhu_v0"),
+        (["--set", "train_roles=[landlord]"], "train_roles needs an opponent"),
+        (["--set", "train_roles=landlord", "--set", "opponent=doudizhu.rule"], "expected a list of roles"),
+        (["--set", "init_from=x.pt", "--resume"], "init_from starts a new run"),
     ],
 )
 def test_bad_settings_are_named(flags, message):

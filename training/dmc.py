@@ -102,6 +102,9 @@ class Args:
     opponent: str | None = None  # a numba policy ("doudizhu.rule") that plays some seats of the actors' games
     opponent_share: float = 0.0  # its weight in the opponent pool (the networks': 1 - share): each seat of each
     # episode is the opponent with this probability (not all seats: a network plays at least one)
+    train_roles: list | None = None  # networks trained (role names, e.g. [landlord]); the opponent plays every
+    # decision of the other roles, and only the listed networks learn (None: every network)
+    init_from: str | None = None  # a model.pt whose networks start this run (fresh optimizer and frame count)
     hidden: list = field(default_factory=lambda: [256, 256])  # the state MLP
     move_hidden: int = 128  # the move MLP
     head_hidden: int = 256  # the joint layer
@@ -196,7 +199,25 @@ def parse_args(argv: Sequence[str] | None) -> Args:
             probe.policy_actions(args.opponent)
     except ValueError as exc:
         parser.error(f"game {args.game!r} with options {args.options}: {exc}")
+    if args.train_roles is not None:
+        names = role_names(args.game)
+        if not isinstance(args.train_roles, list) or not args.train_roles:
+            parser.error(f"train_roles={args.train_roles!r}: expected a list of roles among {', '.join(names)}")
+        unknown = [r for r in args.train_roles if r not in names]
+        if unknown:
+            parser.error(f"train_roles: unknown role {unknown[0]!r} of {args.game} (its roles: {', '.join(names)})")
+        if not args.opponent:
+            parser.error("train_roles needs an opponent to play the other roles (a numba policy of the game)")
+    if args.init_from is not None and args.resume:
+        parser.error("init_from starts a new run from a model; --resume continues this run's own: pass one")
     return args
+
+
+def trained_roles(args: Args) -> np.ndarray:
+    """A bool per network of :func:`role_names`: whether this run trains it (``train_roles``)."""
+    names = role_names(args.game)
+    wanted = names if args.train_roles is None else args.train_roles
+    return np.array([name in wanted for name in names])
 
 
 # ---------------------------------------------------------------- 2. features and roles
@@ -455,6 +476,7 @@ class Actors:
         self.seat_entry = np.full((args.num_envs, n), self.networks)
         self.draw_opponent_seats(np.arange(args.num_envs))
         self.roles = len(role_names(args.game))
+        self.trained = trained_roles(args)  # decisions of the other roles: always the opponent, never learnt
         self.episodes, self.decisions = 0, 0  # finished episodes and their decisions handed out
 
     def draw_opponent_seats(self, games: np.ndarray) -> None:
@@ -478,6 +500,10 @@ class Actors:
             ids, counts = env.legal_ids()
             actions = np.empty(args.num_envs, dtype=np.int64)
             entry = self.seat_entry[everyone, self.info["to_move"]]
+            untrained = ~self.trained[roles]
+            if untrained.any():  # the opponent plays every decision of a role this run does not train
+                assert self.pool is not None
+                entry = np.where(untrained, self.pool.opponents.index(args.opponent), entry)
             scripted = entry != self.networks
             for index in np.unique(entry[scripted]):
                 assert self.pool is not None
@@ -494,7 +520,7 @@ class Actors:
             for ep_obs, ep_actions, ep_roles, ep_targets in self.ring.finish_step(rewards, terminated | truncated):
                 self.episodes += 1
                 self.decisions += len(ep_actions)
-                for role in np.unique(ep_roles):
+                for role in np.unique(ep_roles[self.trained[ep_roles]]):
                     sel = ep_roles == role
                     samples[role].append((ep_obs[sel], ep_actions[sel], ep_targets[sel] / args.target_scale))
         return samples
@@ -735,6 +761,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             opt.load_state_dict(state)
         frames, minutes_before = int(data["frames"]), float(data["minutes"])
         print(f"resumed at {frames:,} frames ({minutes_before:.1f} min)", flush=True)
+    if args.init_from is not None:  # a new run that starts from a model's networks (a warm start)
+        try:
+            data = load_checkpoint(args.init_from)
+            if data["game"] != args.game:
+                raise ValueError(f"{args.init_from} was trained on {data['game']}, not {args.game}")
+            trained_on = data["args"].get("features", "bounds")
+            if trained_on != args.features:
+                raise ValueError(f"{args.init_from} was trained with features={trained_on}: set features={trained_on}")
+            nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})
+        except (ValueError, RuntimeError) as exc:  # RuntimeError: another architecture (hidden sizes ...)
+            print(f"error: init_from: {exc}", file=sys.stderr)
+            return 2
+        for net in nets:
+            net.invalidate()
+        print(f"networks from {args.init_from} ({int(data['frames']):,} frames)", flush=True)
     names = role_names(args.game)
     features = StateFeatures(layout, args.features)
     features.big = None if features.big is None else features.big.to(device)
