@@ -247,6 +247,38 @@ def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path):
     assert header[-len(names) :] == [f"loss_{n}" for n in names]
 
 
+def test_combine_takes_each_named_role_from_its_model(tmp_path):
+    """``dmc_combine``: the named roles' networks from their models, the others from the base; a model of
+    other network sizes or another game is refused by name, and the result plays in the arena."""
+    from cardenvs import arena, make
+    from cardenvs.training.dmc_combine import combine, main
+
+    layout = make("doudizhu_v0").unwrapped.layout
+    paths = []
+    for i, hidden in enumerate(([8], [8], [8], [16])):
+        torch.manual_seed(i)
+        args = dmc.Args(game="doudizhu_v0", hidden=hidden, move_hidden=4, head_hidden=4, history_channels=0)
+        nets = dmc.build_nets("doudizhu_v0", layout, args)
+        paths.append(tmp_path / f"m{i}" / "model.pt")
+        paths[-1].parent.mkdir()
+        dmc.save_checkpoint(paths[-1], nets, [torch.optim.Adam(n.parameters()) for n in nets], args, 100 + i, 1)
+    out = tmp_path / "c" / "model.pt"
+    got = combine(paths[0], {"landlord": paths[1], "farmer_before_landlord": paths[2]}, out)
+    models = [dmc.load_checkpoint(p)["nets"] for p in paths[:3]]
+    source = {"0.": 1, "1.": 0, "2.": 2, "3.": 0}  # landlord, farmer after, farmer before, bidder
+    for key, value in dmc.load_checkpoint(out)["nets"].items():
+        assert torch.equal(value, models[source[key[:2]]][key]), key
+    assert got["frames"] == 100 + 101 + 102
+    assert got["parts"]["landlord"] == str(paths[1]) and got["parts"]["bidder"] == str(paths[0])
+    results = arena.run_tournament("doudizhu_v0", [f"dmc:{out}", "random", "random"], 2, seed=1, duplicate=True)
+    assert results.stats()[results.agents[0]]["games"] == 12  # 2 deals x 6 seatings
+    with pytest.raises(ValueError, match="other network settings"):
+        combine(paths[0], {"landlord": paths[3]}, tmp_path / "x.pt")
+    with pytest.raises(ValueError, match="unknown role 'king'"):
+        combine(paths[0], {"king": paths[1]}, tmp_path / "x.pt")
+    assert main([str(out), str(paths[0]), "landlord"]) == 2  # no ROLE=PATH
+
+
 def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
     from cardenvs import make
 
