@@ -150,8 +150,9 @@ def test_a_prior_keeps_the_models_best_moves_and_their_plain_values(game):
     assert len(moves) > 3
     model = LinearModel(int(base.layout.size), scale=1.0)  # Q grows with the id: the top moves are the highest
     agent = SearchAgent(base, "pimc", model_loader=lambda name: model, prior="dmc:stand-in", top=3, playouts=30)
-    kept = agent.prior_moves()
+    kept, q = agent.prior_moves()
     assert list(kept) == list(moves[-3:]) and model.asked == 1
+    np.testing.assert_allclose(q, model.value(observe_seat(base), kept))
     result = agent.search(11)
     assert list(result.actions) == list(kept) and result.extra["deals"] == 10
     plain = search.pimc(
@@ -161,6 +162,35 @@ def test_a_prior_keeps_the_models_best_moves_and_their_plain_values(game):
     np.testing.assert_array_equal(result.values, plain.values[np.isin(moves, kept)])
     with pytest.raises(ValueError, match="must be legal moves"):
         search.pimc(base.states, 0, base.params, num_actions=int(base.num_actions), num_players=3, candidates=[-1])
+
+
+def observe_seat(base) -> np.ndarray:
+    seat = int(search.seat_to_move(base.states, 0, base.params))
+    return observe(base.states, base.params, seat, int(base.layout.size), base.layout.dtype, int(base.num_actions))
+
+
+@pytest.mark.parametrize("game", ["twos", "doudizhu"])
+def test_a_weighted_prior_plays_the_best_search_value_plus_weight_times_q(game):
+    """``prior=...,weight=W``: the same search over the same kept moves, and the move played maximises the
+    search's mean value plus W x the model's Q (W = 0: the search's own choice)."""
+    from cardenvs.search import SearchAgent
+
+    base = position(game, seed=3, moves={"twos": 0, "doudizhu": 3}[game])
+    model = LinearModel(int(base.layout.size), scale=-0.05)  # the model prefers low ids, a little
+    picks = {}
+    for weight in (0.0, 0.5, 1000.0):
+        agent = SearchAgent(
+            base, "pimc", model_loader=lambda name: model, prior="dmc:stand-in", top=6, playouts=60, weight=weight
+        )
+        result = agent.search(11)
+        kept, q = agent.prior_moves()
+        assert list(result.actions) == list(kept)
+        expected = int(kept[np.argmax(result.values + weight * q)])
+        assert result.action == expected
+        picks[weight] = result.action
+    assert picks[1000.0] == int(kept[np.argmax(q)])  # the model decides when it weighs most
+    assert picks[0.0] == int(kept[np.argmax(result.values)])  # the search's values alone
+    assert picks[0.0] != picks[1000.0]  # the position is one where they disagree, so the weight matters
 
 
 def test_a_heuristic_rollout_without_a_leaf_is_plain_pimc_and_refused_here():
@@ -248,6 +278,8 @@ def test_a_seed_replays_a_game_exactly():
         ("twos.pimc(prior=heuristic)", "prior='heuristic': expected dmc or dmc:PATH"),
         ("twos.pimc(prior=dmc,leaf=dmc)", "with heuristic rollouts and no leaf"),
         ("twos.pimc(prior=dmc,top=0)", "top=0 must be an integer >= 1"),
+        ("twos.pimc(weight=0.5)", "weight=0.5 weighs a prior's values: give prior=dmc"),
+        ("twos.pimc(prior=dmc,weight=-1)", "weight=-1.0 must be a finite number >= 0"),
     ],
 )
 def test_bad_models_are_clear_errors(name, message):

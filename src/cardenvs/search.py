@@ -49,7 +49,7 @@ it), so a game replays exactly under a playout budget. Its parameters (:data:`PA
 names such as ``doudizhu.pimc(playouts=2000)`` or ``twos.ismcts(ms=50,seed=3)`` (:mod:`cardenvs.agent`).
 ``GAME.pimc(leaf=dmc)`` and ``GAME.pimc(rollout=dmc)`` use the game's shipped DMC model (and
 ``GAME.pimc(prior=dmc,top=K)`` runs plain PIMC over the K moves the model values highest in the seat's own
-observation)
+observation; with ``weight=W`` it plays the move whose search value plus W times the model's Q is highest)
 (:func:`cardenvs.agent.shipped_models`; ``dmc:PATH`` names another), loaded through
 :func:`cardenvs.agent.load_agent` (torch, the ``train`` extra; a clear ``ValueError`` without it), and run
 :func:`pimc_learned`; the model's torch threads are torch's setting (``OMP_NUM_THREADS``), not ``threads``.
@@ -117,6 +117,12 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "(its Q), with heuristic rollouts",
         ),
         "top": (int, 8, "with prior: how many of the model's best moves the search compares"),
+        "weight": (
+            float,
+            0.0,
+            "with prior: the move played maximises its search value plus weight x the model's Q of it "
+            "(0: the search value alone)",
+        ),
         "mix": (
             float,
             1.0,
@@ -960,6 +966,7 @@ class SearchAgent:
         leaf = values.pop("leaf", "")
         leaf = "" if leaf == "none" else leaf
         prior, top = values.pop("prior", ""), values.pop("top", None)
+        weight = values.pop("weight", 0.0)
         if prior and (not names_model(prior) or leaf or names_model(rollout)):
             raise ValueError(
                 f"{self.name}: prior={prior!r}: expected dmc or dmc:PATH, with heuristic rollouts and no leaf; {hint}"
@@ -968,6 +975,10 @@ class SearchAgent:
             raise ValueError(f"{self.name}: top={top!r} counts the moves a prior keeps: give prior=dmc; {hint}")
         if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
             raise ValueError(f"{self.name}: top={top!r} must be an integer >= 1; {hint}")
+        if "weight" in parameters and not prior:
+            raise ValueError(f"{self.name}: weight={weight!r} weighs a prior's values: give prior=dmc; {hint}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= weight < math.inf:
+            raise ValueError(f"{self.name}: weight={weight!r} must be a finite number >= 0; {hint}")
         learned = [v for v in (rollout, leaf) if v and names_model(v)]
         if learned and method != "pimc":
             raise ValueError(f"{self.name}: rollout={rollout!r}: a learned model guides only pimc; {hint}")
@@ -1014,6 +1025,7 @@ class SearchAgent:
         self.model = load_model(base, game, learned[0], self.name, model_loader) if learned else None
         self.prior = load_model(base, game, prior, self.name, model_loader) if prior else None
         self.top = int(top) if top is not None else 0
+        self.weight = float(weight)
         self.parameters = values
         self.last: SearchResult | None = None
 
@@ -1060,10 +1072,11 @@ class SearchAgent:
                 seed=seed,
                 mix=float(options.get("mix", 1.0)),
             )
+        prior_q = None
         if self.prior is not None:
-            options["candidates"] = self.prior_moves()
+            options["candidates"], prior_q = self.prior_moves()
         fn = pimc if self.method == "pimc" else ismcts
-        return fn(
+        result = fn(
             base.states,
             0,
             base.params,
@@ -1072,17 +1085,25 @@ class SearchAgent:
             rollout=self.rollout,
             **options,
         )
+        if prior_q is not None and self.weight > 0 and len(result.actions) > 1:
+            # the search's mean outcome of each compared move plus weight x the model's Q of it (same scale:
+            # the win scale for a model trained with target win); first maximum, the lowest id among ties
+            scores = result.values + self.weight * prior_q[np.searchsorted(options["candidates"], result.actions)]
+            result.action = int(result.actions[int(np.argmax(scores))])
+            result.extra["prior_q"] = prior_q
+        return result
 
-    def prior_moves(self) -> np.ndarray:
+    def prior_moves(self) -> tuple[np.ndarray, np.ndarray]:
         """The ``top`` legal moves (ascending ids) the prior model values highest in the acting seat's own
-        observation (ties: the lower id first); all of them when there are no more."""
+        observation (ties: the lower id first; all of them when there are no more), and the model's Q of each."""
         base = self.env
         observation = (int(base.layout.size), base.layout.dtype)
         game = np.zeros(1, np.int64)
         ids, q = _model_values(self.prior, base.states, base.params, game, observation, int(base.num_actions))
         n = int(np.isfinite(q[0]).sum())
         order = np.argsort(-q[0, :n], kind="stable")[: self.top]
-        return np.sort(ids[0, order])
+        keep = np.sort(order)  # legal ids are ascending, so are the kept ones
+        return ids[0, keep], q[0, keep]
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
