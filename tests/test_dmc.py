@@ -465,6 +465,7 @@ def test_shipped_models_load_and_beat_random_players(model):
 def test_models_are_shipped():
     assert {p.parent.name for p in SHIPPED} >= {
         "doudizhu__dmc__2",
+        "doudizhu__dmc__4",
         "twos__dmc__2",
         "twenty__dmc__1",
         "two_way_street__dmc__1",

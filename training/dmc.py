@@ -13,7 +13,10 @@ return of the seat that made it from that decision to the end, losses included (
 final +1/-1; ``points`` -> the points it still scores; ``margin`` -> those minus the mean of the other
 seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty; ``horizon`` H
 counts only the rewards of the next H steps, a truncated return for games where the rest of a long match
-drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily.
+drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily,
+except the seats the ``opponent`` heuristic draws (``opponent_share``) and, with ``train_roles``, every
+decision of a role this run does not train (a landlord that learns against rule farmers only); ``init_from``
+starts the networks from a model (a warm start; :mod:`training.dmc_combine` joins such runs' networks).
 
 1. **Config** (``Args``): YAML, ``--set`` overrides and flags (:mod:`training.config`). The run is
    ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its checkpoint and frame count.

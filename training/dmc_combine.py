@@ -24,13 +24,18 @@ from cardenvs.training.dmc import load_checkpoint, role_names
 SHAPE_KEYS = ("features", "hidden", "move_hidden", "head_hidden", "history_channels", "history_kernel")
 
 
+def _shape(model: dict) -> dict:
+    """The settings two models' networks must share (a model saved before ``features`` existed has bounds)."""
+    return {key: model["args"].get(key, "bounds" if key == "features" else None) for key in SHAPE_KEYS}
+
+
 def combine(base: str | Path, parts: Mapping[str, str | Path], out: str | Path) -> dict:
     """Write ``out``: the model ``base`` with the network of each role in ``parts`` taken from that role's
     model. Returns the written checkpoint."""
     model = load_checkpoint(base)
     game = model["game"]
     names = role_names(game)
-    shape = {key: model["args"].get(key) for key in SHAPE_KEYS}
+    shape = _shape(model)
     nets = dict(model["nets"])
     frames = int(model["frames"])
     for role, path in parts.items():
@@ -39,7 +44,7 @@ def combine(base: str | Path, parts: Mapping[str, str | Path], out: str | Path) 
         part = load_checkpoint(path)
         if part["game"] != game:
             raise ValueError(f"{path} was trained on {part['game']}, not {game}")
-        other = {key: part["args"].get(key) for key in SHAPE_KEYS}
+        other = _shape(part)
         if other != shape:
             raise ValueError(f"{path} has other network settings than {base}: {other} against {shape}")
         prefix = f"{names.index(role)}."
