@@ -81,6 +81,7 @@ from cardenvs.training.config import add_config_arguments, read_config
 TARGETS = ("win", "points", "margin")
 BACKENDS = ("local", "ray")
 NETWORKS = "<networks>"  # the opponent pool's entry for seats the Q networks play
+OPPONENT = 0  # the pool's index of the opponent heuristic (its first entry)
 LR_SCHEDULES = ("constant", "linear")
 
 
@@ -475,6 +476,7 @@ class Actors:
         # redrawn when the game ends: the opponent with weight opponent_share, the networks with the rest
         share = args.opponent_share
         self.pool = OpponentPool({args.opponent: share, NETWORKS: 1 - share}) if args.opponent else None
+        assert self.pool is None or self.pool.opponents[OPPONENT] == args.opponent
         self.networks = len(self.pool) - 1 if self.pool else 0  # the networks' entry in the pool
         self.seat_entry = np.full((args.num_envs, n), self.networks)
         self.draw_opponent_seats(np.arange(args.num_envs))
@@ -505,8 +507,7 @@ class Actors:
             entry = self.seat_entry[everyone, self.info["to_move"]]
             untrained = ~self.trained[roles]
             if untrained.any():  # the opponent plays every decision of a role this run does not train
-                assert self.pool is not None
-                entry = np.where(untrained, self.pool.opponents.index(args.opponent), entry)
+                entry = np.where(untrained, OPPONENT, entry)
             scripted = entry != self.networks
             for index in np.unique(entry[scripted]):
                 assert self.pool is not None
@@ -603,6 +604,12 @@ def load_checkpoint(path: str | Path) -> dict:
     return data
 
 
+def trained_features(data: dict) -> str:
+    """The input features a checkpoint's networks were trained with (``bounds`` for checkpoints saved before
+    ``features`` existed)."""
+    return data["args"].get("features", "bounds")
+
+
 class DMCAgent:
     """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
     env API (the observation dict and the env's layout). The env must be the game it was trained on, with
@@ -615,7 +622,8 @@ class DMCAgent:
         if data["game"] != game:
             raise ValueError(f"dmc:{path} was trained on {data['game']}, not {game}")
         fields = {f.name for f in dataclasses.fields(Args)}
-        self.args = Args(**{"features": "bounds", **{k: v for k, v in data["args"].items() if k in fields}})
+        known = {k: v for k, v in data["args"].items() if k in fields}
+        self.args = Args(**{**known, "features": trained_features(data)})
         self.layout = base.layout
         self.nets = build_nets(game, self.layout, self.args)
         try:
@@ -753,7 +761,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     frames, minutes_before = 0, 0.0
     if args.resume and checkpoint.exists():
         data = load_checkpoint(checkpoint)
-        trained_on = data["args"].get("features", "bounds")
+        trained_on = trained_features(data)
         if trained_on != args.features:
             print(f"error: {checkpoint} was trained with features={trained_on}; pass --set features={trained_on}",
                   file=sys.stderr)  # fmt: skip
@@ -769,7 +777,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             data = load_checkpoint(args.init_from)
             if data["game"] != args.game:
                 raise ValueError(f"{args.init_from} was trained on {data['game']}, not {args.game}")
-            trained_on = data["args"].get("features", "bounds")
+            trained_on = trained_features(data)
             if trained_on != args.features:
                 raise ValueError(f"{args.init_from} was trained with features={trained_on}: set features={trained_on}")
             nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})

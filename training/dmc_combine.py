@@ -19,14 +19,15 @@ from pathlib import Path
 
 import torch
 
-from cardenvs.training.dmc import load_checkpoint, role_names
+from cardenvs.training.dmc import load_checkpoint, role_names, trained_features
 
-SHAPE_KEYS = ("features", "hidden", "move_hidden", "head_hidden", "history_channels", "history_kernel")
+USAGE = "python -m cardenvs.training.dmc_combine OUT/model.pt BASE/model.pt ROLE=RUN/model.pt [ROLE=RUN/model.pt ...]"
+SHAPE_KEYS = ("hidden", "move_hidden", "head_hidden", "history_channels", "history_kernel")
 
 
 def _shape(model: dict) -> dict:
-    """The settings two models' networks must share (a model saved before ``features`` existed has bounds)."""
-    return {key: model["args"].get(key, "bounds" if key == "features" else None) for key in SHAPE_KEYS}
+    """The settings two models' networks must share: their sizes and input features."""
+    return {"features": trained_features(model), **{key: model["args"].get(key) for key in SHAPE_KEYS}}
 
 
 def combine(base: str | Path, parts: Mapping[str, str | Path], out: str | Path) -> dict:
@@ -67,7 +68,7 @@ def combine(base: str | Path, parts: Mapping[str, str | Path], out: str | Path) 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) < 3 or any("=" not in a for a in args[2:]):
-        print(__doc__.split("Usage::")[1].split("\n\n")[1].strip(), file=sys.stderr)
+        print(f"usage: {USAGE}", file=sys.stderr)
         print("error: give OUT, BASE and at least one ROLE=PATH", file=sys.stderr)
         return 2
     out, base = args[0], args[1]
