@@ -322,7 +322,7 @@ def play_ids(hand: np.ndarray, led_suit: int, distinct: bool, out: np.ndarray, b
     """``base + c`` for every card ``c`` of ``hand`` (counts per card id) that may be played to a trick whose
     suit led is ``led_suit`` (-1: leading, or no suit named after a joker lead), ascending, into ``out``;
     returns how many. Writes only ``out``."""
-    follow = led_suit >= 0 and holds_suit(hand, led_suit)
+    follow = led_suit >= 0 and holds_suit(hand, np.int64(led_suit))
     colour_joker = RED_JOKER if led_suit >= 2 else BLACK_JOKER
     n = 0
     for c in range(NUM_IDS):
@@ -436,7 +436,7 @@ def _start_trick(state, b, leader) -> None:
 def _start_play(state, b) -> None:
     """Trick 1, led by the first declarer / dealer. In place."""
     state[b].trick_no = 0
-    _start_trick(state, b, state[b].first)
+    _start_trick(state, b, np.int64(state[b].first))
 
 
 @njit(cache=True)
@@ -490,7 +490,7 @@ def _start_hand(state, b, params) -> None:
     n = pr.players
     length = pr.deck_len
     s.first = s.hand_no % n
-    k = s.deal_no
+    k = np.int64(s.deal_no)
     s.deal_no += 1
     episode_deck(pr.stacked, pr.n_stacked, pr.deck, s.seed, k, s.stock[:length])
     s.hands[:] = 0

@@ -19,7 +19,6 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
-from numba import njit
 
 MAX_N, MAX_L, RANKS = 4, 13, 13
 
@@ -29,10 +28,10 @@ def check_hand_size(hand_size: int) -> None:
         raise ValueError(f"hand_size must be from 1 to 52, got {hand_size}")
 
 
-@njit(cache=True)
 def _no_run_counts(hand_size: int) -> np.ndarray:
-    """out[n-1, L-1] = number of hands (as sets of cards) with no n x L run."""
-    binom4 = np.array([1, 4, 6, 4, 1], dtype=np.int64)
+    """out[n-1, L-1] = number of hands (as sets of cards) with no n x L run. NumPy over (cards, stretch) at
+    each rank (a few milliseconds; numba would compile for most of a second at a Twos env's first use)."""
+    binom4 = (1, 4, 6, 4, 1)
     out = np.zeros((MAX_N, MAX_L), dtype=np.int64)
     for n in range(1, MAX_N + 1):
         for length in range(1, MAX_L + 1):
@@ -40,22 +39,14 @@ def _no_run_counts(hand_size: int) -> np.ndarray:
             ways = np.zeros((hand_size + 1, length), dtype=np.int64)
             ways[0, 0] = 1
             for _ in range(RANKS):
-                nxt = np.zeros((hand_size + 1, length), dtype=np.int64)
-                for k in range(hand_size + 1):
-                    for s in range(length):
-                        w = ways[k, s]
-                        if w == 0:
-                            continue
-                        for c in range(min(4, hand_size - k) + 1):
-                            s2 = s + 1 if c >= n else 0
-                            if s2 >= length:
-                                continue
-                            nxt[k + c, s2] += w * binom4[c]
+                nxt = np.zeros_like(ways)
+                for c in range(min(4, hand_size) + 1):
+                    if c < n:  # the stretch ends: every s goes to 0
+                        nxt[c:, 0] += ways[: hand_size + 1 - c].sum(axis=1) * binom4[c]
+                    elif length > 1:  # the stretch grows: s goes to s + 1 while it stays below L
+                        nxt[c:, 1:] += ways[: hand_size + 1 - c, :-1] * binom4[c]
                 ways = nxt
-            total = 0
-            for s in range(length):
-                total += ways[hand_size, s]
-            out[n - 1, length - 1] = total
+            out[n - 1, length - 1] = ways[hand_size].sum()
     return out
 
 

@@ -160,7 +160,7 @@ def init(state, b, params, deal_seed) -> None:
     player_0 first, the rest out of play; the holder of the lowest card leads. In place."""
     pr = params[0]
     deck = np.empty(NUM_CARDS, dtype=np.int16)
-    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, 0, deck)
+    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, np.int64(0), deck)
     s = state[b]
     s.hands[:] = 0
     s.played[:] = 0

@@ -168,8 +168,8 @@ def init(state, b, params, deal_seed) -> None:
     """Deal game ``b``: the stacked deck if given, else deal 0 of ``deal_seed``. In place."""
     pr = params[0]
     deck = np.empty(DECK_SIZE, dtype=np.int16)
-    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, 0, deck)
-    deal(state, b, deck, stream(deal_seed, SHUFFLE_STREAM)[0])
+    episode_deck(pr.stacked, pr.n_stacked, DECK, deal_seed, np.int64(0), deck)
+    deal(state, b, deck, stream(deal_seed, np.int64(SHUFFLE_STREAM))[0])
 
 
 @njit(cache=True)

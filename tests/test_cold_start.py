@@ -1,0 +1,96 @@
+"""First use of a game: what the AEC env compiles with an empty numba cache.
+
+Each compile costs a tenth of a second or more of a newcomer's first ``reset`` (``cardenvs bench --only cold``
+measures it), so the AEC env's first use compiles each kernel of the package once (a literal ``0`` or an
+int32 where another call passes an int64 is a second compile of the same function) and none of the vector
+env's or the search's kernels. Each game runs in a new process with a cache of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cardenvs.registry import env_ids
+
+#: a new process: record every numba compile of a cardenvs function during import, make, reset and 50 moves
+PROGRAM = """
+import json, sys
+import numpy as np
+from numba.core import event
+
+compiles = []
+
+class Recorder(event.Listener):
+    def on_start(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("cardenvs"):
+            compiles.append([func.__module__ + "." + func.__qualname__, str(ev.data["args"])])
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Recorder())
+import cardenvs
+
+env = cardenvs.make(sys.argv[1])
+env.reset(seed=0)
+rng = np.random.default_rng(0)
+moves = 0
+for agent in env.agent_iter():
+    obs, reward, terminated, truncated, info = env.last()
+    if terminated or truncated:
+        env.step(None)
+        continue
+    legal = cardenvs.legal_actions(obs)
+    env.step(int(legal[rng.integers(len(legal))]))
+    moves += 1
+    if moves == 50:
+        break
+print(json.dumps(compiles))
+"""
+
+#: War keeps each game's random stream in its state (a record field) and deals from a fresh one (an array):
+#: two types of the same 8 bytes, so its two rng draws compile twice (two small functions)
+TWO_TYPES = {("war_v0", "cardenvs.core.rng.next_u64"), ("war_v0", "cardenvs.core.rng.uniform_index")}
+
+#: kernels of other uses: the vector env's batch loops and drivers, the search's, the policies' and the
+#: determinizers'
+BATCH = (
+    "reset_range", "observe_range", "observe_rows", "step_range", "random_range", "policy_range",
+    "advance_range", "table_range", "apply_range", "_drive", "_drive_and_count", "policy", "determinize",
+)  # fmt: skip
+OTHER_USES = tuple(f"cardenvs.core.kernels.{name}" for name in BATCH)
+OTHER_MODULES = ("cardenvs.search",) + tuple(
+    f"cardenvs.games.{game}.{module}" for game in ("war", "twos", "twenty", "two_way_street", "doudizhu")
+    for module in ("policies", "determinize", "playout", "solver")
+)  # fmt: skip
+
+
+def first_use_compiles(env_id: str, cache_home: str) -> list[tuple[str, str]]:
+    environ = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CARDENVS_NUMBA_CACHE_SET")}
+    environ["XDG_CACHE_HOME"] = cache_home
+    out = subprocess.run(
+        [sys.executable, "-c", PROGRAM, env_id], env=environ, capture_output=True, text=True, check=True
+    ).stdout
+    return [tuple(c) for c in json.loads(out.strip().splitlines()[-1])]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", env_ids())
+def test_first_use_compiles_each_kernel_once(env_id, tmp_path):
+    compiles = first_use_compiles(env_id, str(tmp_path))
+    names = [name for name, _ in compiles]
+    assert any(name.endswith(".aec_step") for name in names), "nothing compiled: the cache was not empty"
+    twice = {}
+    for name, args in compiles:
+        if names.count(name) > 1 and (env_id, name) not in TWO_TYPES:
+            twice.setdefault(name, []).append(args)
+    assert not twice, f"{env_id}: compiled more than once (one call passes other types): {twice}"
+    other = sorted(
+        {n for n in names if n.split(".<")[0] in OTHER_USES or any(n.startswith(m + ".") for m in OTHER_MODULES)}
+    )
+    assert not other, f"{env_id}: the AEC env's first use compiled kernels of other uses: {other}"
