@@ -9,39 +9,17 @@ import subprocess
 import sys
 import tempfile
 
+from cardenvs.cache import FIRST_USE_PROGRAM
 from cardenvs.registry import env_ids
 
 from .common import row
-
-#: run in a fresh interpreter: import, make, reset and 50 random moves; prints the CPU seconds used
-PROGRAM = """
-import json, sys, time
-start = time.process_time()
-import numpy as np
-import cardenvs
-env = cardenvs.make(sys.argv[1])
-env.reset(seed=0)
-rng = np.random.default_rng(0)
-moves = 0
-for agent in env.agent_iter():
-    obs, reward, terminated, truncated, info = env.last()
-    if terminated or truncated:
-        env.step(None)
-        continue
-    legal = cardenvs.legal_actions(obs)
-    env.step(int(legal[rng.integers(len(legal))]))
-    moves += 1
-    if moves == 50:
-        break
-print(json.dumps({"cpu": time.process_time() - start, "moves": moves}))
-"""
 
 
 def first_use_cpu_seconds(env_id: str, cache_home: str) -> float:
     environ = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CARDENVS_NUMBA_CACHE_SET")}
     environ["XDG_CACHE_HOME"] = cache_home
     out = subprocess.run(
-        [sys.executable, "-c", PROGRAM, env_id], env=environ, capture_output=True, text=True, check=True
+        [sys.executable, "-c", FIRST_USE_PROGRAM, env_id], env=environ, capture_output=True, text=True, check=True
     ).stdout
     return float(json.loads(out.strip().splitlines()[-1])["cpu"])
 

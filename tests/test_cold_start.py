@@ -1,4 +1,4 @@
-"""First use of a game: what the AEC env compiles with an empty numba cache.
+"""First use of a game (:func:`cardenvs.cache.first_use`): what the AEC env compiles with an empty numba cache.
 
 Each compile costs a tenth of a second or more of a newcomer's first ``reset`` (``cardenvs bench --only cold``
 measures it), so the AEC env's first use compiles each kernel of the package once (a literal ``0`` or an
@@ -14,44 +14,8 @@ import sys
 
 import pytest
 
+from cardenvs.cache import FIRST_USE_PROGRAM
 from cardenvs.registry import env_ids
-
-#: a new process: record every numba compile of a cardenvs function during import, make, reset and 50 moves
-PROGRAM = """
-import json, sys
-import numpy as np
-from numba.core import event
-
-compiles = []
-
-class Recorder(event.Listener):
-    def on_start(self, ev):
-        func = ev.data["dispatcher"].py_func
-        if func.__module__.startswith("cardenvs"):
-            compiles.append([func.__module__ + "." + func.__qualname__, str(ev.data["args"])])
-
-    def on_end(self, ev):
-        pass
-
-event.register("numba:compile", Recorder())
-import cardenvs
-
-env = cardenvs.make(sys.argv[1])
-env.reset(seed=0)
-rng = np.random.default_rng(0)
-moves = 0
-for agent in env.agent_iter():
-    obs, reward, terminated, truncated, info = env.last()
-    if terminated or truncated:
-        env.step(None)
-        continue
-    legal = cardenvs.legal_actions(obs)
-    env.step(int(legal[rng.integers(len(legal))]))
-    moves += 1
-    if moves == 50:
-        break
-print(json.dumps(compiles))
-"""
 
 #: War keeps each game's random stream in its state (a record field) and deals from a fresh one (an array):
 #: two types of the same 8 bytes, so its two rng draws compile twice (two small functions)
@@ -74,9 +38,9 @@ def first_use_compiles(env_id: str, cache_home: str) -> list[tuple[str, str]]:
     environ = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "CARDENVS_NUMBA_CACHE_SET")}
     environ["XDG_CACHE_HOME"] = cache_home
     out = subprocess.run(
-        [sys.executable, "-c", PROGRAM, env_id], env=environ, capture_output=True, text=True, check=True
+        [sys.executable, "-c", FIRST_USE_PROGRAM, env_id], env=environ, capture_output=True, text=True, check=True
     ).stdout
-    return [tuple(c) for c in json.loads(out.strip().splitlines()[-1])]
+    return [tuple(c) for c in json.loads(out.strip().splitlines()[-1])["compiles"]]
 
 
 @pytest.mark.slow

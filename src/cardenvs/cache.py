@@ -150,3 +150,51 @@ def check_outside_game(env_id: str, package: str, folder: Path | None = None) ->
     except OSError:  # a read-only cache: numba compiles without it anyway
         return False
     return stale
+
+
+def first_use(env_id: str, moves: int = 50) -> dict:
+    """A game's first use as a newcomer meets it: ``make``, ``reset(seed=0)`` and up to ``moves`` random moves
+    through the AEC env. Returns ``cpu``, the CPU seconds this process has used so far (interpreter start and
+    imports included), ``moves``, and ``compiles``: every function of this package that numba compiled on the
+    way, as ``[name, argument types]`` in order. In a new process with an empty cache (``python -m
+    cardenvs.cache GAME`` prints it as JSON) that is the cold start ``cardenvs bench --only cold`` reports and
+    ``tests/test_cold_start.py`` checks; with the cache that run filled, the warm start."""
+    from numba.core import event
+
+    from . import legal_actions, make
+
+    compiles: list[list[str]] = []
+
+    class Recorder(event.Listener):
+        def on_start(self, ev) -> None:
+            func = ev.data["dispatcher"].py_func
+            if func.__module__.partition(".")[0] == __package__:
+                compiles.append([f"{func.__module__}.{func.__qualname__}", str(ev.data["args"])])
+
+        def on_end(self, ev) -> None:
+            pass
+
+    recorder = Recorder()
+    event.register("numba:compile", recorder)
+    try:
+        env = make(env_id)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        made = 0
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = legal_actions(obs)
+            env.step(int(legal[rng.integers(len(legal))]))
+            made += 1
+            if made == moves:
+                break
+    finally:
+        event.unregister("numba:compile", recorder)
+    return {"cpu": time.process_time(), "moves": made, "compiles": compiles}
+
+
+#: ``python -c FIRST_USE_PROGRAM ENV_ID`` prints :func:`first_use` of a game as JSON (a new process each time)
+FIRST_USE_PROGRAM = "import json, sys; from cardenvs.cache import first_use; print(json.dumps(first_use(sys.argv[1])))"
