@@ -156,8 +156,8 @@ def first_use(env_id: str, moves: int = 50) -> dict:
     """A game's first use as a newcomer meets it: ``make``, ``reset(seed=0)`` and up to ``moves`` random moves
     through the AEC env. Returns ``cpu``, the CPU seconds this process has used so far (interpreter start and
     imports included), ``moves``, and ``compiles``: every function of this package that numba compiled on the
-    way, as ``[name, argument types]`` in order. In a new process with an empty cache (``python -m
-    cardenvs.cache GAME`` prints it as JSON) that is the cold start ``cardenvs bench --only cold`` reports and
+    way, as ``[name, argument types]`` in order. Run in a new process with an empty cache
+    (:func:`first_use_in_new_process`), that is the cold start ``cardenvs bench --only cold`` reports and
     ``tests/test_cold_start.py`` checks; with the cache that run filled, the warm start."""
     from numba.core import event
 
@@ -196,5 +196,17 @@ def first_use(env_id: str, moves: int = 50) -> dict:
     return {"cpu": time.process_time(), "moves": made, "compiles": compiles}
 
 
-#: ``python -c FIRST_USE_PROGRAM ENV_ID`` prints :func:`first_use` of a game as JSON (a new process each time)
-FIRST_USE_PROGRAM = "import json, sys; from cardenvs.cache import first_use; print(json.dumps(first_use(sys.argv[1])))"
+def first_use_in_new_process(env_id: str, cache_home: str) -> dict:
+    """:func:`first_use` of ``env_id`` in a new Python process whose numba cache is under ``cache_home`` (an
+    empty folder: a cold start; the folder a previous call filled: a warm one), whatever cache this process
+    uses."""
+    import json
+    import subprocess
+
+    environ = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", MARKER)}
+    environ["XDG_CACHE_HOME"] = cache_home
+    program = "import json, sys; from cardenvs.cache import first_use; print(json.dumps(first_use(sys.argv[1])))"
+    out = subprocess.run(
+        [sys.executable, "-c", program, env_id], env=environ, capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])

@@ -94,7 +94,7 @@ PARAMS = np.dtype(
         ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
         ("rank_of", np.int8, (NUM_CARDS,)),
         ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
-        ("offsets", np.int32, (NUM_SEGMENTS,)),
+        ("offsets", np.int64, (NUM_SEGMENTS,)),  # int64 as the offsets computed from them: one compiled writer
     ]
 )
 
@@ -390,7 +390,7 @@ def observe(state, b, params, p, obs) -> None:
     rank_of = pr.rank_of
     kitty_shown = not s.bidding and not s.dead
     own = s.counts[p]
-    _planes_into(obs, np.int64(off[O_HAND]), own)
+    _planes_into(obs, off[O_HAND], own)
     # rank counts of every seat's played cards (rows 0-2), the kitty (3), the kitty cards the landlord still
     # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane. Summed rank
     # by rank in locals (a third faster than adding card by card into the buffer)
@@ -419,14 +419,14 @@ def observe(state, b, params, p, obs) -> None:
                 seen[r] += ranks[4, r]
         for c in s.kitty:
             ranks[3, rank_of[c]] += 1
-        _planes_into(obs, np.int64(off[O_KITTY]), ranks[3])
-        _planes_into(obs, np.int64(off[O_KITTY_HAND]), ranks[4])
+        _planes_into(obs, off[O_KITTY], ranks[3])
+        _planes_into(obs, off[O_KITTY_HAND], ranks[4])
         obs[off[O_LANDLORD] + (s.landlord - p) % 3] = 1
     for r in range(15):  # the cards not seen, in place of the seen ones
         seen[r] = (4 if r < 13 else 1) - seen[r]
-    _planes_into(obs, np.int64(off[O_UNSEEN]), seen)
+    _planes_into(obs, off[O_UNSEEN], seen)
     if s.last_move >= 0:
-        encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, np.int64(off[O_BEAT]))
+        encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, off[O_BEAT])
         obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
         obs[off[O_BEAT_MAIN] + pr.move_main[s.last_move]] = 1
     found_next = False
@@ -442,7 +442,7 @@ def observe(state, b, params, p, obs) -> None:
         if rel == 1 and not found_next:
             found_next = True
             if move != moves.PASS:
-                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, np.int64(off[O_LAST]))
+                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_LAST])
         elif rel == 2 and not found_previous:
             found_previous = True
             if move != moves.PASS:
