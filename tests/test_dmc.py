@@ -4,6 +4,7 @@ and tiny runs through a subprocess whose checkpoints the arena plays as ``dmc:PA
 from __future__ import annotations
 
 import csv
+import importlib.util
 import os
 import subprocess
 import sys
@@ -223,15 +224,19 @@ def test_actors_draw_opponent_seats_from_the_pool_reproducibly(tmp_path):
 
 
 @pytest.mark.slow
-def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path):
-    """``init_from`` starts a run from a model's networks; with ``train_roles: [landlord]`` the rule agent
-    plays every farmer decision and only the landlord network changes: the farmers and the bidder are saved
-    as they came, and the frames are landlord decisions."""
+@pytest.mark.parametrize("opponent", ["doudizhu.rule", "rlcard.rule"])
+def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path, opponent):
+    """``init_from`` starts a run from a model's networks; with ``train_roles: [landlord]`` the opponent (our
+    numba rule agent, or RLCard's, a Python agent played one game at a time) plays every farmer decision and
+    only the landlord network changes: the farmers and the bidder are saved as they came, and the frames are
+    landlord decisions."""
+    if opponent == "rlcard.rule" and importlib.util.find_spec("rlcard") is None:
+        pytest.skip("rlcard is not installed (pip install 'cardenvs[rlcard]')")
     base = ["--set", "game=doudizhu", "--set", "options={bidding: false}", "--final-eval-games", "0", *TINY]
     first = _run("-m", "cardenvs.training.dmc", *base, "--total-frames", "200", "--out", str(tmp_path / "a"))
     assert first.returncode == 0, first.stderr[-2000:]
     start = next((tmp_path / "a").iterdir()) / "model.pt"
-    flags = ["--set", f"init_from={start}", "--set", "train_roles=[landlord]", "--set", "opponent=doudizhu.rule"]
+    flags = ["--set", f"init_from={start}", "--set", "train_roles=[landlord]", "--set", f"opponent={opponent}"]
     second = _run("-m", "cardenvs.training.dmc", *base, *flags, "--total-frames", "300", "--out", str(tmp_path / "b"))
     assert second.returncode == 0, second.stderr[-2000:]
     assert f"networks from {start}" in second.stdout

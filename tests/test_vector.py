@@ -276,3 +276,30 @@ def test_policy_actions_are_the_heuristics_choices_and_change_nothing():
         venv.policy_actions("random", [6])
     with pytest.raises(ValueError, match="call reset"):
         vector.make("twos_v0", 2).policy_actions("random")
+
+
+def test_agent_actions_takes_numba_policies_and_any_other_agent_by_name():
+    """``agent_actions``: a numba policy's moves are ``policy_actions``'; another agent (``twenty.solver``, in
+    Python) gives for each game the move it chooses on that game's own AEC position; nothing is stepped; an
+    unknown name is an error that names it."""
+    from cardenvs.agent import load_agent
+
+    v = vector.make("doudizhu", 6, bidding=False)
+    v.reset(seed=3)
+    for _ in range(5):
+        ids, counts = v.legal_ids()
+        v.step(ids[np.arange(6), counts - 1])
+    before = v._b.state.copy()
+    np.testing.assert_array_equal(v.agent_actions("doudizhu.rule", [1, 4]), v.policy_actions("doudizhu.rule", [1, 4]))
+    assert (v._b.state == before).all()
+    with pytest.raises(ValueError, match="no-such-agent"):
+        v.agent_actions("no-such-agent")
+
+    t = vector.make("twenty", 4)
+    t.reset(seed=8)
+    got = t.agent_actions("twenty.solver", [0, 2, 3])
+    for g, action in zip([0, 2, 3], got, strict=True):
+        env = t.game_env(g)
+        seat = env.agent_selection
+        expected = load_agent("twenty.solver", env).act(env.observe(seat), np.random.default_rng(0))
+        assert action == expected and env.observe(seat)["action_mask"][action]

@@ -14,7 +14,8 @@ final +1/-1; ``points`` -> the points it still scores; ``margin`` -> those minus
 seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty; ``horizon`` H
 counts only the rewards of the next H steps, a truncated return for games where the rest of a long match
 drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily,
-except the seats the ``opponent`` heuristic draws (``opponent_share``) and, with ``train_roles``, every
+except the seats the ``opponent`` draws (``opponent_share``: a numba heuristic, or any agent name, such as
+RLCard's rule agent ``rlcard.rule``, played in Python one game at a time) and, with ``train_roles``, every
 decision of a role this run does not train (a landlord that learns against rule farmers only); ``init_from``
 starts the networks from a model (a warm start; :mod:`training.dmc_combine` joins such runs' networks).
 
@@ -103,7 +104,8 @@ class Args:
     lr_schedule: str = "constant"  # "linear": decay to 0 over the budget (the larger of frames and minutes done)
     max_grad_norm: float = 40.0
     epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
-    opponent: str | None = None  # a numba policy ("doudizhu.rule") that plays some seats of the actors' games
+    opponent: str | None = None  # an agent that plays some seats of the actors' games: a numba policy
+    # ("doudizhu.rule", stepped in numba) or any other agent name ("rlcard.rule", in Python, one game at a time)
     opponent_share: float = 0.0  # its weight in the opponent pool (the networks': 1 - share): each seat of each
     # episode is the opponent with this probability (not all seats: a network plays at least one)
     train_roles: list | None = None  # networks trained (role names, e.g. [landlord]); the opponent plays every
@@ -187,7 +189,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
             parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
     if values.get("opponent_share", 0) > 0 and not values.get("opponent"):
-        parser.error("opponent_share > 0 needs an opponent (a numba policy of the game: cardenvs list shows them)")
+        parser.error("opponent_share > 0 needs an opponent (an agent of the game: cardenvs list shows them)")
     args = Args(**values)
     from cardenvs import make, resolve_id, vector
 
@@ -200,7 +202,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         if args.opponent:
             probe = vector.make(args.game, 1, **{**args.options, "reward": env_reward(args.target)})
             probe.reset(seed=0)
-            probe.policy_actions(args.opponent)
+            probe.agent_actions(args.opponent)
     except ValueError as exc:
         parser.error(f"game {args.game!r} with options {args.options}: {exc}")
     if args.train_roles is not None:
@@ -211,7 +213,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         if unknown:
             parser.error(f"train_roles: unknown role {unknown[0]!r} of {args.game} (its roles: {', '.join(names)})")
         if not args.opponent:
-            parser.error("train_roles needs an opponent to play the other roles (a numba policy of the game)")
+            parser.error("train_roles needs an opponent to play the other roles (an agent of the game)")
     if args.init_from is not None and args.resume:
         parser.error("init_from starts a new run from a model; --resume continues this run's own: pass one")
     return args
@@ -512,7 +514,7 @@ class Actors:
             for index in np.unique(entry[scripted]):
                 assert self.pool is not None
                 rows = np.flatnonzero(entry == index)
-                actions[rows] = env.policy_actions(self.pool.opponents[index], rows)
+                actions[rows] = env.agent_actions(self.pool.opponents[index], rows)
             net_rows = np.flatnonzero(~scripted)
             x = self.features(raw[net_rows])
             actions[net_rows] = choose(

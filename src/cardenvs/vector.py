@@ -367,6 +367,7 @@ class VectorEnv:
         self._reset_options: dict = {}  # the AEC reset options in params (set_reset_options)
         self._aec: CardEnv | None = None  # game_env's env
         self._aec_params = False  # game_env's env has this batch's params (since the last reset)
+        self._agents: dict[str, AgentOpponent] = {}  # agent_actions' agents, by name
 
     @property
     def state_bytes_per_game(self) -> int:
@@ -511,6 +512,26 @@ class VectorEnv:
         kernels.policy_range(b.state, b.params, which, kind, given, b.num_actions, out)
         streams[:] = given[which, 0]
         return out
+
+    def agent_actions(self, name: str, games: Any = None) -> np.ndarray:
+        """The actions agent ``name`` takes for the player to move in ``games`` (indices; all by default):
+        ``"random"`` and the game's numba policies as :meth:`policy_actions` (in numba), any other name
+        :func:`cardenvs.agent.load_agent` accepts (``"rlcard.rule"``, a search agent, a ``KIND:PATH`` model) in
+        Python, one agent per game (:class:`AgentOpponent`, kept until this env is closed; its decisions draw
+        from the reset seed). Nothing is stepped. Raises ValueError for a name no agent has."""
+        b = self._b
+        if not b.has_reset:
+            raise ValueError(f"{self.env_id}: call reset() before agent_actions()")
+        if not isinstance(name, str):
+            raise ValueError(f"agent {name!r}: expected an agent name (cardenvs list shows them)")
+        if _is_internal(b, name):
+            return self.policy_actions(name, games)
+        which = b.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if which.size and (which.min() < 0 or which.max() >= b.num_envs):
+            raise ValueError(f"games must be indices in 0..{b.num_envs - 1}, got {which.min()}..{which.max()}")
+        if name not in self._agents:
+            self._agents[name] = AgentOpponent(name, b)
+        return self._agents[name]({"observation": b.obs[which], "action_mask": b.mask[which]}, which)
 
     def seat_observations(self, seat: int, games: Any = None) -> np.ndarray:
         """Seat ``seat``'s observation ``[len(games), D]`` of each of ``games`` (indices; all by default),
