@@ -452,9 +452,11 @@ def test_the_ring_grows_for_episodes_longer_than_it():
 
 
 SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc__*/model.pt"))
+# models shipped beside the default ones, played as dmc:PATH (the landlord trained against RLCard's rule agent)
+ALSO_SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc_rlcard__*/model.pt"))
 
 
-@pytest.mark.parametrize("model", SHIPPED, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("model", SHIPPED + ALSO_SHIPPED, ids=lambda p: p.parent.name)
 def test_shipped_models_load_and_beat_random_players(model):
     """Each model kept under ``training/results`` loads as ``dmc:PATH`` on a fresh clone and, in the arena's
     duplicate deals, wins well above parity against random players in every other seat."""
@@ -471,10 +473,15 @@ def test_models_are_shipped():
     assert {p.parent.name for p in SHIPPED} >= {
         "doudizhu__dmc__2",
         "doudizhu__dmc__4",
+        "doudizhu__dmc__9",
         "twos__dmc__2",
         "twenty__dmc__1",
         "two_way_street__dmc__1",
     }
+    assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8"}
+    from cardenvs.agent import shipped_models
+
+    assert shipped_models()["doudizhu.dmc"].parent.name == "doudizhu__dmc__9"  # the newest run is the default
 
 
 def test_shipped_models_play_by_name_with_torch_alone():
