@@ -303,3 +303,27 @@ def test_agent_actions_takes_numba_policies_and_any_other_agent_by_name():
         seat = env.agent_selection
         expected = load_agent("twenty.solver", env).act(env.observe(seat), np.random.default_rng(0))
         assert action == expected and env.observe(seat)["action_mask"][action]
+
+
+def test_agent_actions_replay_after_a_seeded_reset_with_the_new_reset_options():
+    """A Python agent of ``agent_actions`` draws from the reset seed, counted from each ``reset``: the same
+    seed replays the same moves, and the games' envs take the reset options written into the params."""
+    v = vector.make("doudizhu", 3, bidding=False)
+
+    def play(seed, options=None):
+        v.reset(seed=seed) if options is None else v.reset(options={"seeds": [seed] * 3, **options})
+        moves = []
+        for _ in range(3):
+            actions = v.agent_actions("doudizhu.pimc(playouts=60)")
+            moves.append(actions.copy())
+            v.step(actions)
+        return np.array(moves)
+
+    first = play(5)
+    (agent,) = v._agents.values()
+    assert agent.decisions.tolist() == [3, 3, 3]
+    np.testing.assert_array_equal(play(5), first)
+    play(5, {"landlord": 2})
+    for env, _ in agent.players.values():
+        np.testing.assert_array_equal(env.params, v._b.params)
+    assert v._b.state["landlord"].tolist() == [2, 2, 2]

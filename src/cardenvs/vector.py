@@ -176,6 +176,13 @@ class _Batch:
         self.proto.reset(seed=0, options=options)
         np.copyto(self.params, self.proto.params)
 
+    def games(self, games: Any) -> np.ndarray:
+        """Game indices ``games`` as int64 (all games for None); ValueError for one outside the batch."""
+        which = self.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if which.size and (which.min() < 0 or which.max() >= self.num_envs):
+            raise ValueError(f"games must be indices in 0..{self.num_envs - 1}, got {which.min()}..{which.max()}")
+        return which
+
     def check_actions(self, actions: Any, which: np.ndarray, who: str = "") -> np.ndarray:
         if not self.has_reset:
             raise RuntimeError(f"{self.env_id}: call reset() before step()")
@@ -299,6 +306,13 @@ class AgentOpponent:
             self.players[b] = (env, load_agent(self.name, env))
         return self.players[b]
 
+    def restart(self) -> None:
+        """After the batch's reset: decisions count from 0 again, and the games' envs take the batch's params
+        (reset options such as Dou Dizhu's ``landlord`` live there)."""
+        self.decisions[:] = 0
+        for env, _ in self.players.values():
+            np.copyto(env.params, self.batch.params)
+
     def __call__(self, observations: dict[str, np.ndarray], games: np.ndarray) -> np.ndarray:
         batch = self.batch
         out = np.zeros(len(games), dtype=np.int64)
@@ -391,6 +405,8 @@ class VectorEnv:
         self.terminated[:] = False
         self.truncated[:] = False
         self._aec_params = False
+        for agent in self._agents.values():  # agent_actions' agents: seeded by this reset, its params
+            agent.restart()
         b.seats[:] = -1
         kernels.run("observe", b.threads, b.state, b.params, b.all, b.seats, b.obs, b.mask, b.legal, b.num_legal)
         return b.observation(), self._info(np.zeros(b.num_envs, dtype=np.bool_))
@@ -498,9 +514,7 @@ class VectorEnv:
         if not b.has_reset:
             raise ValueError(f"{self.env_id}: call reset() before policy_actions()")
         kind = _internal_kind(b, policy)
-        which = b.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
-        if which.size and (which.min() < 0 or which.max() >= b.num_envs):
-            raise ValueError(f"games must be indices in 0..{b.num_envs - 1}, got {which.min()}..{which.max()}")
+        which = b.games(games)
         out = np.empty(which.shape[0], dtype=np.int64)
         if streams is None:
             kernels.policy_range(b.state, b.params, which, kind, b.rngs, b.num_actions, out)
@@ -517,8 +531,9 @@ class VectorEnv:
         """The actions agent ``name`` takes for the player to move in ``games`` (indices; all by default):
         ``"random"`` and the game's numba policies as :meth:`policy_actions` (in numba), any other name
         :func:`cardenvs.agent.load_agent` accepts (``"rlcard.rule"``, a search agent, a ``KIND:PATH`` model) in
-        Python, one agent per game (:class:`AgentOpponent`, kept until this env is closed; its decisions draw
-        from the reset seed). Nothing is stepped. Raises ValueError for a name no agent has."""
+        Python, one agent per game (:class:`AgentOpponent`, kept for later calls; its decisions draw from the
+        reset seed, counted from each ``reset``, so a seeded reset replays them). Nothing is stepped. Raises
+        ValueError for a name no agent has."""
         b = self._b
         if not b.has_reset:
             raise ValueError(f"{self.env_id}: call reset() before agent_actions()")
@@ -526,9 +541,7 @@ class VectorEnv:
             raise ValueError(f"agent {name!r}: expected an agent name (cardenvs list shows them)")
         if _is_internal(b, name):
             return self.policy_actions(name, games)
-        which = b.all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
-        if which.size and (which.min() < 0 or which.max() >= b.num_envs):
-            raise ValueError(f"games must be indices in 0..{b.num_envs - 1}, got {which.min()}..{which.max()}")
+        which = b.games(games)
         if name not in self._agents:
             self._agents[name] = AgentOpponent(name, b)
         return self._agents[name]({"observation": b.obs[which], "action_mask": b.mask[which]}, which)
@@ -838,7 +851,7 @@ class LearnerVectorEnv(GymVectorEnv):
         b.seed_games(seed)
         self.rng = np.random.default_rng() if seed is None else seeds.generator(seed, stream="opponent_pool")
         for f in self._agent_opponents():
-            f.decisions[:] = 0
+            f.restart()
         self._seat(b.all)
         self.ended[:] = 0
         self.waiting[:] = False
