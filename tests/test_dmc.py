@@ -223,6 +223,53 @@ def test_actors_draw_opponent_seats_from_the_pool_reproducibly(tmp_path):
     assert all(torch.equal(nets[0][k], nets[1][k]) for k in nets[0])
 
 
+def test_a_mix_of_opponents_plays_each_games_untrained_roles_by_its_draw(monkeypatch):
+    """``opponent: {name: weight}`` with ``train_roles``: each game draws one opponent of the mix per episode
+    (from the actors' seeded generator), and that opponent makes every decision of the untrained roles of
+    that game; the trained role's decisions are the networks'. Checked move by move on the env's
+    ``agent_actions`` calls, over episodes that end and redraw."""
+    args = dmc.Args(
+        game="doudizhu_v0", options={"bidding": False}, num_envs=16, rollout_steps=40, hidden=[8],
+        move_hidden=4, head_hidden=4, history_channels=0, train_roles=["landlord"],
+        opponent={"doudizhu.rule": 1.0, "random": 2.0},
+    )  # fmt: skip
+    actors = dmc.Actors(args, np.random.default_rng(5), deal_seed=7)
+    nets = dmc.build_nets(args.game, actors.layout, args)
+    nets.eval()
+    names = actors.mix.opponents
+    assert names == ["doudizhu.rule", "random"] and actors.pool.opponents[:2] == names
+    calls, draws, steps = [], [], []
+    real, real_step = actors.env.agent_actions, actors.env.step
+
+    def roles():
+        return dmc.roles_of(args.game, actors.layout, actors.obs["observation"])
+
+    def recording(name, games=None):
+        calls.append((name, np.asarray(games).copy(), actors.game_opponent.copy(), roles()))
+        return real(name, games)
+
+    def stepping(actions):
+        steps.append(roles())
+        return real_step(actions)
+
+    monkeypatch.setattr(actors.env, "step", stepping)
+
+    monkeypatch.setattr(actors.env, "agent_actions", recording)
+    for _ in range(3):
+        draws.append(actors.game_opponent.copy())
+        actors.collect(nets)
+    assert actors.episodes > 16  # games ended and drew again
+    drawn = np.concatenate(draws)
+    assert set(drawn.tolist()) == {0, 1} and (drawn == 1).mean() > 0.4  # both drawn, by weight
+    farmer_decisions = 0
+    for name, rows, game_opponent, roles in calls:
+        assert (game_opponent[rows] == names.index(name)).all()  # each game's own draw plays it
+        assert (roles[rows] != 0).all()  # never a landlord decision
+    for step in steps:  # every farmer decision of every step went to its game's opponent
+        farmer_decisions += int((step != 0).sum())
+    assert farmer_decisions == sum(len(rows) for _, rows, _, _ in calls) > 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["doudizhu.rule", "rlcard.rule"])
 def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path, opponent):
@@ -347,6 +394,9 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
         (["--set", "game="], "no game: name one"),
         (["--set", "learning_rat=1"], "unknown config keys ['learning_rat']"),
         (["--set", "opponent_share=0.5"], "needs an opponent"),
+        (["--set", "opponent={doudizhu.rule: -1}"], "weight -1 of 'doudizhu.rule'"),
+        (["--set", "opponent={doudizhu.rule: 0}"], "no positive weight"),
+        (["--set", "opponent={doudizhu.rule: 1, doudizhu.rulez: 1}"], "doudizhu.rulez"),
         (["--set", "game=chess"], "unknown game"),
         (["--set", "features=raw"], "features 'raw'"),
         (["--set", "horizon=4"], "horizon needs target points or margin"),

@@ -15,7 +15,8 @@ seats', zero-sum and denser than ``win`` in games scored over many hands, such a
 counts only the rewards of the next H steps, a truncated return for games where the rest of a long match
 drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily,
 except the seats the ``opponent`` draws (``opponent_share``: a numba heuristic, or any agent name, such as
-RLCard's rule agent ``rlcard.rule``, played in Python one game at a time) and, with ``train_roles``, every
+RLCard's rule agent ``rlcard.rule``, played in Python one game at a time; or a mix, ``{name: weight}``, one of
+them drawn by weight for each seat, or for each game's untrained roles) and, with ``train_roles``, every
 decision of a role this run does not train (a landlord that learns against rule farmers only); ``init_from``
 starts the networks from a model (a warm start; :mod:`training.dmc_combine` joins such runs' networks).
 
@@ -82,7 +83,7 @@ from cardenvs.training.config import add_config_arguments, read_config
 TARGETS = ("win", "points", "margin")
 BACKENDS = ("local", "ray")
 NETWORKS = "<networks>"  # the opponent pool's entry for seats the Q networks play
-OPPONENT = 0  # the pool's index of the opponent heuristic (its first entry)
+OPPONENT = 0  # the pool's index of the opponent (its first entry; a mix's first name)
 LR_SCHEDULES = ("constant", "linear")
 
 
@@ -104,8 +105,10 @@ class Args:
     lr_schedule: str = "constant"  # "linear": decay to 0 over the budget (the larger of frames and minutes done)
     max_grad_norm: float = 40.0
     epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
-    opponent: str | None = None  # an agent that plays some seats of the actors' games: a numba policy
-    # ("doudizhu.rule", stepped in numba) or any other agent name ("rlcard.rule", in Python, one game at a time)
+    opponent: str | dict | None = None  # an agent that plays some seats of the actors' games: a numba policy
+    # ("doudizhu.rule", stepped in numba) or any other agent name ("rlcard.rule", in Python, one game at a time),
+    # or a mix {name: weight, ...}: each episode draws one by weight for each opponent seat, and one for every
+    # untrained role of the game (the farmers of a landlord run are both RLCard's or both ours)
     opponent_share: float = 0.0  # its weight in the opponent pool (the networks': 1 - share): each seat of each
     # episode is the opponent with this probability (not all seats: a network plays at least one)
     train_roles: list | None = None  # networks trained (role names, e.g. [landlord]); the opponent plays every
@@ -188,6 +191,11 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     for key in ("epsilon", "opponent_share"):
         if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
             parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
+    if values.get("opponent") is not None:
+        try:
+            opponent_weights(values["opponent"])
+        except ValueError as exc:
+            parser.error(str(exc))
     if values.get("opponent_share", 0) > 0 and not values.get("opponent"):
         parser.error("opponent_share > 0 needs an opponent (an agent of the game: cardenvs list shows them)")
     args = Args(**values)
@@ -202,7 +210,8 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         if args.opponent:
             probe = vector.make(args.game, 1, **{**args.options, "reward": env_reward(args.target)})
             probe.reset(seed=0)
-            probe.agent_actions(args.opponent)
+            for name in opponent_weights(args.opponent):
+                probe.agent_actions(name)
     except ValueError as exc:
         parser.error(f"game {args.game!r} with options {args.options}: {exc}")
     if args.train_roles is not None:
@@ -217,6 +226,22 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     if args.init_from is not None and args.resume:
         parser.error("init_from starts a new run from a model; --resume continues this run's own: pass one")
     return args
+
+
+def opponent_weights(opponent: str | dict) -> dict[str, float]:
+    """``opponent`` (a name, or a mix ``{name: weight}``) as names and weights; a ValueError names what is wrong."""
+    if isinstance(opponent, str):
+        return {opponent: 1.0}
+    if not isinstance(opponent, dict) or not opponent:
+        raise ValueError(f"opponent {opponent!r}: expected an agent name or a mapping {{name: weight}}")
+    for name, weight in opponent.items():
+        if not isinstance(name, str):
+            raise ValueError(f"opponent mix: {name!r} is not an agent name")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+            raise ValueError(f"opponent mix: weight {weight!r} of {name!r} must be a number >= 0")
+    if sum(opponent.values()) <= 0:
+        raise ValueError(f"opponent mix {opponent!r}: no positive weight")
+    return {name: float(weight) for name, weight in opponent.items()}
 
 
 def trained_roles(args: Args) -> np.ndarray:
@@ -475,19 +500,31 @@ class Actors:
             args.num_envs, self.layout.size, n, margin=args.target == "margin", horizon=args.horizon
         )
         # who plays each seat of each game's episode, drawn from the one opponent pool (cardenvs.opponents) and
-        # redrawn when the game ends: the opponent with weight opponent_share, the networks with the rest
+        # redrawn when the game ends: the opponents with weight opponent_share (shared by a mix's weights), the
+        # networks with the rest; the untrained roles of a game are played by one opponent, drawn from the mix
+        # alone (its entries come first in the pool, so both draw the same indices)
         share = args.opponent_share
-        self.pool = OpponentPool({args.opponent: share, NETWORKS: 1 - share}) if args.opponent else None
-        assert self.pool is None or self.pool.opponents[OPPONENT] == args.opponent
+        self.pool = self.mix = None
+        if args.opponent:
+            mix = opponent_weights(args.opponent)
+            total = sum(mix.values())
+            self.pool = OpponentPool({**{k: share * w / total for k, w in mix.items()}, NETWORKS: 1 - share})
+            self.mix = OpponentPool(mix)
+            assert self.pool.opponents[: len(self.mix)] == self.mix.opponents
         self.networks = len(self.pool) - 1 if self.pool else 0  # the networks' entry in the pool
         self.seat_entry = np.full((args.num_envs, n), self.networks)
+        self.game_opponent = np.full(args.num_envs, OPPONENT)  # the pool entry playing the untrained roles
         self.draw_opponent_seats(np.arange(args.num_envs))
         self.roles = len(role_names(args.game))
         self.trained = trained_roles(args)  # decisions of the other roles: always the opponent, never learnt
         self.episodes, self.decisions = 0, 0  # finished episodes and their decisions handed out
 
     def draw_opponent_seats(self, games: np.ndarray) -> None:
-        if self.pool is None or self.args.opponent_share <= 0 or len(games) == 0:
+        if self.pool is None or self.mix is None or len(games) == 0:
+            return
+        if len(self.mix) > 1:  # one opponent: no draw (the generator's stream as before mixes)
+            self.game_opponent[games] = self.mix.draw(self.rng, len(games))
+        if self.args.opponent_share <= 0:
             return
         n = self.env.num_players
         drawn = self.pool.draw(self.rng, (len(games), n))
@@ -509,7 +546,7 @@ class Actors:
             entry = self.seat_entry[everyone, self.info["to_move"]]
             untrained = ~self.trained[roles]
             if untrained.any():  # the opponent plays every decision of a role this run does not train
-                entry = np.where(untrained, OPPONENT, entry)
+                entry = np.where(untrained, self.game_opponent, entry)
             scripted = entry != self.networks
             for index in np.unique(entry[scripted]):
                 assert self.pool is not None
