@@ -8,6 +8,7 @@ import pytest
 
 from cardenvs.core.cards import format_cards
 from cardenvs.games.doudizhu import classify, legal_moves, moves
+from cardenvs.games.doudizhu import rules as R
 from cardenvs.games.doudizhu.env import raw_env
 from cardenvs.games.doudizhu.playout import run as playouts
 
@@ -388,3 +389,38 @@ def test_rule_agent_bids_by_hand_strength(hand, bid):
     env.reset(options={"deck": deck_for([hand, rest[:17], rest[17:34]], rest[34:]), "first_bidder": 0})
     action = load_agent("doudizhu.rule", env).act(env.observe("player_0"), np.random.default_rng(0))
     assert action == T.BID_PASS + bid
+
+
+@pytest.mark.parametrize("options", [{}, {"bidding": False}])
+def test_rank_counts_kept_in_step_equal_the_cards(options):
+    """The rank counts the state keeps in step for the observation (``counts``, ``played_ranks``,
+    ``kitty_ranks``) equal the per-card fields they summarise after every step of random games, deals and
+    bidding included (the vector env's autoreset starts new deals), and :func:`rules.recount` rebuilds them."""
+    from cardenvs import vector
+
+    v = vector.make("doudizhu", 32, copy=False, **options)
+    v.reset(seed=11)
+    rng = np.random.default_rng(11)
+    rank = np.asarray(T.RANK_OF_CARD)[:54]
+
+    def by_rank(cards):  # [games, 54] 0/1 -> [games, 15] counts
+        return np.stack([np.bincount(rank, weights=row, minlength=15) for row in cards]).astype(np.int8)
+
+    kept = ("counts", "played_ranks", "kitty_ranks")
+    ended = 0
+    for _ in range(400):
+        s = v._b.state
+        for q in range(3):
+            assert np.array_equal(s["counts"][:, q], by_rank(s["hands"][:, q]))
+            assert np.array_equal(s["played_ranks"][:, q], by_rank(s["played"][:, q]))
+        assert np.array_equal(s["kitty_ranks"], by_rank(s["kitty_in_hand"]))
+        copy = s[:4].copy()
+        for name in kept:
+            copy[name] = 0
+        for g in range(4):
+            R.recount(copy[g])
+        assert all(np.array_equal(copy[name], s[:4][name]) for name in kept)
+        ids, counts = v.legal_ids()
+        _, _, terminated, truncated, _ = v.step(ids[np.arange(32), (rng.random(32) * counts).astype(np.int64)])
+        ended += int((terminated | truncated).sum())
+    assert ended > 32 and s["played_ranks"].any() and s["kitty_ranks"].any()

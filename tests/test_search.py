@@ -15,6 +15,7 @@ from cardenvs.core import kernels
 from cardenvs.core.env import play_episode
 from cardenvs.core.rng import stream
 from cardenvs.games.doudizhu import moves as ddz_moves
+from cardenvs.games.doudizhu import rules as ddz_rules
 from cardenvs.games.twos import moves as twos_moves
 
 
@@ -49,8 +50,7 @@ def doudizhu_bomb_position():
     for c in range(54):
         if c not in used:
             s["played"][1, c] = 1
-    for q in range(3):
-        s["counts"][q] = np.bincount(rank[np.flatnonzero(s["hands"][q])], minlength=15)
+    ddz_rules.recount(s)
     s["to_move"] = 0
     s["last_move"] = ddz_moves.MOVE_ID["2"]
     s["last_player"] = 2

@@ -111,8 +111,8 @@ def write_planes(counts: np.ndarray, n_ranks: int, max_k: int, out: np.ndarray, 
             out[start + n_ranks * k + r] = 1
 
 
-#: ``_COLUMN[c]``: bits ``16 * k`` for ``k < c``, one rank's column of :func:`planes_bits` holding ``c`` cards
-_COLUMN = np.array([sum(1 << (16 * k) for k in range(c)) for c in range(5)], dtype=np.uint64)
+#: ``COLUMN[c]``: bits ``16 * k`` for ``k < c``, one rank's column of :func:`planes_bits` holding ``c`` cards
+COLUMN = np.array([sum(1 << (16 * k) for k in range(c)) for c in range(5)], dtype=np.uint64)
 
 
 @njit(cache=True)
@@ -123,7 +123,7 @@ def planes_bits(counts: np.ndarray, n_ranks: int, max_k: int) -> np.uint64:
     bits = np.uint64(0)
     for r in range(n_ranks):
         c = max(0, min(counts[r], max_k))
-        bits |= _COLUMN[c] << np.uint64(r)  # branch-free: the column of c planes, shifted to rank r
+        bits |= COLUMN[c] << np.uint64(r)  # branch-free: the column of c planes, shifted to rank r
     return bits
 
 
@@ -131,7 +131,7 @@ def planes_bits_rows(counts: np.ndarray, n_ranks: int, max_k: int) -> np.ndarray
     """:func:`planes_bits` of every row of ``counts`` ``[m, >= n_ranks]`` at once, in numpy (a move table's
     bits at import, with nothing to compile)."""
     c = np.clip(np.asarray(counts)[:, :n_ranks].astype(np.int64), 0, max_k)
-    return (_COLUMN[c] << np.arange(n_ranks, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    return (COLUMN[c] << np.arange(n_ranks, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
 
 
 def bit_positions(n_ranks: int, max_k: int, singles: int = 0) -> np.ndarray:

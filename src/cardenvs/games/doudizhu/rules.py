@@ -49,8 +49,10 @@ STATE = np.dtype(
         ("hands", np.int8, (PLAYERS, NUM_CARDS)),
         ("counts", np.int8, (PLAYERS, 15)),  # the hands as rank counts (the generator's input), kept in step
         ("played", np.int8, (PLAYERS, NUM_CARDS)),
+        ("played_ranks", np.int8, (PLAYERS, 15)),  # ``played`` as rank counts (the observation's), kept in step
         ("kitty", np.int16, (KITTY,)),
         ("kitty_in_hand", np.int8, (NUM_CARDS,)),  # public: kitty cards the landlord still holds
+        ("kitty_ranks", np.int8, (15,)),  # ``kitty_in_hand`` as rank counts, kept in step
         ("first_bidder", np.int8),
         ("bidding", np.bool_),
         ("bids", np.int8, (PLAYERS,)),  # in bidding order (0 = no bid)
@@ -143,6 +145,7 @@ def make_landlord(state, b, params, landlord, bid) -> None:
         s.hands[landlord, c] = 1
         s.counts[landlord, params[0].rank_of[c]] += 1
         s.kitty_in_hand[c] = 1
+        s.kitty_ranks[params[0].rank_of[c]] += 1
     s.to_move = landlord
 
 
@@ -159,7 +162,9 @@ def init(state, b, params, deal_seed) -> None:
     s.hands[:] = 0
     s.counts[:] = 0
     s.played[:] = 0
+    s.played_ranks[:] = 0
     s.kitty_in_hand[:] = 0
+    s.kitty_ranks[:] = 0
     for k in range(PLAYERS):
         p = (first + k) % PLAYERS
         for i in range(k * HAND, (k + 1) * HAND):
@@ -276,6 +281,7 @@ def _apply_play(state, b, params, move) -> None:
         for r in range(15):
             need = pr.move_counts[move, r]
             s.counts[p, r] -= need
+            s.played_ranks[p, r] += need
             left += s.counts[p, r]
             # two passes: the kitty cards still in hand (public; only the landlord has any), then the lowest
             # card ids, so playing a rank never tells the farmers more about the landlord's hand
@@ -287,7 +293,9 @@ def _apply_play(state, b, params, move) -> None:
                     if s.hands[p, card] and (s.kitty_in_hand[card] == 1) == kitty_pass:
                         s.hands[p, card] = 0
                         s.played[p, card] = 1
-                        s.kitty_in_hand[card] = 0
+                        if kitty_pass:
+                            s.kitty_in_hand[card] = 0
+                            s.kitty_ranks[r] -= 1
                         need -= 1
         s.moves_played[p] += 1
         if pr.move_type[move] == moves.BOMB or pr.move_type[move] == moves.ROCKET:
@@ -375,13 +383,6 @@ PLANE_BITS = encoding.bit_positions(13, 4, singles=2)
 
 
 @njit(cache=True)
-def _planes_into(obs, start, counts) -> None:
-    """Write the 54-entry encoding of rank counts at ``obs[start:]`` (zeroed): the shared encoder's at-least
-    planes of 3..2, then the two jokers."""
-    encoding.write_bits(encoding.planes_bits(counts, 15, 4), PLANE_BITS, obs, start)
-
-
-@njit(cache=True)
 def observe(state, b, params, p, obs) -> None:
     """Seat ``p``'s observation (the env's layout) into the zeroed row ``obs``, in one compiled pass."""
     s = state[b]
@@ -390,41 +391,37 @@ def observe(state, b, params, p, obs) -> None:
     rank_of = pr.rank_of
     kitty_shown = not s.bidding and not s.dead
     own = s.counts[p]
-    _planes_into(obs, off[O_HAND], own)
-    # rank counts of every seat's played cards (rows 0-2), the kitty (3), the kitty cards the landlord still
-    # holds (4) and the cards seen (5), in one buffer: each allocation costs as much as a plane. Summed rank
-    # by rank in locals (a third faster than adding card by card into the buffer)
-    ranks = np.empty((6, 15), dtype=np.int8)  # int8 as the hands' counts: one compiled _planes_into for both
-    played, in_hand, cards_of_rank = s.played, s.kitty_in_hand, pr.cards_of_rank
+    # the rank counts of the hand, of every seat's played cards, of the kitty cards the landlord still holds
+    # (all kept in step) and of the cards not seen, turned into planes bits rank by rank in locals (no
+    # buffer: an allocation costs as much as a plane); the kitty's bits card by card
+    column = encoding.COLUMN
+    hand_bits = played0 = played1 = played2 = kitty_hand_bits = unseen_bits = np.uint64(0)
+    seen_kitty_hand = kitty_shown and s.landlord != p
+    played, in_hand = s.played_ranks, s.kitty_ranks
     for r in range(15):
-        a0 = a1 = a2 = a4 = 0
-        for j in range(4):
-            card = cards_of_rank[r, j]
-            if card >= 0:
-                a0 += played[0, card]
-                a1 += played[1, card]
-                a2 += played[2, card]
-                a4 += in_hand[card]
-        ranks[0, r] = a0
-        ranks[1, r] = a1
-        ranks[2, r] = a2
-        ranks[3, r] = 0
-        ranks[4, r] = a4
-    seen = ranks[5]
-    for r in range(15):
-        seen[r] = own[r] + ranks[0, r] + ranks[1, r] + ranks[2, r]
+        a0, a1, a2, a4 = played[0, r], played[1, r], played[2, r], in_hand[r]
+        o = own[r]
+        seen = o + a0 + a1 + a2 + (a4 if seen_kitty_hand else 0)
+        unseen = max(0, min((4 if r < 13 else 1) - seen, 4))
+        shift = np.uint64(r)
+        hand_bits |= column[max(0, min(o, 4))] << shift
+        played0 |= column[min(a0, 4)] << shift
+        played1 |= column[min(a1, 4)] << shift
+        played2 |= column[min(a2, 4)] << shift
+        kitty_hand_bits |= column[min(a4, 4)] << shift
+        unseen_bits |= column[unseen] << shift
+    encoding.write_bits(hand_bits, PLANE_BITS, obs, off[O_HAND])
     if kitty_shown:
-        if s.landlord != p:
-            for r in range(15):
-                seen[r] += ranks[4, r]
+        kitty_bits = np.uint64(0)
         for c in s.kitty:
-            ranks[3, rank_of[c]] += 1
-        _planes_into(obs, off[O_KITTY], ranks[3])
-        _planes_into(obs, off[O_KITTY_HAND], ranks[4])
+            bit = np.uint64(1) << np.uint64(rank_of[c])
+            while kitty_bits & bit:  # the next plane up: another kitty card of this rank
+                bit <<= np.uint64(16)
+            kitty_bits |= bit
+        encoding.write_bits(kitty_bits, PLANE_BITS, obs, off[O_KITTY])
+        encoding.write_bits(kitty_hand_bits, PLANE_BITS, obs, off[O_KITTY_HAND])
         obs[off[O_LANDLORD] + (s.landlord - p) % 3] = 1
-    for r in range(15):  # the cards not seen, in place of the seen ones
-        seen[r] = (4 if r < 13 else 1) - seen[r]
-    _planes_into(obs, off[O_UNSEEN], seen)
+    encoding.write_bits(unseen_bits, PLANE_BITS, obs, off[O_UNSEEN])
     if s.last_move >= 0:
         encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, off[O_BEAT])
         obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
@@ -451,7 +448,9 @@ def observe(state, b, params, p, obs) -> None:
             break
     for k in range(3):
         q = (p + k) % 3
-        _planes_into(obs, off[O_PLAYED] + 54 * k, ranks[q])
+        encoding.write_bits(
+            played0 if q == 0 else played1 if q == 1 else played2, PLANE_BITS, obs, off[O_PLAYED] + 54 * k
+        )
         left = 0
         for r in range(15):
             left += s.counts[q, r]
@@ -466,6 +465,16 @@ def observe(state, b, params, p, obs) -> None:
 
 
 # ---------------------------------------------------------------- helpers for people and tests (Python)
+def recount(record) -> None:
+    """Set the rank counts a game keeps in step (``counts``, ``played_ranks``, ``kitty_ranks``) from its
+    per-card fields (``hands``, ``played``, ``kitty_in_hand``), for a position written by hand."""
+    rank = np.asarray(moves.RANK_OF_CARD[:NUM_CARDS])
+    for q in range(PLAYERS):
+        record["counts"][q] = np.bincount(rank[np.flatnonzero(record["hands"][q])], minlength=15)
+        record["played_ranks"][q] = np.bincount(rank[np.flatnonzero(record["played"][q])], minlength=15)
+    record["kitty_ranks"][:] = np.bincount(rank[np.flatnonzero(record["kitty_in_hand"])], minlength=15)
+
+
 def card_locations(record) -> np.ndarray:
     """Every card of one game wherever it is (hands, played, the kitty until the landlord takes it)."""
     held = [np.flatnonzero(record["hands"][p]) for p in range(PLAYERS)]
