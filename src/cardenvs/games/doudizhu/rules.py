@@ -426,25 +426,31 @@ def observe(state, b, params, p, obs) -> None:
         encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, off[O_BEAT])
         obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
         obs[off[O_BEAT_MAIN] + pr.move_main[s.last_move]] = 1
+    # the history, newest first, then the last move of the next and of the previous seat (their newest
+    # entries); offsets and tables read into locals once (obs may alias them as far as numba knows, so a
+    # read inside the loop is reloaded after every store)
+    need, hist_move, hist_player = pr.move_need, s.hist_move, s.hist_player
+    at_history, at_last = off[O_HISTORY], off[O_LAST]
+    n = s.n_hist
+    for k in range(min(n, HISTORY)):
+        move = hist_move[n - 1 - k]
+        if move != moves.PASS:
+            encoding.write_bits(need[move], PLANE_BITS, obs, at_history + 54 * k)
     found_next = False
     found_previous = False
-    n = s.n_hist
-    for k in range(n):
-        i = n - 1 - k
-        move = s.hist_move[i]
-        if move != moves.PASS:
-            if k < HISTORY:
-                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_HISTORY] + 54 * k)
-        rel = (s.hist_player[i] - p) % 3
+    for i in range(n - 1, -1, -1):
+        rel = hist_player[i] - p
+        if rel < 0:
+            rel += 3
         if rel == 1 and not found_next:
             found_next = True
-            if move != moves.PASS:
-                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_LAST])
+            if hist_move[i] != moves.PASS:
+                encoding.write_bits(need[hist_move[i]], PLANE_BITS, obs, at_last)
         elif rel == 2 and not found_previous:
             found_previous = True
-            if move != moves.PASS:
-                encoding.write_bits(pr.move_need[move], PLANE_BITS, obs, off[O_LAST] + 54)
-        if k >= HISTORY and found_next and found_previous:
+            if hist_move[i] != moves.PASS:
+                encoding.write_bits(need[hist_move[i]], PLANE_BITS, obs, at_last + 54)
+        if found_next and found_previous:
             break
     for k in range(3):
         q = (p + k) % 3

@@ -858,10 +858,14 @@ def observe(state, b, params, p, obs) -> None:
     # reloaded after every store (measured: 80 ns against 50 for these two loops)
     at_hand, at_played = off[O_HAND], off[O_PLAYED]
     hand, played = s.hands[p], s.played
-    for c in range(NUM_IDS):
-        obs[at_hand + c] = hand[c]
-    for c in range(NUM_IDS):
-        obs[at_played + c] = played[c]
+    # copied through views with unsigned indices: no negative-index wraparound to check per element
+    # (measured: 139 ns against 152 for the whole observation)
+    hand_out = obs[at_hand : at_hand + NUM_IDS]
+    played_out = obs[at_played : at_played + NUM_IDS]
+    for c in range(np.uint64(NUM_IDS)):
+        hand_out[c] = hand[c]
+    for c in range(np.uint64(NUM_IDS)):
+        played_out[c] = played[c]
     if s.trick_on:
         for i in range(s.trick_len):
             rel = (s.trick_leader + i - p + n) % n
