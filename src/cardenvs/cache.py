@@ -152,13 +152,22 @@ def check_outside_game(env_id: str, package: str, folder: Path | None = None) ->
     return stale
 
 
-def first_use(env_id: str, moves: int = 50) -> dict:
-    """A game's first use as a newcomer meets it: ``make``, ``reset(seed=0)`` and up to ``moves`` random moves
-    through the AEC env. Returns ``cpu``, the CPU seconds this process has used so far (interpreter start and
-    imports included), ``moves``, and ``compiles``: every function of this package that numba compiled on the
-    way, as ``[name, argument types]`` in order. Run in a new process with an empty cache
-    (:func:`first_use_in_new_process`), that is the cold start ``cardenvs bench --only cold`` reports and
-    ``tests/test_cold_start.py`` checks; with the cache that run filled, the warm start."""
+#: the uses :func:`first_use` can make of a game: its AEC env, or its vector env (a batch of FIRST_USE_BATCH)
+FIRST_USES = ("aec", "vector")
+FIRST_USE_BATCH = 64
+
+
+def first_use(env_id: str, moves: int = 50, use: str = "aec") -> dict:
+    """A game's first use as a newcomer meets it: with ``use="aec"``, ``make``, ``reset(seed=0)`` and up to
+    ``moves`` random moves through the AEC env; with ``use="vector"``, ``vector.make(env_id,
+    FIRST_USE_BATCH)``, ``reset(seed=0)`` and ``moves`` steps of random legal moves in every game. Returns
+    ``cpu``, the CPU seconds this process has used so far (interpreter start and imports included),
+    ``moves``, and ``compiles``: every function of this package that numba compiled on the way, as ``[name,
+    argument types]`` in order. Run in a new process with an empty cache (:func:`first_use_in_new_process`),
+    that is the cold start ``cardenvs bench --only cold`` reports and ``tests/test_cold_start.py`` checks;
+    with the cache that run filled, the warm start."""
+    if use not in FIRST_USES:
+        raise ValueError(f"use must be one of {FIRST_USES}, got {use!r}")
     from numba.core import event
 
     from . import legal_actions, make
@@ -176,37 +185,53 @@ def first_use(env_id: str, moves: int = 50) -> dict:
 
     recorder = Recorder()
     event.register("numba:compile", recorder)
+    rng = np.random.default_rng(0)
+    made = 0
     try:
-        env = make(env_id)
-        env.reset(seed=0)
-        rng = np.random.default_rng(0)
-        made = 0
-        for _agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = legal_actions(obs)
-            env.step(int(legal[rng.integers(len(legal))]))
-            made += 1
-            if made == moves:
-                break
+        if use == "vector":
+            from . import vector  # here: the AEC use imports only what a newcomer's first AEC loop imports
+
+            batch = vector.make(env_id, FIRST_USE_BATCH)
+            batch.reset(seed=0)
+            games = np.arange(FIRST_USE_BATCH)
+            for _ in range(moves):
+                ids, counts = batch.legal_ids()
+                batch.step(ids[games, rng.integers(counts)])
+                made += 1
+        else:
+            env = make(env_id)
+            env.reset(seed=0)
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                legal = legal_actions(obs)
+                env.step(int(legal[rng.integers(len(legal))]))
+                made += 1
+                if made == moves:
+                    break
     finally:
         event.unregister("numba:compile", recorder)
     return {"cpu": time.process_time(), "moves": made, "compiles": compiles}
 
 
-def first_use_in_new_process(env_id: str, cache_home: str) -> dict:
-    """:func:`first_use` of ``env_id`` in a new Python process whose numba cache is under ``cache_home`` (an
-    empty folder: a cold start; the folder a previous call filled: a warm one), whatever cache this process
-    uses."""
+def first_use_in_new_process(env_id: str, cache_home: str, use: str = "aec") -> dict:
+    """:func:`first_use` of ``env_id`` (``use``: ``"aec"`` or ``"vector"``) in a new Python process whose numba
+    cache is under ``cache_home`` (an empty folder: a cold start; the folder a previous call filled: a warm
+    one), whatever cache this process uses."""
+    if use not in FIRST_USES:
+        raise ValueError(f"use must be one of {FIRST_USES}, got {use!r}")
     import json
     import subprocess
 
     environ = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", MARKER)}
     environ["XDG_CACHE_HOME"] = cache_home
-    program = "import json, sys; from cardenvs.cache import first_use; print(json.dumps(first_use(sys.argv[1])))"
+    program = (
+        "import json, sys; from cardenvs.cache import first_use; "
+        "print(json.dumps(first_use(sys.argv[1], use=sys.argv[2])))"
+    )
     out = subprocess.run(
-        [sys.executable, "-c", program, env_id], env=environ, capture_output=True, text=True, check=True
+        [sys.executable, "-c", program, env_id, use], env=environ, capture_output=True, text=True, check=True
     ).stdout
     return json.loads(out.strip().splitlines()[-1])

@@ -447,7 +447,7 @@ def step_range(
                     last_scores[b, s] = scratch[s]
                 st = status(state, b, params)
         # the observation, mask and legal ids of the seat to move (as observe_one)
-        p = to_move(state, b, params)
+        p = np.int64(to_move(state, b, params))  # int64 as observe_range passes it: one compile of observe
         seats[b] = p
         row = obs[b]
         row[:] = 0
