@@ -124,39 +124,60 @@ def collect_moves(
     ``beat_top``), -1 when leading, written ascending to ``ids`` with pass last when following (``ids`` is
     written in place, nothing else); returns how many.
 
-    ``bomb_strength[shape]`` is the shape's place in the bomb order (-1 for non-bombs)."""
-    n_actions = actions.shape[0]
-    counts = encoding.rank_counts(hand, value_rank, 13)  # the shared encoder: cards per rank
-    # run_end[n - 1, r]: how many consecutive ranks ending at r hold at least n cards each
-    run_end = np.zeros((4, 13), dtype=np.int64)
+    ``bomb_strength[shape]`` is the shape's place in the bomb order (-1 for non-bombs). It walks the action
+    table's blocks (:func:`_action_table`: one block per shape, top ranks ascending, then top suits) rather
+    than every action: a shape is skipped whole when it cannot beat the table or when the hand's longest run
+    of ranks holding ``n`` cards each is shorter than the shape, a top rank when the ``L`` ranks ending there
+    do not each hold ``n`` cards; a top card is then playable when the hand holds ``n - 1`` lower suits of its
+    rank (the cards :func:`action_cards` takes)."""
+    n_ranks = 13
+    counts = encoding.rank_counts(hand, value_rank, n_ranks)  # the shared encoder: cards per rank
+    # run_end[n - 1, r]: how many consecutive ranks ending at r hold at least n cards each; longest[n - 1]
+    # the longest such run
+    run_end = np.zeros((4, n_ranks), dtype=np.int64)
+    longest = np.zeros(4, dtype=np.int64)
     for n in range(1, 5):
-        for r in range(13):
+        for r in range(n_ranks):
             if counts[r] >= n:
                 run_end[n - 1, r] = run_end[n - 1, r - 1] + 1 if r > 0 else 1
-    buf = np.empty(52, dtype=np.int64)
+                longest[n - 1] = max(longest[n - 1], run_end[n - 1, r])
+    following = beat_shape >= 0
+    beat_strength = bomb_strength[beat_shape] if following else -1
     k = 0
-    for a in range(n_actions):
-        si = actions[a, 0]
-        top = actions[a, 1]
+    first = 0  # the first action id of shape si's block
+    for si in range(shape_n.shape[0]):
         n = shape_n[si]
         length = shape_l[si]
-        if hand[top] == 0 or run_end[n - 1, top // 4] < length:
-            continue
-        if beat_shape >= 0:
-            if bomb_strength[si] >= 0:
-                if bomb_strength[beat_shape] >= 0:
-                    if bomb_strength[si] < bomb_strength[beat_shape]:
-                        continue
-                    if bomb_strength[si] == bomb_strength[beat_shape] and top <= beat_top:
-                        continue
+        suits = 5 - n  # top suits n - 1 .. 3
+        block = (n_ranks - length + 1) * suits
+        strength = bomb_strength[si]
+        # the lowest top card that beats the table with this shape (-1: any; 52: none)
+        lowest = -1
+        if following:
+            if strength >= 0:
+                if beat_strength >= 0 and strength < beat_strength:
+                    lowest = 52
+                elif beat_strength >= 0 and strength == beat_strength:
+                    lowest = beat_top + 1
+            elif si == beat_shape:
+                lowest = beat_top + 1
             else:
-                if si != beat_shape or top <= beat_top:
+                lowest = 52
+        if lowest < 52 and longest[n - 1] >= length:
+            for r in range(max(length - 1, lowest // 4), n_ranks):
+                if run_end[n - 1, r] < length:
                     continue
-        if action_cards(hand, n, length, top, buf) > 0:
-            ids[k] = a
-            k += 1
-    if beat_shape >= 0:
-        ids[k] = n_actions  # pass
+                below = 0  # suits of rank r held below t
+                for t in range(4):
+                    v = 4 * r + t
+                    if hand[v]:
+                        if below >= n - 1 and v >= lowest:
+                            ids[k] = first + (r - length + 1) * suits + t - (n - 1)
+                            k += 1
+                        below += 1
+        first += block
+    if following:
+        ids[k] = first  # pass, the last id
         k += 1
     return k
 
