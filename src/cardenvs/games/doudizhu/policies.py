@@ -31,7 +31,21 @@ DANGER = 4
 def plan_size(counts: np.ndarray) -> int:
     """Combinations a greedy decomposition needs: rocket, bombs, longest straights, trios with an attached
     single or pair, pairs, singles."""
-    c = counts.astype(np.int64)
+    return _peel(counts.astype(np.int64))
+
+
+@njit(cache=True)
+def plan_after(hand: np.ndarray, move_counts: np.ndarray, scratch: np.ndarray) -> int:
+    """:func:`plan_size` of ``hand`` less ``move_counts``, computed in ``scratch`` (int64, 15; overwritten):
+    the rule agent asks it of every legal move, and a new array each time cost more than the count."""
+    for r in range(15):
+        scratch[r] = hand[r] - move_counts[r]
+    return _peel(scratch)
+
+
+@njit(cache=True)
+def _peel(c: np.ndarray) -> int:
+    """:func:`plan_size` of the rank counts ``c`` (int64), taking the combinations out of ``c`` in place."""
     n = 0
     if c[13] and c[14]:
         n += 1
@@ -85,6 +99,7 @@ def rule(state, b, params, rng) -> int:
         return _bid(hand, s.bid)
     ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
     n = legal_ids(state, b, params, ids)
+    scratch = np.empty(15, dtype=np.int64)
     held = 0
     for r in range(15):
         held += hand[r]
@@ -112,7 +127,7 @@ def rule(state, b, params, rng) -> int:
             bomb = pr.move_type[m] == moves.BOMB or pr.move_type[m] == moves.ROCKET
             if has_normal and bomb:
                 continue
-            k0 = plan_size(hand - pr.move_counts[m])
+            k0 = plan_after(hand, pr.move_counts[m], scratch)
             k1 = pr.move_main[m]
             k2 = -pr.move_counts[m].sum()
             if best < 0 or (k0, k1, k2) < (best_key0, best_key1, best_key2):
@@ -139,7 +154,7 @@ def rule(state, b, params, rng) -> int:
             m = ids[i]
             if m == moves.PASS or pr.move_type[m] == moves.BOMB or pr.move_type[m] == moves.ROCKET:
                 continue
-            k0 = plan_size(hand - pr.move_counts[m])
+            k0 = plan_after(hand, pr.move_counts[m], scratch)
             k1 = pr.move_main[m]
             if best < 0 or (k0, k1) < (best_key0, best_key1):
                 best, best_key0, best_key1 = m, k0, k1
