@@ -152,6 +152,38 @@ def test_generator_matches_brute_force_on_random_hands(order, hand_size):
                 assert set(cards) <= set(hand_values)
 
 
+def action_by_action(hand, target, strength):
+    """The legal actions by the rules' definition, one table entry at a time: the hand can make the action's
+    cards (:func:`moves.cards_of`) and the combination beats ``target`` (:func:`moves.beats`)."""
+    legal = set()
+    for a, (si, top) in enumerate(moves.ACTIONS):
+        combo = (int(si), int(top))
+        try:
+            moves.cards_of(hand, a)
+        except ValueError:
+            continue
+        if target is None or moves.beats(combo, target, strength):
+            legal.add(a)
+    return legal
+
+
+@pytest.mark.parametrize("order,hand_size", [("classic", 26), ("rarity", 20)])
+def test_generator_matches_the_table_action_by_action_on_large_hands(order, hand_size):
+    # hands of 14-26 cards (too many subsets for the brute-force twin) hold long runs and multiple runs
+    rng = np.random.default_rng(11)
+    strength = rules.bomb_strength(order, hand_size)
+    for trial in range(60):
+        pool = np.arange(int(rng.integers(0, 5)) * 4, 52)
+        hand_values = rng.choice(pool, size=int(rng.integers(14, 27)), replace=False)
+        hand = np.zeros(52, dtype=np.int8)
+        hand[hand_values] = 1
+        target = None if trial % 3 == 0 else tuple(int(x) for x in moves.ACTIONS[rng.integers(moves.PASS)])
+        mask = moves.legal_mask_for(hand, target, strength)
+        generated = set(np.flatnonzero(mask[: moves.PASS]).tolist())
+        assert generated == action_by_action(hand, target, strength), (sorted(hand_values.tolist()), target)
+        assert bool(mask[moves.PASS]) == (target is not None)
+
+
 # ------------------------------------------------------------------ env scenarios through stacked decks
 def stacked(hands: list[str], players: int, hand_size: int) -> list[str]:
     """player_k gets hands[k] (padded from the rest of the deck in canonical order)."""
