@@ -525,6 +525,7 @@ def test_models_are_shipped():
         "doudizhu__dmc__4",
         "doudizhu__dmc__9",
         "doudizhu__dmc__12",
+        "doudizhu__dmc__13",
         "twos__dmc__2",
         "twenty__dmc__1",
         "two_way_street__dmc__1",
@@ -532,7 +533,7 @@ def test_models_are_shipped():
     assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8"}
     from cardenvs.agent import shipped_models
 
-    assert shipped_models()["doudizhu.dmc"].parent.name == "doudizhu__dmc__12"  # the newest run is the default
+    assert shipped_models()["doudizhu.dmc"].parent.name == "doudizhu__dmc__13"  # the newest run is the default
 
 
 def test_shipped_models_play_by_name_with_torch_alone():
