@@ -129,7 +129,8 @@ def collect_moves(
     than every action: a shape is skipped whole when it cannot beat the table or when the hand's longest run
     of ranks holding ``n`` cards each is shorter than the shape, a top rank when the ``L`` ranks ending there
     do not each hold ``n`` cards; a top card is then playable when the hand holds ``n - 1`` lower suits of its
-    rank (the cards :func:`action_cards` takes)."""
+    rank (the cards :func:`action_cards` takes). The ids follow from that layout, so ``actions`` itself is
+    not read (the test against the table read action by action holds the two together)."""
     n_ranks = 13
     counts = encoding.rank_counts(hand, value_rank, n_ranks)  # the shared encoder: cards per rank
     # run_end[n - 1, r]: how many consecutive ranks ending at r hold at least n cards each; longest[n - 1]
