@@ -123,6 +123,8 @@ def test_selfplay_smoke_run_writes_a_model_the_arena_plays(tmp_path):
         "ppo.n_steps=64",
         "--set",
         "ppo.batch_size=32",
+        "--set",
+        "final_eval_games=2",  # the config's 1,000 took 6 of CI's 13 minutes beside the other worker
         "--config",
         str(config),
     ]
