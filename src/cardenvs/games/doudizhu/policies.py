@@ -28,24 +28,13 @@ DANGER = 4
 
 
 @njit(cache=True)
-def plan_size(counts: np.ndarray) -> int:
-    """Combinations a greedy decomposition needs: rocket, bombs, longest straights, trios with an attached
-    single or pair, pairs, singles."""
-    return _peel(counts.astype(np.int64))
-
-
-@njit(cache=True)
-def plan_after(hand: np.ndarray, move_counts: np.ndarray, scratch: np.ndarray) -> int:
-    """:func:`plan_size` of ``hand`` less ``move_counts``, computed in ``scratch`` (int64, 15; overwritten):
-    the rule agent asks it of every legal move, and a new array each time cost more than the count."""
+def plan_after(hand: np.ndarray, move_counts: np.ndarray, c: np.ndarray) -> int:
+    """The plan size of ``hand`` less ``move_counts`` (rank counts): the combinations a greedy decomposition
+    needs (rocket, bombs, longest straights, trios with an attached single or pair, pairs, singles). Counted in
+    ``c`` (int64, 15; overwritten): the rule agent asks it of every legal move, and a new array each time cost
+    more than the count."""
     for r in range(15):
-        scratch[r] = hand[r] - move_counts[r]
-    return _peel(scratch)
-
-
-@njit(cache=True)
-def _peel(c: np.ndarray) -> int:
-    """:func:`plan_size` of the rank counts ``c`` (int64), taking the combinations out of ``c`` in place."""
+        c[r] = hand[r] - move_counts[r]
     n = 0
     if c[13] and c[14]:
         n += 1
