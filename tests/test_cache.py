@@ -99,41 +99,141 @@ def test_source_key_follows_every_file(tmp_path):
 
 
 def test_roots_and_pruning(tmp_path):
-    """The root is the user's cache folder, or NUMBA_CACHE_DIR; an inherited folder of ours is a sibling's
-    root. Pruning keeps the newest folders and any written to in the last hour, and never the current one."""
+    """The root is the user's cache folder, or the package's subfolder of NUMBA_CACHE_DIR; an inherited folder
+    of ours is a sibling's root. Pruning keeps the newest folders and any written to in the last hour, and
+    never the current one."""
     assert cache.cache_root({"XDG_CACHE_HOME": "/x"}) == Path("/x/cardenvs/numba")
-    assert cache.cache_root({"NUMBA_CACHE_DIR": "/n"}) == Path("/n")
-    assert cache.cache_root({"NUMBA_CACHE_DIR": "/n/0.1-abc", cache.MARKER: "/n/0.1-abc"}) == Path("/n")
+    assert cache.cache_root({"NUMBA_CACHE_DIR": "/n"}) == Path("/n/cardenvs")
+    inherited = f"/n/cardenvs/0.1-{'a' * 16}"
+    assert cache.cache_root({"NUMBA_CACHE_DIR": inherited, cache.MARKER: inherited}) == Path("/n/cardenvs")
     root = tmp_path / "root"
     now = time.time()
-    for i in range(6):
-        folder = root / f"0.1.0-{i}"
-        folder.mkdir(parents=True)
+    names = [f"0.1.0-{i:016x}" for i in range(6)]
+    for i, name in enumerate(names):
+        folder = cache.make_folder(root / name)
         (folder / "f.nbi").write_bytes(b"x" * (i + 1))
         age = 0 if i == 5 else 7200 + 100 * i  # 5: just written; 0..4 two hours old or more, 0 the newest
-        for p in (folder / "f.nbi", folder):
+        for p in (folder / "f.nbi", folder / cache.OWNER_FILE, folder):
             os.utime(p, (now - age, now - age))
-    removed = cache.prune(root, current=root / "0.1.0-3", keep=2)  # keeps 5 and 0 (newest), 3 (current)
-    assert sorted(p.name for p in removed) == ["0.1.0-1", "0.1.0-2", "0.1.0-4"]
-    assert [f.path.name for f in cache.folders(root)] == ["0.1.0-5", "0.1.0-0", "0.1.0-3"]
-    assert cache.clear(root) == (3, 6 + 1 + 4)
+    owner_bytes = len((root / names[0] / cache.OWNER_FILE).read_bytes())
+    removed = cache.prune(root, current=root / names[3], keep=2)  # keeps 5 and 0 (newest), 3 (current)
+    assert sorted(p.name for p in removed) == [names[1], names[2], names[4]]
+    assert [f.path.name for f in cache.folders(root)] == [names[5], names[0], names[3]]
+    assert cache.clear(root) == (3, 6 + 1 + 4 + 3 * owner_bytes)
     assert cache.folders(root) == []
+
+
+def old_tree(root: Path, now: float) -> dict[Path, bytes | None]:
+    """Things of the user's (and of others) in a cache folder, all two hours old: folders, files, another
+    project's numba folder, a folder named like ours without the owner file, a link to a folder of ours, a
+    file named like the owner file outside any folder of ours. Returns every path and its bytes (None: a
+    folder)."""
+    made: dict[Path, bytes | None] = {}
+    for name in ["my_notes", "results_2025", "otherproject-numba", f"0.1.0-{'b' * 16}", "cardenvs-old"]:
+        folder = root / name
+        folder.mkdir(parents=True)
+        made[folder] = None
+        (folder / "keep.txt").write_bytes(name.encode())
+        made[folder / "keep.txt"] = name.encode()
+    (root / "otherproject-numba" / "f.nbi").write_bytes(b"theirs")
+    made[root / "otherproject-numba" / "f.nbi"] = b"theirs"
+    (root / "notes.md").write_bytes(b"mine")
+    made[root / "notes.md"] = b"mine"
+    (root / "results_2025" / cache.OWNER_FILE).write_bytes(b"not a cache folder's name")
+    made[root / "results_2025" / cache.OWNER_FILE] = b"not a cache folder's name"
+    for path in made:
+        os.utime(path, (now - 7200, now - 7200))
+    return made
+
+
+def assert_untouched(made: dict[Path, bytes | None]) -> None:
+    for path, content in made.items():
+        assert path.exists(), f"{path} was deleted"
+        if content is not None:
+            assert path.read_bytes() == content, f"{path} was changed"
+
+
+def run_cardenvs(code: str, copy: Path, numba_dir: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", cache.MARKER)}
+    env.update(PYTHONPATH=str(copy), NUMBA_CACHE_DIR=str(numba_dir))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=copy, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_a_user_set_numba_cache_dir_loses_nothing(tmp_path):
+    """The issue's case: a user's NUMBA_CACHE_DIR shared with other things, all of them old. ``import
+    cardenvs``, an edit of the package's source (a new key: a new folder, and pruning), many such edits (so
+    that pruning has old folders of its own to remove) and ``cardenvs cache clear`` remove only folders the
+    package made; every other folder and file is still there with its bytes."""
+    numba_dir = tmp_path / "numba"
+    made = old_tree(numba_dir, time.time())
+    made.update(old_tree(numba_dir / "cardenvs", time.time()))  # inside the package's subfolder too
+    copy = tmp_path / "copy"
+    shutil.copytree(PACKAGE, copy / "cardenvs", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = "import cardenvs, os; print(os.environ['NUMBA_CACHE_DIR'])"
+    first = Path(run_cardenvs(probe, copy, numba_dir).strip())
+    assert first.parent == numba_dir / "cardenvs" and cache.is_owned(first)
+    assert_untouched(made)
+
+    init = copy / "cardenvs" / "__init__.py"
+    source = init.read_text()
+    ours = [first]
+    for edit in range(cache.KEEP + 2):  # each edit is a new source key; age the package's folders first
+        for folder in [f for f in ours if f.exists()]:  # pruned ones are gone
+            for path in [folder, *folder.rglob("*")]:
+                os.utime(path, (time.time() - 7200, time.time() - 7200))
+        init.write_text(source + f"\n# edit {edit}\n")
+        ours.append(Path(run_cardenvs(probe, copy, numba_dir).strip()))
+        assert_untouched(made)
+    assert len(set(ours)) == len(ours)
+    kept = cache.folders(numba_dir / "cardenvs")
+    assert len(kept) == cache.KEEP and ours[-1] in [f.path for f in kept]  # its own old ones were pruned
+    assert not ours[0].exists()
+
+    out = run_cardenvs("from cardenvs.cli import main; raise SystemExit(main(['cache', 'clear']))", copy, numba_dir)
+    assert f"removed {cache.KEEP} cache folder(s)" in out
+    assert cache.folders(numba_dir / "cardenvs") == []
+    assert_untouched(made)
+
+
+def test_nothing_outside_the_packages_folders_is_removed(tmp_path):
+    """prune, clear and check_outside_game on folders the package did not make: nothing goes, whatever the
+    names and ages."""
+    made = old_tree(tmp_path / "root", time.time())
+    assert cache.folders(tmp_path / "root") == []
+    assert cache.prune(tmp_path / "root", current=tmp_path / "root" / "none", keep=0, stale_seconds=0) == []
+    assert cache.clear(tmp_path / "root") == (0, 0)
+    theirs = tmp_path / "root" / "otherproject-numba"
+    (theirs / "outside-mygame_v0.digest").write_text("an old digest")
+    made[theirs / "outside-mygame_v0.digest"] = b"an old digest"
+    assert not cache.check_outside_game("mygame_v0", "json", theirs)  # a package outside cardenvs
+    assert_untouched(made)
+    ours = cache.make_folder(tmp_path / "root" / f"0.1.0-{'c' * 16}")
+    link = tmp_path / "root" / f"0.1.0-{'d' * 16}"
+    link.symlink_to(ours)
+    assert [f.path for f in cache.folders(tmp_path / "root")] == [ours]
+    assert cache.clear(tmp_path / "root")[0] == 1 and not ours.exists() and link.is_symlink()
+    assert_untouched(made)
 
 
 def test_cache_command_lists_and_clears(tmp_path, monkeypatch, capsys):
     from cardenvs.cli import main
 
-    root = tmp_path / "root"
-    (root / "0.1.0-aaaa").mkdir(parents=True)
-    (root / "0.1.0-aaaa" / "k.nbc").write_bytes(b"x" * 2048)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))
+    numba_dir = tmp_path / "numba"
+    root = numba_dir / "cardenvs"
+    name = f"0.1.0-{'a' * 16}"
+    cache.make_folder(root / name)
+    (root / name / "k.nbc").write_bytes(b"x" * 2048)
+    (numba_dir / "someone_elses").mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(numba_dir))
     monkeypatch.delenv(cache.MARKER, raising=False)
     assert main(["cache"]) == 0
     out = capsys.readouterr().out
-    assert f"{root} (1 folder(s)" in out and "0.1.0-aaaa" in out and "1 files" in out
+    assert f"{root} (1 folder(s)" in out and name in out and "2 files" in out and "someone_elses" not in out
     assert main(["cache", "clear"]) == 0
     assert "removed 1 cache folder(s)" in capsys.readouterr().out
-    assert not (root / "0.1.0-aaaa").exists()
+    assert not (root / name).exists() and (numba_dir / "someone_elses").is_dir()
 
 
 def test_an_outside_game_edited_since_it_was_compiled_clears_the_cache(tmp_path, monkeypatch):
@@ -144,8 +244,7 @@ def test_an_outside_game_edited_since_it_was_compiled_clears_the_cache(tmp_path,
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("RULE = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
-    folder = tmp_path / "cache"
-    folder.mkdir()
+    folder = cache.make_folder(tmp_path / "cache" / f"0.1.0-{'e' * 16}")
     compiled = folder / "kernels-aec_step.py311.nbi"
     compiled.write_bytes(b"old")
     assert not cache.check_outside_game("mygame_v0", "mygame", folder)  # first sight: recorded

@@ -7,10 +7,18 @@ cache folder's name carries a digest of every source file of the package, of num
 and of Python's: any change of any of them gets a fresh folder, compiled anew on first use.
 
 The folders live under ``$XDG_CACHE_HOME/cardenvs/numba/`` (``~/.cache/cardenvs/numba/``), or under
-``$NUMBA_CACHE_DIR`` when that is set, and never inside the installed package (pip's uninstall would leave
-them there). When a new folder is made, older ones that no process has written to for an hour are pruned,
-keeping the newest :data:`KEEP`; ``cardenvs cache info`` lists them and ``cardenvs cache clear`` removes
-them. Subprocesses (arena workers, Ray actors) inherit the folder through ``NUMBA_CACHE_DIR``.
+``$NUMBA_CACHE_DIR/cardenvs/`` when the user set ``NUMBA_CACHE_DIR`` (a folder numba's docs suggest sharing, ``/tmp``
+for instance: the package keeps to a subfolder of its own there), and never inside the installed package (pip's
+uninstall would leave them there). When a new folder is made, older ones that no process has written to for an
+hour are pruned, keeping the newest :data:`KEEP`; ``cardenvs cache info`` lists them and ``cardenvs cache clear``
+removes them. Subprocesses (arena workers, Ray actors) inherit the folder through ``NUMBA_CACHE_DIR``.
+
+**What it may delete.** Only folders it can prove it made: a folder of the root whose name is
+``{version}-{16 hex digits}`` *and* that holds the file :data:`OWNER_FILE`, written when the package made it
+(:func:`make_folder`). Anything else under the root, or anywhere else, is never removed, pruned or listed,
+whatever its name or age: another project's numba folder, a user's notes, a folder of an older cardenvs that
+had no owner file. The one other deletion, of stale compiled files of an outside game
+(:func:`check_outside_game`), happens only inside such an owned folder.
 
 A game registered from outside the package (:func:`cardenvs.registry.register`) is compiled into the
 package's generic kernels too, and its files are not in the key. So registering one compares a digest of its
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import time
@@ -40,6 +49,12 @@ STALE_SECONDS = 3600.0
 #: a changed copy of the package keys its own folder beside it instead of inside it)
 MARKER = "CARDENVS_NUMBA_CACHE"
 PACKAGE = Path(__file__).resolve().parent
+#: the file that marks a cache folder as made by this package: the only folders it ever deletes have it
+OWNER_FILE = ".cardenvs-numba-cache"
+#: the names of the folders it makes, ``{version}-{source key}``
+FOLDER_NAME = re.compile(r"[0-9A-Za-z.+_]+-[0-9a-f]{16}")
+#: the subfolder of a user-set NUMBA_CACHE_DIR that holds this package's folders
+SUBFOLDER = "cardenvs"
 
 
 def source_key(package: Path = PACKAGE) -> str:
@@ -57,12 +72,13 @@ def source_key(package: Path = PACKAGE) -> str:
 
 
 def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
-    """The folder that holds one cache folder per source key."""
+    """The folder that holds one cache folder per source key: a subfolder of the package's own under a
+    user's ``NUMBA_CACHE_DIR``, else under the user's cache folder."""
     numba_dir = environ.get("NUMBA_CACHE_DIR")
     if numba_dir and numba_dir == environ.get(MARKER):  # ours, inherited from a parent process
         return Path(numba_dir).parent
     if numba_dir:
-        return Path(numba_dir)
+        return Path(numba_dir) / SUBFOLDER
     base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "cardenvs" / "numba"
 
@@ -75,13 +91,35 @@ class CacheFolder:
     last_write: float
 
 
+def is_owned(path: Path) -> bool:
+    """Whether ``path`` is a cache folder this package made: a real folder (not a link) with the package's
+    name pattern and its :data:`OWNER_FILE`. Nothing else is ever deleted."""
+    return (
+        FOLDER_NAME.fullmatch(path.name) is not None
+        and path.is_dir()
+        and not path.is_symlink()
+        and (path / OWNER_FILE).is_file()
+        and not (path / OWNER_FILE).is_symlink()
+    )
+
+
+def make_folder(path: Path) -> Path:
+    """Make the cache folder ``path`` (and its parents) and mark it as the package's (:data:`OWNER_FILE`)."""
+    path.mkdir(parents=True, exist_ok=True)
+    owner = path / OWNER_FILE
+    if not owner.is_file():
+        owner.write_text("made by cardenvs for numba's compiled kernels; `cardenvs cache clear` removes it\n")
+    return path
+
+
 def folders(root: Path | None = None) -> list[CacheFolder]:
-    """The cache folders under ``root`` (every source key seen there), newest write first."""
+    """The cache folders this package made under ``root`` (every source key seen there, :func:`is_owned`),
+    newest write first."""
     root = cache_root() if root is None else root
     out = []
     if root.is_dir():
         for path in root.iterdir():
-            if not path.is_dir() or path.is_symlink():
+            if not is_owned(path):
                 continue
             sizes = [(p.stat().st_size, p.stat().st_mtime) for p in path.rglob("*") if p.is_file()]
             last = max([path.stat().st_mtime] + [m for _, m in sizes])
@@ -90,8 +128,9 @@ def folders(root: Path | None = None) -> list[CacheFolder]:
 
 
 def prune(root: Path, current: Path, keep: int = KEEP, stale_seconds: float = STALE_SECONDS) -> list[Path]:
-    """Remove the folders of ``root`` beyond the newest ``keep`` that nothing wrote to for ``stale_seconds``
-    (a process may still be loading from a recent one); ``current`` always stays. Returns what went."""
+    """Remove the package's folders of ``root`` (:func:`folders`) beyond the newest ``keep`` that nothing wrote
+    to for ``stale_seconds`` (a process may still be loading from a recent one); ``current`` always stays.
+    Returns what went."""
     removed = []
     now = time.time()
     for folder in folders(root)[keep:]:
@@ -102,7 +141,8 @@ def prune(root: Path, current: Path, keep: int = KEEP, stale_seconds: float = ST
 
 
 def clear(root: Path | None = None) -> tuple[int, int]:
-    """Remove every cache folder under ``root``; returns (folders, bytes) removed."""
+    """Remove every cache folder the package made under ``root`` (:func:`folders`; nothing else); returns
+    (folders, bytes) removed."""
     gone = folders(root)
     for folder in gone:
         shutil.rmtree(folder.path, ignore_errors=True)
@@ -110,12 +150,13 @@ def clear(root: Path | None = None) -> tuple[int, int]:
 
 
 def configure(version: str) -> Path:
-    """Point numba's cache at this source's folder (made, and the root pruned, when it is new)."""
+    """Point numba's cache at this source's folder (made, and the package's old folders of the root pruned,
+    when it is new)."""
     root = cache_root()
     path = root / f"{version}-{source_key()}"
-    if not path.is_dir():
+    if not is_owned(path):
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            make_folder(path)
             prune(root, path)
         except OSError:  # a read-only home: numba then warns and compiles without a cache
             pass
@@ -127,7 +168,8 @@ def configure(version: str) -> Path:
 def check_outside_game(env_id: str, package: str, folder: Path | None = None) -> bool:
     """Record the digest of a registered outside game's files in the cache folder; if a different one was
     recorded (the game changed since it was compiled here), remove the folder's compiled files (``.nbi``,
-    ``.nbc``). Returns whether it removed them. A package of cardenvs itself is covered by the key already."""
+    ``.nbc``). Returns whether it removed them. A package of cardenvs itself is covered by the key already.
+    Does nothing in a folder the package did not make (:func:`is_owned`)."""
     import importlib.util
 
     spec = importlib.util.find_spec(package)
@@ -135,7 +177,7 @@ def check_outside_game(env_id: str, package: str, folder: Path | None = None) ->
     if not locations or Path(locations[0]).resolve().is_relative_to(PACKAGE):
         return False
     folder = Path(os.environ.get("NUMBA_CACHE_DIR", "")) if folder is None else folder
-    if not folder.is_dir():
+    if not is_owned(folder):  # only inside a folder the package made
         return False
     digest = source_key(Path(locations[0]))
     stamp = folder / f"outside-{env_id}.digest"
