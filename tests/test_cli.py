@@ -445,6 +445,50 @@ def test_the_shared_flags_reach_every_trainer(algo, tmp_path, monkeypatch):
     assert calls == [["--config", config, "--set", "game=twenty_v0", "--set", "game=twenty", "--eval-games", "4"]]
 
 
+#: tiny settings of each trainer, and where its run records the count it trained: (file, reader)
+TINY_TRAINERS = {
+    "ppo": ["--set", "n_envs=2", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=32", "--set", "eval_every=100000",
+            "--set", "eval_games=1", "--set", "final_eval_games=1", "--no-progress"],
+    "dmc": ["--set", "num_envs=16", "--set", "batch_size=64", "--set", "rollout_steps=8", "--set", "hidden=[32]",
+            "--set", "move_hidden=16", "--set", "head_hidden=16", "--set", "eval_minutes=0",
+            "--set", "final_eval_games=0"],
+}  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo, counted", [("ppo", 128), ("dmc", 128)])
+def test_train_steps_runs_the_budget_or_names_the_count_it_rounds_up_to(algo, counted, tmp_path):
+    """--steps 100 with rollouts of 64 x 2 timesteps (ppo) or batches of 64 frames (dmc): the trainer says it
+    rounds up to 128 and the run trains exactly 128, not a whole config-sized rollout more."""
+    pytest.importorskip("sb3_contrib" if algo == "ppo" else "torch")
+    cmd = [sys.executable, "-m", "cardenvs", "train", "twos", "--algo", algo, "--steps", "100", "--out", str(tmp_path)]
+    out = subprocess.run([*cmd, *TINY_TRAINERS[algo]], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("rounded up to 128") == 1, out.stdout
+    run_dir = next(tmp_path.iterdir())
+    if algo == "ppo":
+        final = (run_dir / "eval.csv").read_text().splitlines()[-1]
+        assert int(final.split(",")[0]) == counted  # the final evaluation's timesteps: model.num_timesteps
+        assert f"({counted:,} timesteps)" in out.stdout
+    else:
+        from cardenvs.training.dmc import load_checkpoint
+
+        assert load_checkpoint(run_dir / "model.pt")["frames"] == counted
+        assert f"({counted:,} frames)" in out.stdout
+
+
+def test_rllib_names_the_steps_it_sampled_when_they_are_not_the_budget():
+    from cardenvs.training.rllib_selfplay import DEFAULTS, steps_note
+
+    cfg = {**DEFAULTS, "total_steps": 2048, "train_batch_size_per_learner": 4000}
+    assert steps_note(cfg, 1, 4000) == (
+        "total_steps (--steps) 2,048: sampled 4,000 env steps in 1 iteration (each iteration samples about "
+        "train_batch_size_per_learner=4,000 env steps)"
+    )
+    assert "another budget" in steps_note({**cfg, "total_steps": 10**6}, 50, 200_000)
+    assert steps_note(cfg, 1, 2048) is None and steps_note({**cfg, "total_steps": None}, 3, 12_000) is None
+
+
 @pytest.mark.parametrize(
     "argv,flag",
     [

@@ -5,7 +5,8 @@
     cardenvs train doudizhu --algo dmc [same flags]
 
 ``--steps`` is ``total_frames`` (``--total-frames``, the old spelling) and ``--minutes`` ``minutes``; the
-run stops at whichever ends first.
+run stops at whichever ends first. The learner trains on whole batches, so a budget that is not a multiple of
+``batch_size`` frames (counted from the frames already done) is rounded up to one, and the run says so.
 
 DMC learns ``Q(state, move)``, the expected return of the acting seat after it plays ``move``, by
 regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
@@ -826,6 +827,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for net in nets:
             net.invalidate()
         print(f"networks from {args.init_from} ({int(data['frames']):,} frames)", flush=True)
+    if args.total_frames > frames and (args.total_frames - frames) % args.batch_size:
+        asked = args.total_frames
+        args.total_frames = frames + -(-(asked - frames) // args.batch_size) * args.batch_size
+        print(f"total_frames (--steps) {asked:,} rounded up to {args.total_frames:,}: the learner trains on whole "
+              f"batches of batch_size={args.batch_size} frames", flush=True)  # fmt: skip
     names = role_names(args.game)
     features = StateFeatures(layout, args.features)
     features.big = None if features.big is None else features.big.to(device)
@@ -885,7 +891,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             buffered[role] += sum(len(item[1]) for item in items)
 
     def learn() -> int:
-        """Every full batch of every role's buffer, once; returns the frames consumed."""
+        """Every full batch of every role's buffer, once, up to the frames left; returns the frames consumed."""
         nets.train()
         lr = learning_rate(args, frames, minutes())
         for opt in optimizers:
@@ -897,6 +903,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             data_act = np.concatenate([b[1] for b in buffers[role]])
             data_tgt = np.concatenate([b[2] for b in buffers[role]])
             usable = len(data_obs) - len(data_obs) % args.batch_size
+            usable = min(usable, args.total_frames - frames - consumed)  # stop at the budget (a whole batch)
+            if usable <= 0:
+                break
             order = rng.permutation(usable)
             net, opt = nets[role], optimizers[role]
             for lo in range(0, usable, args.batch_size):

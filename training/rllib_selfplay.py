@@ -8,7 +8,9 @@
 1. Read the YAML config (``Args``), the ``--set`` overrides and the flags through the training scripts' one
    loader (:mod:`training.config`); the run is called ``{game}__{exp}__{seed}``. The budget: ``iterations``
    of ``algo.train()``, and optionally ``--steps`` (``total_steps``, env steps sampled) and ``--minutes``;
-   the run stops at whichever ends first.
+   the run stops at whichever ends first. An iteration samples about ``train_batch_size_per_learner`` env
+   steps, so ``--steps`` ends the run at the first iteration that reaches it; the run prints the steps it
+   sampled when they differ from ``--steps`` (:func:`steps_note`).
 2. Start Ray: ``--address auto`` joins a running cluster (``ray start --head`` ...), otherwise a local
    Ray with the configured CPUs.
 3. PPO with the masking RLModule (:mod:`training.rllib_module`) on the one learner adapter, the vector
@@ -159,6 +161,20 @@ def add_snapshot(algo: Any, name: str) -> int:
     return sum(algo.env_runner_group.foreach_env_runner(join, local_env_runner=True))
 
 
+def steps_note(cfg: dict[str, Any], iterations: int, env_steps: int) -> str | None:
+    """The line that names the env steps a run sampled when they are not its ``--steps`` budget, or None."""
+    asked = cfg["total_steps"]
+    if asked is None or env_steps == asked:
+        return None
+    if env_steps > asked:
+        batch = cfg["train_batch_size_per_learner"]
+        why = f"each iteration samples about train_batch_size_per_learner={batch:,} env steps"
+    else:
+        why = "another budget (iterations or minutes) ended the run first"
+    done = f"{iterations} iteration{'s' * (iterations != 1)}"
+    return f"total_steps (--steps) {asked:,}: sampled {env_steps:,} env steps in {done} ({why})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     import ray
@@ -208,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if last:
                 break
         (run_dir / "log.json").write_text(json.dumps(log, indent=1))
+        note = steps_note(cfg, len(log), log[-1]["env_steps"] if log else 0)
+        if note:
+            print(note, flush=True)
         algo.stop()
         print(
             f"saved {run_dir / 'checkpoint'}; play it with: cardenvs arena {cfg['game']} --agents "

@@ -5,7 +5,9 @@
     cardenvs train twenty [same flags]
 
 ``--steps`` is ``total_timesteps`` and ``--minutes`` ``time_limit_minutes`` (``--total-timesteps`` and
-``--time-limit-minutes`` are the old spellings); training stops at whichever ends first.
+``--time-limit-minutes`` are the old spellings); training stops at whichever ends first. PPO collects whole
+rollouts of ``ppo.n_steps`` x ``n_envs`` timesteps, so a budget that is not a multiple of that is rounded up
+to one (:func:`whole_rollouts`), and the run says so.
 
 1. Read the YAML config (see ``Args``) and the overrides.
 2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
@@ -155,6 +157,13 @@ def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any])
         parser.error(f"unknown ppo keys {unknown}; MaskablePPO takes {sorted(accepted)}")
 
 
+def whole_rollouts(total_timesteps: int, n_steps: int, n_envs: int) -> int:
+    """The timesteps a PPO run of ``total_timesteps`` plays: SB3 collects whole rollouts of ``n_steps`` steps
+    in each of ``n_envs`` games before it checks the budget, so the budget rounded up to a rollout."""
+    rollout = n_steps * n_envs
+    return -(-total_timesteps // rollout) * rollout
+
+
 def evaluate(model_path: str, args: Args, games: int, seed: int) -> dict[str, float]:
     """The model against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
     from cardenvs import arena, make
@@ -271,7 +280,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return False
             return True
 
-    model.learn(total_timesteps=args.total_timesteps, callback=EvalSnapshotCallback(), progress_bar=args.progress_bar)
+    total = whole_rollouts(args.total_timesteps, model.n_steps, model.n_envs)
+    if total != args.total_timesteps:
+        print(
+            f"total_timesteps (--steps) {args.total_timesteps:,} rounded up to {total:,}: PPO collects whole "
+            f"rollouts of n_steps x n_envs = {model.n_steps} x {model.n_envs} timesteps",
+            flush=True,
+        )
+    model.learn(total_timesteps=total, callback=EvalSnapshotCallback(), progress_bar=args.progress_bar)
 
     # 6. the final model and its evaluation
     final = run_dir / "final_model.zip"
@@ -280,7 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
     vec.close()
     print(
-        f"saved {final}; play it with: cardenvs arena {args.game} --agents ppo:{final},{args.eval_opponent}", flush=True
+        f"saved {final} ({model.num_timesteps:,} timesteps); play it with: cardenvs arena {args.game} "
+        f"--agents ppo:{final},{args.eval_opponent}",
+        flush=True,
     )
     return 0
 

@@ -388,8 +388,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ train
 #: what the budget flag counts in each of this project's trainers (``--steps``)
 STEPS_HELP = (
-    "stop after N steps as the trainer counts them: ppo timesteps (the learner's moves), dmc frames (moves "
-    "trained on), rllib env steps sampled"
+    "stop after N steps as the trainer counts them: ppo timesteps (the learner's moves; rounded up to whole "
+    "rollouts of n_steps x n_envs), dmc frames (moves trained on; rounded up to whole batches), rllib env steps "
+    "sampled (at the first iteration that reaches N); a run that trains another count prints it"
 )
 #: the extras that install what this project's trainers import, with the modules each brings: a missing one is
 #: named in one line before anything runs (a trainer registered by another package is run as it is)
