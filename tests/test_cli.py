@@ -445,7 +445,7 @@ def test_the_shared_flags_reach_every_trainer(algo, tmp_path, monkeypatch):
     assert calls == [["--config", config, "--set", "game=twenty_v0", "--set", "game=twenty", "--eval-games", "4"]]
 
 
-#: tiny settings of each trainer, and where its run records the count it trained: (file, reader)
+#: tiny settings of each trainer (a few seconds of training)
 TINY_TRAINERS = {
     "ppo": ["--set", "n_envs=2", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=32", "--set", "eval_every=100000",
             "--set", "eval_games=1", "--set", "final_eval_games=1", "--no-progress"],
