@@ -39,7 +39,12 @@ arena() { local name=$1; shift; timed "twos-counting/$name" cardenvs arena twos 
   --no-progress --out "$count/$name/$name.json"; }
 arena 3x13 --agents "$pimcs,twos.heuristic" --games 300
 arena 3x17 -o players=3 -o hand_size=17 --agents "$pimcs,twos.heuristic" --games 300
+# 4 players: the arena plays rotations only, so three orders of the agents make all 12 seatings
 arena 4x13 -o players=4 -o hand_size=13 --agents "$pimcs,twos.heuristic,twos.heuristic" --games 300
+arena 4x13-after -o players=4 -o hand_size=13 \
+  --agents 'twos.pimc(playouts=100,counting=false),twos.pimc(playouts=100),twos.heuristic,twos.heuristic' --games 300
+arena 4x13-opposite -o players=4 -o hand_size=13 \
+  --agents 'twos.pimc(playouts=100),twos.heuristic,twos.pimc(playouts=100,counting=false),twos.heuristic' --games 300
 arena 2x13 -o players=2 -o hand_size=13 --agents "$pimcs" --games 300
 arena 2x20 -o players=2 -o hand_size=20 --agents "$pimcs" --games 300
 arena 2x26 -o players=2 -o hand_size=26 --agents "$pimcs" --games 300
