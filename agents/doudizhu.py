@@ -165,12 +165,13 @@ def rlcard_step(rule: Any, state: dict[str, Any], rng: np.random.Generator) -> t
     drew."""
     module = sys.modules[type(rule).__module__]
     draws = _DrawsFrom(rng)
-    saved = module.np
-    module.np = draws
+    namespace = vars(module)  # the module's globals: its ``np`` is numpy, from ``import numpy as np``
+    saved = namespace["np"]
+    namespace["np"] = draws
     try:
         move = rule.step(state)
     finally:
-        module.np = saved
+        namespace["np"] = saved
     return move, draws.drew
 
 
@@ -420,14 +421,27 @@ class DouZeroAgent:
     """``douzero:DIR``: the DouZero checkpoints in ``DIR`` (``landlord.ckpt``, ``landlord_up.ckpt``,
     ``landlord_down.ckpt``: each a torch state dict of that position's network, :func:`douzero_network`), each
     playing its position. A decision scores every legal move with the position's network on DouZero's
-    features (:func:`douzero_features`, the move's cards last) and plays the best (the lowest action id
-    among equal values: the readings of one card set score the same). It draws nothing from ``rng``.
+    features (:func:`douzero_features`, the move's cards last) and plays the best, in DouZero's reading of
+    its cards (:func:`douzero_reading`). It draws nothing from ``rng``.
 
-    Where the games differ: DouZero has no bidding (module docstring). Its features are the cards only, so
-    the readings of one card set score alike and the lowest action id among them is played. It scores our
-    legal moves, and the two move generators differ on kickers: DouZero's also lets a four or an airplane
-    take both jokers, or an airplane of four or more trios all four cards of a rank, as kickers, which ours
-    (:mod:`cardenvs.games.doudizhu.moves`) does not, so the network never gets those moves here."""
+    Where the games differ (``tests/test_field_agents.py`` plays whole games in DouZero's own engine beside
+    ours and checks each point):
+
+    * no bidding (module docstring): asked to bid, it raises ``ValueError``;
+    * readings: its features are the cards only, so the readings of one card set score alike; it plays the
+      reading DouZero's move detector gives those cards (:func:`douzero_reading`: a chain of trios is the
+      plain airplane, ``333444555666``, not ``333444555+666``), so the next player answers what DouZero's
+      game would ask it to answer;
+    * kickers: DouZero's move generator also lets a four or an airplane take both jokers (``3333+BR``,
+      ``333444+BR``), and an airplane of four or more trios all four cards of a rank, as kickers; ours
+      (:mod:`cardenvs.games.doudizhu.moves`) does not. The agent scores our legal moves only, so where
+      DouZero's own agent would play such a move it plays the best move our rules allow (never an illegal
+      one), and its game goes on under our rules;
+    * positions DouZero's game does not reach: when the move to beat is a reading DouZero does not give its
+      cards (another agent played ``444555666+333``, which DouZero reads as four trios) or one DouZero's move
+      detector cannot read (airplanes of four or five trios with three cards of one kicker rank,
+      ``333444555666+777Q``: in DouZero's game only a bomb answers them), the agent scores our legal answers
+      like any other moves; its network never met such a position in training."""
 
     name = "douzero"
     bids = False  # DouZero has no bidding (module docstring)
@@ -494,7 +508,18 @@ class DouZeroAgent:
             _parts(self.env, observation, self.name)  # still refuses to bid
             return int(legal[0])
         legal, values = self.values(observation)
-        return int(legal[int(np.argmax(values))])
+        return douzero_reading(legal, int(legal[int(np.argmax(values))]))
+
+
+def douzero_reading(legal: np.ndarray, move: int) -> int:
+    """Among the legal readings of ``move``'s cards, the one DouZero's move detector gives them: the longest
+    main chain (a chain of trios reads as the plain airplane, ``333444555666``, not ``333444555+666`` or
+    ``444555666+333``), then the lowest action id."""
+    if move == moves.PASS:
+        return move
+    legal = legal[legal < moves.NUM_MOVES]
+    same = legal[(moves.MOVE_COUNTS[legal] == moves.MOVE_COUNTS[move]).all(axis=1)]
+    return int(same[np.lexsort((same, -moves.MOVE_LENGTH[same]))[0]])
 
 
 AGENTS = {"rlcard": RLCardRuleAgent}
