@@ -19,7 +19,7 @@ with warnings.catch_warnings():
 from cardenvs import cli, replay  # noqa: E402
 from cardenvs.arena import run_tournament  # noqa: E402
 from cardenvs.core.cards import card_code  # noqa: E402
-from cardenvs.web import create_app  # noqa: E402
+from cardenvs.web import create_app, views  # noqa: E402
 
 BASE = "http://127.0.0.1:8000"  # the app answers only requests for its own Host
 
@@ -159,6 +159,8 @@ def test_hidden_hands_never_reach_the_page(client, game, agent, seat):
             for code in set(codes) - public:
                 for payload in payloads:
                     assert not re.search(rf"\b{code}\b", payload), f"{code} of player_{p} leaks"
+                name = re.escape(views.card_name(code))  # the page writes a card as its picture shows it
+                assert not re.search(rf"(?<!\w){name}", payloads[1]), f"{code} of player_{p} leaks as {name}"
         mine = v["seats"][seat]["cards"]
         assert mine is not None and v["seed"] is None  # the seed would tell every hand
         post(client, sid, "move", action=v["legal"][0]["action"]).raise_for_status()
@@ -349,6 +351,64 @@ def test_legal_moves_carry_the_cards_they_play(client):
     for m in view(client, sid)["legal"]:
         (code,) = m["cards"]
         assert m["move"] == {"J": "T", "Q": "T", "K": "T"}.get(code[0], code[0])
+
+
+def test_twenty_buttons_name_the_card_a_move_plays_when_a_value_has_several(client):
+    """Twenty's action is a value; with 10♠, 10♣ and J♦ in hand the one button of value T plays 10♣ (the first
+    held) and says so, as it draws it; a typed card name is a move too."""
+    sid = start(client, mode="play", game="twenty", agents="random", seat=0, seed=1)
+    v = view(client, sid)
+    hand = v["seats"][0]["cards"]
+    assert sorted(c for c in hand if c[0] in "TJQK") == ["JD", "TC", "TS"]  # three cards of value 10
+    (ten,) = [m for m in v["legal"] if m["move"] == "T"]
+    played = ten["cards"][0]
+    assert ten["label"] == views.card_name(played) == f"10{views.SUIT_SYMBOLS[played[-1]]}"
+    page = client.get(f"/game/{sid}").text
+    button = re.search(rf'<button class="move card-move" data-action="{ten["action"]}"[^>]*>(.*?)</button>', page, re.S)
+    assert button and f'title="{ten["label"]}"' in button.group(0)
+    assert f'<span class="move-name">{ten["label"]}</span>' in button.group(1)
+    assert all(f'<span class="move-name">{m["label"]}</span>' in page for m in v["legal"])
+    assert '<span class="move-name">T</span>' not in page
+    v = post(client, sid, "move", move=ten["label"]).json()  # typed as the page names it: 10♣
+    assert v["log"][0]["move"] == "T" and played not in (v["seats"][0]["cards"] or [])
+
+
+@pytest.mark.parametrize(
+    "game, agents", [("twenty", "random"), ("twos", "random"), ("two_way_street", "random"), ("doudizhu", "random")]
+)
+def test_the_page_names_every_card_as_its_picture_does(client, game, agents):
+    """No card code (``TC``) is left in the page's words, the text view included: each is written as its card is
+    drawn (``10♣``: rank and suit symbol, as its SVG's label says), while the JSON keeps the codes."""
+    sid = start(client, mode="watch", game=game, agents=agents, seed=3)
+    base = session(client, sid).base
+    names = views.deck_names(base)
+    named = 0
+    for _ in range(8):
+        v = view(client, sid)
+        page = client.get(f"/game/{sid}").text
+        text = re.search(r'<pre id="text">(.*?)</pre>', page, re.S).group(1)
+        coded = [m.group(0) for m in views.CARD_CODE.finditer(v["text"]) if m.group(0) in names]
+        named += len(coded)  # the text view names cards (Dou Dizhu's hands are ranks, its kitty cards) ...
+        for code in coded:  # ... and the page writes them as drawn
+            assert re.search(rf"(?<!\w){re.escape(names[code])}", text), (code, text)
+        words = re.sub(r"<svg.*?</svg>|<[^>]+>", " ", page, flags=re.S)  # the page's words, not its markup
+        assert not [m.group(0) for m in views.CARD_CODE.finditer(words) if m.group(0) in names], words
+        for label, code in re.findall(r'aria-label="([^"]+)" data-code="([^"]+)"', page):
+            assert label in (names.get(code), "black joker", "red joker", "joker")
+        post(client, sid, "next").raise_for_status()
+    assert named
+
+
+def test_card_names_leave_other_notations_alone():
+    assert views.card_name("TC") == "10\u2663" and views.card_name("AS") == "A\u2660"
+    assert views.card_name("BJ") == "B\u2605" and views.card_name("JK") == "J\u2605"
+    assert views.card_names_in("hand: TC 10H AS, kitty BJ; player_0 JK") == (
+        "hand: 10\u2663 10\u2665 A\u2660, kitty B\u2605; player_0 J\u2605"
+    )
+    doudizhu = {"BJ": "B\u2605", "RJ": "R\u2605", "TC": "10\u2663"}  # a deck without JK: a jack and a king
+    assert views.card_names_in("JK TC TT 3334 BJ", doudizhu) == "JK 10\u2663 TT 3334 B\u2605"
+    assert views.card_names_in("player_1 ATC QS_ 2CS") == "player_1 ATC QS_ 2CS"  # whole words only
+    assert views.typed_codes("1x1 to 9\u2666") == "1x1 to 9D" and views.typed_codes("B\u2605 R\u2605") == "BJ RJ"
 
 
 def test_two_way_street_hides_other_players_discards(client):

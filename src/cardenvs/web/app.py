@@ -64,7 +64,7 @@ from .session import (
     StoreFull,
     parse_options,
 )
-from .views import card_back_svg, card_svg, plural
+from .views import card_back_svg, card_names_in, card_svg, deck_names, plural
 
 HERE = Path(__file__).parent
 #: the largest request body read (a move is a few dozen bytes)
@@ -102,6 +102,8 @@ def create_app(
         version=__version__,
         plural=plural,
     )
+    # card codes in a text written as the cards are drawn: {{ text|card_names(names) }}, names = deck_names(base)
+    templates.filters["card_names"] = card_names_in
 
     def page(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(template).render(**context), status_code=status_code)
@@ -177,7 +179,7 @@ def create_app(
             session = session_of(request)
         except BadRequest as exc:
             return error_page(exc.message, exc.status)
-        return page("game.html", v=session.shown)
+        return page("game.html", v=session.shown, names=deck_names(session.base))
 
     async def open_replays(request: Request) -> Response:
         if folder is None:
@@ -198,11 +200,13 @@ def create_app(
     # ------------------------------------------------------------------ API
     async def api_view(request: Request) -> JSONResponse:
         try:
-            shown = session_of(request).shown
+            session = session_of(request)
         except BadRequest as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
+        shown = session.shown
         if request.query_params.get("html") == "1":  # the page's game part too, to replace it in place
-            shown = shown | {"html": templates.get_template("game_body.html").render(v=shown)}
+            body = templates.get_template("game_body.html").render(v=shown, names=deck_names(session.base))
+            shown = shown | {"html": body}
         return JSONResponse(shown)
 
     def action(kind: str):

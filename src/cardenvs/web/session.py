@@ -46,11 +46,13 @@ from .views import (
     cards_taken,
     hand_codes,
     move_cards,
+    move_label,
     public_move,
     result_view,
     selection_token,
     shows_plays,
     table_view,
+    typed_codes,
 )
 
 MODES = ("play", "watch", "replay")
@@ -342,7 +344,7 @@ class GameSession:
                 raise ValueError(f"action {action} is not a legal move here; legal moves: {names}")
         elif isinstance(text, str) and text.strip():
             try:
-                action = self.base.parse_action(text)
+                action = self.base.parse_action(typed_codes(text))  # a card typed as the page names it too
             except ValueError as exc:
                 raise ValueError(f"{exc}; legal moves: {names}") from None
         else:
@@ -397,11 +399,20 @@ class GameSession:
         return log[yours[-1] + 1 :] if yours else log
 
     def _legal_moves(self) -> list[dict[str, Any]]:
-        """The person's legal moves: id, name and the cards each takes from their hand (:func:`move_cards`)."""
+        """The person's legal moves: id, name (the env parses it), the button's label (:func:`move_label`) and the
+        cards each takes from their hand (:func:`move_cards`)."""
         legal = self.legal()
         assert self.human is not None
         cards = move_cards(self.base, self.human, legal)
-        return [{"action": a, "move": self.base.action_name(a), "cards": cards[a]} for a in legal]
+        return [
+            {
+                "action": a,
+                "move": self.base.action_name(a),
+                "label": move_label(self.base, a, cards[a]),
+                "cards": cards[a],
+            }
+            for a in legal
+        ]
 
     def view(self) -> dict[str, Any]:
         base = self.base

@@ -8,12 +8,16 @@ may not see is never put in the dict: not as cards, not in the text render (rend
 seat), not in the move log (Two Way Street's discards and duel bids by other players are logged without
 their cards or values). Once it is over, every hand is shown, and :func:`result_view` says how it ended.
 
-:func:`card_svg` draws one card as inline SVG, suits in colour.
+:func:`card_svg` draws one card as inline SVG, suits in colour; :func:`card_name` names it as the picture
+shows it (``10♣``, not the code ``TC``), and the page writes every card code of its text (the text view, move
+names, the log, the table's lines) that way (:func:`card_names_in`, the ``card_names`` filter of the
+templates). The JSON API keeps the codes, which the envs parse.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,18 +29,62 @@ import numpy as np
 SUIT_SYMBOLS = {"S": "\u2660", "C": "\u2663", "D": "\u2666", "H": "\u2665"}
 SUIT_COLOURS = {"S": "#1a1a1a", "C": "#1b5e20", "D": "#0d47a1", "H": "#c62828"}
 JOKER_COLOURS = {"BJ": "#1a1a1a", "RJ": "#c62828", "JK": "#6a1b9a"}
+JOKER_SYMBOL = "\u2605"
+#: a card code as a whole word of a text: a rank (10 or T for ten) and a suit letter, or a joker's code
+CARD_CODE = re.compile(r"(?<!\w)(?:10|[2-9TJQKA])[SCDH](?!\w)|(?<!\w)(?:BJ|RJ|JK)(?!\w)")
+
+
+def card_face(code: str) -> tuple[str, str, str]:
+    """What a card's picture shows: its rank (``10`` for a ten), its suit symbol (a star for a joker, whose
+    rank is its code's first letter) and the colour of both."""
+    if code in JOKER_COLOURS:
+        return code[0], JOKER_SYMBOL, JOKER_COLOURS[code]
+    rank, suit = code[:-1], code[-1]
+    return ("10" if rank == "T" else rank), SUIT_SYMBOLS[suit], SUIT_COLOURS[suit]
+
+
+def card_name(code: str) -> str:
+    """A card as the page names it, as its picture shows it: ``10♣`` for ``TC``, ``A♠`` for ``AS``, ``B★``
+    for the black joker."""
+    rank, symbol, _ = card_face(code)
+    return rank + symbol
+
+
+def card_names_in(text: str, names: dict[str, str] | None = None) -> str:
+    """``text`` with every card code that is a whole word written as :func:`card_name` writes it. ``names``:
+    the codes of the game's deck and their names (:func:`deck_names`), so that a word of another game's
+    notation is left alone (Dou Dizhu writes a jack and a king as ``JK``); None: every code."""
+
+    def name(match: re.Match) -> str:
+        code = match.group(0).replace("10", "T", 1)
+        if names is None:
+            return card_name(code)
+        return names.get(code, match.group(0))
+
+    return CARD_CODE.sub(name, text)
+
+
+def deck_names(base: Any) -> dict[str, str]:
+    """The name of each card of the game's deck (``base.deck``, card ids), by code."""
+    from ..core.cards import card_code
+
+    return {code: card_name(code) for code in {card_code(int(c)) for c in base.deck}}
+
+
+def typed_codes(text: str) -> str:
+    """A typed move with card names written back as codes (``10♣`` -> ``10C``, ``B★`` -> ``BJ``), so a person
+    may type a card as the page names it."""
+    for letter, symbol in SUIT_SYMBOLS.items():
+        text = text.replace(symbol, letter)
+    return re.sub(r"(?<!\w)([BRJ])\u2605", lambda m: {"B": "BJ", "R": "RJ", "J": "JK"}[m.group(1)], text)
 
 
 def card_svg(code: str, width: int = 54) -> str:
-    """One card as an inline SVG (four-colour suits; jokers in black, red or purple)."""
+    """One card as an inline SVG (four-colour suits; jokers in black, red or purple), labelled with its
+    :func:`card_name` (a joker in words)."""
     height = round(width * 1.4)
-    if code in JOKER_COLOURS:
-        colour, rank, symbol = JOKER_COLOURS[code], code[0], "\u2605"
-        label = {"BJ": "black joker", "RJ": "red joker"}.get(code, "joker")
-    else:
-        rank, suit = code[:-1], code[-1]
-        colour, symbol, label = SUIT_COLOURS[suit], SUIT_SYMBOLS[suit], code
-        rank = "10" if rank == "T" else rank
+    rank, symbol, colour = card_face(code)
+    label = {"BJ": "black joker", "RJ": "red joker", "JK": "joker"}.get(code, rank + symbol)
     return (
         f'<svg class="card" role="img" aria-label="{escape(label)}" data-code="{escape(code)}" width="{width}" '
         f'height="{height}" viewBox="0 0 50 70"><rect x="1" y="1" width="48" height="68" rx="5" fill="#fff" '
@@ -105,6 +153,13 @@ def last_plays(view: dict[str, Any], plays: Sequence[Play]) -> None:
 def shows_plays(env_id: str) -> bool:
     """Whether the game's view draws the plays (has a ``fill_plays`` hook): only then the session reads them."""
     return hasattr(_game_view(env_id), "fill_plays")
+
+
+def move_label(base: Any, action: int, cards: Sequence[str]) -> str:
+    """A legal move's name on its button: the game view's ``move_label`` (Twenty: the card it plays, where
+    the action names only a value), else the action's name."""
+    hook = getattr(_game_view(base.metadata["name"]), "move_label", None)
+    return hook(base, action, cards) if hook else base.action_name(int(action))
 
 
 def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:

@@ -1,13 +1,21 @@
 """Twenty's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
 the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
-match ended."""
+match ended. An action is a card value (``A``, ``2`` .. ``9``, ``T``: the env plays the first card of that
+value held), so a move's button names the card it plays (:func:`move_label`: ``9♣``, not ``9``); the log
+keeps the values, as the env names them and a person types them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import plural, shown
+from cardenvs.web.views import card_name, plural, shown
+
+
+def move_label(base: Any, action: int, cards: list[str]) -> str:
+    """A legal move's button: the card it plays (``9♣``: the first card of that value held), not only its
+    value, which two cards of different suits share."""
+    return " ".join(card_name(c) for c in cards) or base.action_name(int(action))
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
