@@ -50,6 +50,7 @@ one returns an illegal move (or raises), the whole batch is restored to what it 
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -118,6 +119,16 @@ class _Batch:
     @property
     def state_bytes_per_game(self) -> int:
         return self.state.dtype.itemsize
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling and deep copies carry the rules module by name (a module cannot be pickled)."""
+        state = dict(self.__dict__)
+        state["core"] = self.core.__name__
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.core = importlib.import_module(state["core"])
 
     def seed_games(self, seed: int | None) -> None:
         if seed is None:

@@ -578,6 +578,21 @@ class CardEnv(AECEnv):
     def __str__(self) -> str:
         return self.metadata["name"]
 
+    #: what an env keeps that pickling cannot carry: the compiled entry points (looked up again on the next
+    #: step) and the record view of game 0 (made again over the copied ``states``)
+    _NOT_PICKLED = ("_step_kernel", "_observe_kernel", "_kernels_for", "_kernel_key", "_kernel_table", "state")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy.deepcopy`` carry: everything of the game in progress (states, params,
+        masks, rewards, the random generator), without the compiled entry points, so an env can be copied,
+        saved or sent to another process at any point of a game and played on from there."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._NOT_PICKLED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "states" in state:
+            self.state = self.states.view(np.recarray)[0]
+
     # ------------------------------------------------------------------ hooks from a numba core
     def _set_reset_params(self, params: np.ndarray) -> None:
         """Write the episode's reset options (``self.reset_options``) into ``params`` (games override)."""
