@@ -20,6 +20,8 @@ The draws are seeded from the caller's ``rng``, so a seeded arena replays the sa
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cardenvs.agent import PolicyAgent
@@ -86,7 +88,7 @@ class SolverAgent:
         opp_size = int(parts["opponent_hand_size"][0])
         hand_index = int(parts["hand_index"][0])
         last = parts["last_scorer"]
-        common = dict(
+        common: dict[str, Any] = dict(
             tally=int(parts["tally"][0]),
             n_cards=int(parts["tally_cards"][0]),
             hand_index=hand_index,

@@ -79,7 +79,8 @@ from cardenvs.core import seeds
 from cardenvs.core.observation import bound_scaling
 from cardenvs.opponents import OpponentPool
 from cardenvs.registry import spec_of
-from cardenvs.training.config import add_config_arguments, read_config
+
+from .config import add_config_arguments, read_config
 
 TARGETS = ("win", "points", "margin")
 BACKENDS = ("local", "ray")
@@ -360,7 +361,7 @@ class QNet(nn.Module):
 
 
 def build_nets(game: str, layout, args: Args) -> nn.ModuleList:
-    from cardenvs.training.features import move_features
+    from .features import move_features
 
     table = move_features(game)
     return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])

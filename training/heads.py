@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch as th
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
@@ -26,7 +27,9 @@ def action_features(game: str) -> np.ndarray:
     spec = spec_of(game)
     if spec.move_features is None:
         raise ValueError(f"{spec.env_id} declares no move features, so the action-feature policy cannot play it")
-    return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
+    features = spec.hook(spec.move_features)
+    assert features is not None  # move_features is set
+    return np.asarray(features(), dtype=np.float32)
 
 
 class ActionFeatureHead(nn.Module):
@@ -68,6 +71,7 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         table = action_features(self.action_game)
+        assert isinstance(self.action_space, spaces.Discrete)  # a masked policy's actions are one Discrete
         if table.shape[0] != self.action_space.n:
             raise ValueError(
                 f"{self.action_game} has {table.shape[0]} action features for {self.action_space.n} actions"
@@ -76,7 +80,8 @@ class ActionFeaturePolicy(MaskableActorCriticPolicy):
         if self.ortho_init:
             self.action_net.embed.apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))
             self.init_weights(self.action_net.query, gain=0.01)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        # SB3 types optimizer_class as type[Optimizer], whose __init__ takes no lr; its subclasses all do
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()

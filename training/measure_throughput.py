@@ -19,7 +19,7 @@ HEURISTIC = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule", "twos
 
 def sb3_env(game: str, n_envs: int):
     """The self-play VecEnv the learner samples from: the vector learner view against the game's heuristic."""
-    from cardenvs.training.wrapper import make_vector_selfplay
+    from .wrapper import make_vector_selfplay
 
     return make_vector_selfplay(game, {}, {HEURISTIC[game]: 1.0}, n_envs, seed=0)
 
@@ -54,7 +54,7 @@ def sb3_steps_per_second(game: str, steps: int, n_envs: int = 8) -> dict:
 def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
     import ray
 
-    from cardenvs.training.rllib_selfplay import DEFAULTS, build_config
+    from .rllib_selfplay import DEFAULTS, build_config
 
     cfg = dict(
         DEFAULTS,

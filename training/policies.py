@@ -30,7 +30,7 @@ class PPOAgent:
         self.model = MaskablePPO.load(str(p), device="cpu")
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
-        from cardenvs.training.features import feature_size, get_features
+        from .features import feature_size, get_features
 
         self.base = env.unwrapped
         self.features_name = getattr(self.model, "observation_features", None)

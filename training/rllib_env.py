@@ -26,7 +26,7 @@ class WithMask(gym.vector.VectorWrapper):
 
     def __init__(self, env: vector.LearnerVectorEnv):
         super().__init__(env)
-        mask = gym.spaces.Box(0, 1, shape=(env.single_action_space.n,), dtype=np.int8)
+        mask = gym.spaces.Box(0, 1, shape=(int(env.single_action_space.n),), dtype=np.int8)
         self.single_observation_space = gym.spaces.Dict(
             {"observation": env.single_observation_space, "action_mask": mask}
         )

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from cardenvs.training.config import add_config_arguments, read_config
+from .config import add_config_arguments, read_config
 
 
 @dataclass
@@ -104,8 +104,8 @@ def build_config(cfg: dict[str, Any]):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from cardenvs.training.rllib_env import make_env
-    from cardenvs.training.rllib_module import MaskedPPOTorchRLModule
+    from .rllib_env import make_env
+    from .rllib_module import MaskedPPOTorchRLModule
 
     class WinRateCallback(RLlibCallback):
         """Logs the learner's win rate: episodes with a positive return (wins on the ``win`` reward scale)."""
@@ -153,7 +153,7 @@ def add_snapshot(algo: Any, name: str) -> int:
             return False
         import copy
 
-        from cardenvs.training.rllib_env import snapshot_opponent
+        from .rllib_env import snapshot_opponent
 
         env.unwrapped.pool.add_snapshot(snapshot_opponent(copy.deepcopy(runner.module), name))
         return True

@@ -37,7 +37,8 @@ from typing import Any
 import yaml
 
 from cardenvs.core import seeds
-from cardenvs.training.config import add_config_arguments, read_config
+
+from .config import add_config_arguments, read_config
 
 
 @dataclass
@@ -199,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"run {args.run_name} -> {run_dir}", flush=True)
 
     # 3. self-play on the vector learner view: all games stepped together, opponents drawn from the pool
-    from cardenvs.training.wrapper import make_vector_selfplay
+    from .wrapper import make_vector_selfplay
 
     vec = make_vector_selfplay(
         args.game,
@@ -218,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ppo = dict(args.ppo)
     policy_kwargs: dict[str, Any] = {"net_arch": ppo.pop("net_arch", [256, 256])}
     if args.policy == "action_features":
-        from cardenvs.training.heads import ActionFeaturePolicy
+        from .heads import ActionFeaturePolicy
 
         policy: Any = ActionFeaturePolicy
         policy_kwargs["action_game"] = args.game
