@@ -67,7 +67,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -166,8 +166,8 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--actors", type=int, help="Ray actors with --ray (config actors)")
     parser.add_argument("--device", help="the learner's device: cpu, cuda, cuda:N or auto (config device)")
     ns = parser.parse_args(argv)
-    flags = ("total_frames", "minutes", "out", "seed", "num_envs", "eval_games", "final_eval_games", "resume")
-    flags += ("backend", "actors", "device")
+    flags: tuple[str, ...] = ("total_frames", "minutes", "out", "seed", "num_envs", "eval_games", "final_eval_games")
+    flags += ("resume", "backend", "actors", "device")
     values = read_config(parser, ns, Args, flags)
     for key in ("options", "eval_options"):
         if not isinstance(values.get(key, {}), dict):
@@ -271,7 +271,7 @@ class StateFeatures:
         self.big = torch.as_tensor(big) if big.any() else None
         self.div = torch.as_tensor(1.0 / divisor, dtype=torch.float32)
 
-    def __call__(self, raw: np.ndarray) -> torch.Tensor:
+    def __call__(self, raw: np.ndarray | torch.Tensor) -> torch.Tensor:
         x = torch.as_tensor(raw, dtype=torch.float32)
         if self.big is not None:
             x = torch.where(self.big, torch.log1p(x.clamp(min=0.0)), x)
@@ -297,6 +297,12 @@ def roles_of(game: str, layout, obs: np.ndarray) -> np.ndarray:
 class QNet(nn.Module):
     """``Q(s, m) = w . relu(A h(s) + B e(m) + c) + d`` with ``h`` the state MLP (a 1-D conv over the history
     segment, if any) and ``e`` the move MLP over the move table's features."""
+
+    # for the type checker: the buffers (torch types a module's attributes as Tensor | Module), and the history
+    # segment's (start, stop, windows, window) or None
+    rest_index: torch.Tensor
+    moves: torch.Tensor
+    history: tuple[int, int, int, int] | None
 
     def __init__(self, layout, move_table: np.ndarray, args: Args):
         super().__init__()
@@ -393,7 +399,7 @@ def choose(
         best_col = grid.argmax(dim=1).numpy()
         chosen[sel] = ids[sel, best_col]
     if epsilon > 0:
-        explore = rng.random(n) < epsilon
+        explore = rng.random(int(n)) < epsilon
         if explore.any():
             k = np.flatnonzero(explore)
             cols = (rng.random(len(k)) * counts[k]).astype(np.int64)
@@ -449,7 +455,7 @@ class EpisodeRing:
     def finish_step(self, rewards: np.ndarray, done: np.ndarray) -> list[tuple[np.ndarray, ...]]:
         """Add the step's rewards; for each game that ended, its decisions as (obs, action, role, target)."""
         self.rewards[self.t % self.capacity] = rewards
-        out = []
+        out: list[tuple[np.ndarray, ...]] = []
         for b in np.flatnonzero(done):
             steps = np.arange(self.start[b], self.t + 1) % self.capacity
             targets = episode_targets(self.rewards[steps, b], self.seat[steps, b], self.margin, self.horizon)
@@ -593,7 +599,7 @@ def ray_actor_class():
             if weights is not None:
                 self.nets.load_state_dict(weights)
                 for net in self.nets:
-                    net.invalidate()
+                    cast(QNet, net).invalidate()
             samples = self.actors.collect(self.nets)
             return samples, self.actors.episodes, self.actors.decisions
 
@@ -826,7 +832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: init_from: {exc}", file=sys.stderr)
             return 2
         for net in nets:
-            net.invalidate()
+            cast(QNet, net).invalidate()
         print(f"networks from {args.init_from} ({int(data['frames']):,} frames)", flush=True)
     if args.total_frames > frames and (args.total_frames - frames) % args.batch_size:
         asked = args.total_frames
@@ -908,7 +914,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if usable <= 0:
                 break
             order = rng.permutation(usable)
-            net, opt = nets[role], optimizers[role]
+            net, opt = cast(QNet, nets[int(role)]), optimizers[role]
             for lo in range(0, usable, args.batch_size):
                 idx = order[lo : lo + args.batch_size]
                 x = features(torch.as_tensor(data_obs[idx], device=device))
@@ -976,7 +982,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if used and acting is not nets:
             acting.load_state_dict(nets.state_dict())
             for net in acting:
-                net.invalidate()
+                cast(QNet, net).invalidate()
         if local is None:
             if used:
                 version += 1

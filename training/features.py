@@ -66,7 +66,8 @@ def move_features(game: str) -> np.ndarray:
     from cardenvs import make
 
     spec = spec_of(game)
-    if spec.move_features is not None:
-        return np.asarray(spec.hook(spec.move_features)(), dtype=np.float32)
+    declared = spec.hook(spec.move_features)
+    if declared is not None:
+        return np.asarray(declared(), dtype=np.float32)
     n = make(spec.env_id).unwrapped.num_actions
     return np.eye(n, dtype=np.float32)

@@ -11,7 +11,7 @@ beside its observation (:class:`WithMask`), since RLlib's networks see only obse
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -26,7 +26,8 @@ class WithMask(gym.vector.VectorWrapper):
 
     def __init__(self, env: vector.LearnerVectorEnv):
         super().__init__(env)
-        mask = gym.spaces.Box(0, 1, shape=(int(env.single_action_space.n),), dtype=np.int8)
+        actions = cast(gym.spaces.Discrete, env.single_action_space)
+        mask = gym.spaces.Box(0, 1, shape=(int(actions.n),), dtype=np.int8)
         self.single_observation_space = gym.spaces.Dict(
             {"observation": env.single_observation_space, "action_mask": mask}
         )
@@ -35,7 +36,8 @@ class WithMask(gym.vector.VectorWrapper):
     def _with_mask(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         return {"observation": obs, "action_mask": self.env.unwrapped.action_masks().view(np.int8)}
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    # gymnasium's VectorWrapper.reset also takes a list of seeds, which the VectorEnv it wraps does not
+    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[override]
         obs, info = self.env.reset(seed=seed, options=options)
         return self._with_mask(obs), info
 

@@ -226,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         policy = "MlpPolicy"
     model = MaskablePPO(policy, vec, seed=args.seed, device="cpu", verbose=0, policy_kwargs=policy_kwargs, **ppo)
-    model.observation_features = args.features  # saved with the model; PPOAgent applies the same features
+    # saved with the model; PPOAgent applies the same features (an attribute of ours, unknown to SB3's types)
+    model.observation_features = args.features  # type: ignore[attr-defined]
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
 
     # 5. periodic evaluation, checkpoints and snapshots
