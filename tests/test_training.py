@@ -46,13 +46,14 @@ def test_learner_seat_rotates_and_points_rewards_sum_to_score_change():
     venv = make_vector_selfplay("war", {**WAR_SINGLE_PASS, "reward": "points"}, {"random": 1.0}, 4, seed=1)
     venv.reset()
     games = np.arange(4)
+    offset = venv.env.seat_offset()  # drawn from the reset seed
     for episode in range(3):
-        np.testing.assert_array_equal(venv.env.learner_seat, (games + episode) % 2)
+        np.testing.assert_array_equal(venv.env.learner_seat, (offset + games + episode) % 2)
         rewards, results = play_war(venv)
         dones, infos = results[-1]
         assert dones.all()
         seats = [info["learner_seat"] for info in infos]
-        np.testing.assert_array_equal(seats, (games + episode) % 2)
+        np.testing.assert_array_equal(seats, (offset + games + episode) % 2)
         finals = venv.env._b.final_scores[games, seats]
         np.testing.assert_array_equal(rewards.sum(axis=0), finals)  # battles won = sum of points rewards
 

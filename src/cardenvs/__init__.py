@@ -1,6 +1,7 @@
 """cardenvs: card-game environments for reinforcement learning.
 
-``cardenvs.make(env_id, **options)`` builds an env; ``ENV_IDS`` lists the ids; versioned shims follow
+``cardenvs.make(env_id, **options)`` builds an env; ``cardenvs.single_agent(game, opponents=...)`` a single-agent
+``gymnasium.Env`` (:mod:`cardenvs.single`); ``ENV_IDS`` lists the ids; versioned shims follow
 PettingZoo's convention (``from cardenvs import war_v0; env = war_v0.env()``); ``cardenvs.legal_actions(obs)``
 gives the legal action ids of an observation, the fast way.
 """
@@ -19,11 +20,15 @@ from .core.env import legal_actions  # noqa: E402
 from .registry import env_ids, make, resolve_id  # noqa: E402
 
 ENV_IDS = env_ids()
-__all__ = ["make", "legal_actions", "ENV_IDS", "resolve_id", "__version__", *ENV_IDS]
+__all__ = ["make", "legal_actions", "single_agent", "ENV_IDS", "resolve_id", "__version__", *ENV_IDS]
 
 
 def __getattr__(name: str):
-    # `from cardenvs import war_v0` imports the shim lazily
+    # `cardenvs.single_agent(...)` (cardenvs.single: a gymnasium.Env) and `from cardenvs import war_v0` import lazily
+    if name == "single_agent":
+        from .single import single_agent
+
+        return single_agent
     if name in ENV_IDS:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'cardenvs' has no attribute {name!r}")

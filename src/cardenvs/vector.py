@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -616,14 +616,18 @@ class VectorEnv:
 
 
 Opponent = Any  # "random", a policy name of the game, or a callable
+#: what the learner view's ``opponents`` takes: one opponent per other seat (or one for all), or a pool
+Opponents = Sequence[Opponent] | Mapping[Opponent, float] | OpponentPool
 
 
 class LearnerVectorEnv(GymVectorEnv):
     """One learner per game, the other seats played inside ``step`` (see the module docstring).
 
-    ``learner``: a seat index, or ``"rotate"`` (game ``b``'s learner sits in seat ``(b + episode) % n``, so
-    every seat is learnt). ``opponents``: one entry per other seat, in seat order after the learner (one
-    entry is used for every seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
+    ``learner``: a seat index, or ``"rotate"``: game ``b``'s learner sits in seat ``(r + b + episode) % n``,
+    where ``r`` is drawn from ``reset``'s seed (:meth:`seat_offset`), so every seat is learnt across the games
+    of a batch, across its deals (autoreset) and across seeded resets (a batch of one game included).
+    ``opponents``: one entry per other seat, in seat order after the learner (one entry is used for every
+    seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
     ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
     ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move, or the name
     of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``): an
@@ -644,7 +648,7 @@ class LearnerVectorEnv(GymVectorEnv):
         env_id: str,
         num_envs: int,
         learner: int | str = "rotate",
-        opponents: Sequence[Opponent] = ("random",),
+        opponents: Opponents = ("random",),
         threads: int = 1,
         copy: bool = True,
         autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
@@ -675,26 +679,26 @@ class LearnerVectorEnv(GymVectorEnv):
         self.rng = np.random.default_rng(0)
         self.pool: OpponentPool | None = None
         self.pool_kinds: list[int] = []  # the kernels' code of each pool entry, made as entries appear
-        if isinstance(opponents, (dict, OpponentPool)):  # every seat of every episode draws an opponent by weight
-            self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
+        if isinstance(opponents, (Mapping, OpponentPool)):  # every seat of every episode draws one by weight
+            self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(dict(opponents))
             self._pool_kinds()
             self.opponent_kinds = None
         else:
-            if isinstance(opponents, (str, bytes)) or callable(opponents):
-                opponents = [opponents]
-            opponents = list(opponents)
-            if len(opponents) == 1:
-                opponents = opponents * (n - 1)
-            if len(opponents) != n - 1:
+            listed: list[Opponent] = (
+                [opponents] if isinstance(opponents, (str, bytes)) or callable(opponents) else list(opponents)
+            )
+            if len(listed) == 1:
+                listed = listed * (n - 1)
+            if len(listed) != n - 1:
                 raise ValueError(
-                    f"opponents: {len(opponents)} given; {self.env_id} has {n - 1} other seats "
+                    f"opponents: {len(listed)} given; {self.env_id} has {n - 1} other seats "
                     "(give one per seat, one for all, or a dict opponent -> weight)"
                 )
-            self.opponent_kinds = np.array([self._kind(o) for o in opponents], dtype=np.int64)
+            self.opponent_kinds = np.array([self._kind(o) for o in listed], dtype=np.int64)
         self.learner_seat = np.zeros(b.num_envs, dtype=np.int64)
         self.seat_kinds = np.zeros((b.num_envs, n), dtype=np.int64)
         self.single_observation_space = b.layout.space()
-        self.single_action_space = spaces.Discrete(b.num_actions)
+        self.single_action_space: spaces.Discrete = spaces.Discrete(b.num_actions)
         self.observation_space = spaces.Box(
             low=0,
             high=np.broadcast_to(b.layout.high, (b.num_envs, b.layout.size)),
@@ -725,7 +729,7 @@ class LearnerVectorEnv(GymVectorEnv):
         """Seats of the learner and its opponents in games ``which`` (for their current episode)."""
         n = self._b.num_players
         if self.rotate:
-            self.learner_seat[which] = (which + self._b.episodes[which]) % n
+            self.learner_seat[which] = (self.seat_offset() + which + self._b.episodes[which]) % n
         else:
             self.learner_seat[which] = self.fixed_seat
         if self.pool is not None:
@@ -738,6 +742,14 @@ class LearnerVectorEnv(GymVectorEnv):
             seat = (self.learner_seat[which] + 1 + j) % n
             self.seat_kinds[which, seat] = kinds[:, j]
         self.seat_kinds[which, self.learner_seat[which]] = 0
+
+    def seat_offset(self) -> int:
+        """The rotation's offset ``r`` for the batch's reset seed (0 to n - 1; a stream of its own)."""
+        seed = self._b.seed
+        if self.__dict__.get("_offset_of") != seed:
+            self._offset_of = seed
+            self._offset = int(seeds.states(seed, 1, stream="learner_seat")[0] % np.uint64(self._b.num_players))
+        return self._offset
 
     def _pool_kinds(self) -> list[int]:
         """The kernels' code of every pool entry (entries added to the pool directly get theirs here)."""
@@ -942,6 +954,18 @@ class LearnerVectorEnv(GymVectorEnv):
         """The learner's legal actions in every game, bool ``[B, A]`` (sb3-contrib's hook)."""
         return self._b.out(self._b.mask)
 
+    def observations(self) -> np.ndarray:
+        """The learner's observations ``[B, D]``, as the last ``reset`` or ``step`` returned them."""
+        return self._b.out(self._b.obs)
+
+    def table(self, game: int) -> str:
+        """Game ``game``'s table as text (every hand), as the AEC env's ``render_text`` shows it."""
+        return self._b.proto.render_state(self._b.state[game : game + 1])
+
+    def action_name(self, action: int) -> str:
+        """The name of ``action`` (an id of the game's action table)."""
+        return self._b.proto.action_name(action)
+
     def render(self) -> Any:
         """Every game's table as text, a tuple of B strings, with ``render_mode="ansi"`` (printed with
         ``"human"``, returning None)."""
@@ -962,7 +986,7 @@ def make(
     env_id: str,
     num_envs: int,
     learner: int | str | None = None,
-    opponents: Sequence[Opponent] | None = None,
+    opponents: Opponents | None = None,
     threads: int = 1,
     copy: bool = True,
     **options: Any,

@@ -23,6 +23,7 @@ STREAMS: dict[str, int | None] = {
     "vector_opponents": 0x0DD5,  # each vector game's numba stream for random and the heuristics' ties
     "vector_agents": 0xA6E7,  # an agent by name playing as a vector opponent: decision k of game b
     "opponent_pool": 0x5EA7,  # the learner view's draws from the opponent pool
+    "learner_seat": 0x5EA8,  # the learner view's rotation offset: the learner's seat in game 0 of a reset
     "dmc_actors": None,  # a DMC run's actors (exploration, opponents), from the frames done so far
 }
 
