@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 
-from cardenvs.cache import FIRST_USE_BATCH, first_use_in_new_process
+from cardenvs.coldstart import FIRST_USE_BATCH, first_use_in_new_process
 from cardenvs.registry import env_ids
 
 from .common import row

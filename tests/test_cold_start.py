@@ -1,4 +1,4 @@
-"""First use of a game (:func:`cardenvs.cache.first_use`): what the AEC env and the vector env compile with an
+"""First use of a game (:func:`cardenvs.coldstart.first_use`): what the AEC env and the vector env compile with an
 empty numba cache.
 
 Each compile costs a tenth of a second or more of a newcomer's first ``reset`` (``cardenvs bench --only cold``
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from cardenvs.cache import first_use_in_new_process
+from cardenvs.coldstart import first_use_in_new_process
 from cardenvs.registry import env_ids
 
 #: War keeps each game's random stream in its state (a record field) and deals from a fresh one (an array):
