@@ -1,6 +1,7 @@
-"""Twos, a climbing game with bombs: move table and generator (:mod:`.moves`, with :func:`legal_moves`),
-the numba rules over a batched state (:mod:`.rules`), numba heuristics (:mod:`.policies`), determinization
-for search (:mod:`.determinize`), move features for learners (:mod:`.features`), the env (:mod:`.env`).
+"""Twos, a climbing game with bombs: move table and generator (:mod:`.moves`), the numba rules over a
+batched state (:mod:`.rules`, with :func:`legal_moves`), numba heuristics (:mod:`.policies`),
+determinization for search (:mod:`.determinize`), move features for learners (:mod:`.features`), the env
+(:mod:`.env`).
 
 This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`); it
 imports nothing heavy, so every game's spec is read at ``import cardenvs``."""
@@ -22,4 +23,4 @@ SPEC = GameSpec(
 )
 
 #: names this package re-exports from its modules, imported on first use
-__getattr__ = lazy_attributes(__name__, {"legal_moves": "moves"})
+__getattr__ = lazy_attributes(__name__, {"legal_moves": "rules"})

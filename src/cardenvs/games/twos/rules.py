@@ -328,3 +328,30 @@ def trick(record) -> list[tuple[int, int]]:
     """The current trick's turns as (seat, action) pairs, oldest first (pass is ``moves.PASS``)."""
     n = int(record["n_trick"])
     return list(zip(record["trick_player"][:n].tolist(), record["trick_action"][:n].tolist(), strict=True))
+
+
+def legal_moves(hand: str, to_beat: str | None = None, bomb_order: str = "classic", hand_size: int = 13) -> list[str]:
+    """The legal moves of ``hand`` against ``to_beat`` (both space-separated card codes), as the cards each
+    canonical action plays, plus ``"pass"`` when there is something to beat.
+
+    >>> legal_moves("5S 6C 7H 7S", "4H")
+    ['5S', '6C', '7S', '7H', 'pass']
+    """
+    values = moves.parse_values(hand)
+    if len(set(values)) != len(values):
+        raise ValueError(f"hand {hand!r} holds a card twice")
+    hand_values = np.zeros(52, dtype=np.int8)
+    hand_values[values] = 1
+    target = None
+    if to_beat is not None:
+        target = moves.classify(moves.parse_values(to_beat))
+        if target is None:
+            raise ValueError(f"to_beat {to_beat!r} is not a Twos combination")
+    mask = moves.legal_mask_for(hand_values, target, bomb_strength(bomb_order, hand_size))
+    out = []
+    for action in np.flatnonzero(mask):
+        if action == moves.PASS:
+            out.append("pass")
+        else:
+            out.append(" ".join(moves.value_code(v) for v in moves.cards_of(hand_values, int(action))))
+    return out
