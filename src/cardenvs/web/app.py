@@ -51,6 +51,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..agent import known_agents
+from ..core.view import plural
 from ..registry import env_ids, raw_env_class
 from .files import REFUSED, Refused, ReplayFolder
 from .guard import Guard
@@ -64,7 +65,7 @@ from .session import (
     StoreFull,
     parse_options,
 )
-from .views import card_back_svg, card_names_in, card_svg, deck_names, plural
+from .views import card_back_svg, card_names_in, card_svg, deck_names
 
 HERE = Path(__file__).parent
 #: the largest request body read (a move is a few dozen bytes)

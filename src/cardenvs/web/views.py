@@ -20,34 +20,15 @@ import copy
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import numpy as np
 
-SUIT_SYMBOLS = {"S": "\u2660", "C": "\u2663", "D": "\u2666", "H": "\u2665"}
-SUIT_COLOURS = {"S": "#1a1a1a", "C": "#1b5e20", "D": "#0d47a1", "H": "#c62828"}
-JOKER_COLOURS = {"BJ": "#1a1a1a", "RJ": "#c62828", "JK": "#6a1b9a"}
-JOKER_SYMBOL = "\u2605"
+from ..core.view import SUIT_SYMBOLS, Play, card_face, card_name, names_and, number
+
 #: a card code as a whole word of a text: a rank (10 or T for ten) and a suit letter, or a joker's code
 CARD_CODE = re.compile(r"(?<!\w)(?:10|[2-9TJQKA])[SCDH](?!\w)|(?<!\w)(?:BJ|RJ|JK)(?!\w)")
-
-
-def card_face(code: str) -> tuple[str, str, str]:
-    """What a card's picture shows: its rank (``10`` for a ten), its suit symbol (a star for a joker, whose
-    rank is its code's first letter) and the colour of both."""
-    if code in JOKER_COLOURS:
-        return code[0], JOKER_SYMBOL, JOKER_COLOURS[code]
-    rank, suit = code[:-1], code[-1]
-    return ("10" if rank == "T" else rank), SUIT_SYMBOLS[suit], SUIT_COLOURS[suit]
-
-
-def card_name(code: str) -> str:
-    """A card as the page names it, as its picture shows it: ``10♣`` for ``TC``, ``A♠`` for ``AS``, ``B★``
-    for the black joker."""
-    rank, symbol, _ = card_face(code)
-    return rank + symbol
 
 
 def card_names_in(text: str, names: dict[str, str] | None = None) -> str:
@@ -102,23 +83,6 @@ def card_back_svg(width: int = 30) -> str:
     )
 
 
-def number(x: Any) -> float | int:
-    """A score as JSON shows it: an integer when it is one (12, not 12.0)."""
-    x = float(x)
-    return int(x) if x.is_integer() else x
-
-
-@dataclass(frozen=True)
-class Play:
-    """One step of a game: who moved, the action, and the cards it took from the mover's hand (in the order
-    the hand shows them; none for a pass, a bid, a declaration). Hidden or not: a game view's ``fill_plays``
-    decides what of it is shown."""
-
-    seat: int
-    action: int
-    cards: tuple[str, ...]
-
-
 def hand_codes(base: Any, seat: int) -> list[str]:
     """``seat``'s hand as :func:`table_view` shows it to that seat (empty for a game without hands)."""
     return table_view(base, seat)["seats"][seat]["cards"] or []
@@ -134,20 +98,6 @@ def cards_taken(before: Sequence[str], after: Sequence[str]) -> list[str]:
         else:
             taken.append(code)
     return taken
-
-
-def latest_play(plays: Sequence[Play], seat: int, action: int) -> Play | None:
-    """The last of ``plays`` in which ``seat`` played ``action`` (None if there is none)."""
-    return next((p for p in reversed(plays) if p.seat == seat and p.action == action), None)
-
-
-def last_plays(view: dict[str, Any], plays: Sequence[Play]) -> None:
-    """Each seat's ``last_cards``: the cards of its latest step (empty when it took none), for a game whose
-    plays are all face up."""
-    latest = {p.seat: p for p in plays}
-    for seat in view["seats"]:
-        play = latest.get(seat["seat"])
-        seat["last_cards"] = list(play.cards) if play is not None else []
 
 
 def shows_plays(env_id: str) -> bool:
@@ -194,16 +144,6 @@ def table_view(base: Any, viewer: int | None, plays: Sequence[Play] | None = Non
     return view
 
 
-def plural(count: float, word: str, many: str | None = None) -> str:
-    """``1 card``, ``2 cards`` (``many``: the plural when it is not ``word + "s"``)."""
-    return f"{count} {word if count == 1 else many or word + 's'}"
-
-
-def names_and(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def result_view(base: Any) -> dict[str, Any]:
     """How a finished game ended, for people: ``text`` says who won and why in words (the game view's
     ``describe_result``, else :func:`generic_result`), ``scores`` each seat's score in the game's own units."""
@@ -245,11 +185,6 @@ def generic_result(base: Any) -> str:
         return f"nobody wins (scores: {scores})"
     verb = "wins" if len(winners) == 1 else "share the win"
     return f"{names_and(winners)} {verb} (scores: {scores})"
-
-
-def shown(base: Any, viewer: int | None, p: int) -> bool:
-    """Whether ``viewer`` (None: everyone) may see seat ``p``'s hand."""
-    return viewer is None or viewer == p
 
 
 def _game_view(env_id: str) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import Play, last_plays, latest_play, number, plural, shown
+from cardenvs.core.view import Play, last_plays, latest_play, number, plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:

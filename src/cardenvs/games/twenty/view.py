@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import card_name, plural, shown
+from cardenvs.core.view import card_name, plural, shown
 
 
 def move_label(base: Any, action: int, cards: list[str]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import names_and, number, plural, shown
+from cardenvs.core.view import names_and, number, plural, shown
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.web.views import Play, last_plays, latest_play, plural, shown
+from cardenvs.core.view import Play, last_plays, latest_play, plural, shown
 
 
 def describe_result(base: Any) -> str:

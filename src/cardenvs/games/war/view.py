@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardenvs.core.cards import card_code
-from cardenvs.web.views import plural
+from cardenvs.core.view import plural
 
 
 def describe_result(base: Any) -> str:
