@@ -1,5 +1,5 @@
 """The arena's two engines on the same tournaments: games per second of ``cardenvs arena`` with the vector
-engine (every game of a job at once, :mod:`cardenvs.batched`) as a ratio to the AEC engine (one game at a
+engine (every game of a job at once, :mod:`cardenvs.arena.batched`) as a ratio to the AEC engine (one game at a
 time) measured in the same run, for three copies of a game's heuristic and, with torch, a shipped DMC model
 against two heuristics. Both engines give the same records; the time is the tournament's (``run_plan``:
 agents built, games played, records made), after one small warm-up tournament each."""

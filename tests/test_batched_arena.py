@@ -1,4 +1,4 @@
-"""The arena's batched engine (cardenvs.batched): the same records as the AEC engine, game for game, on every
+"""The arena's batched engine (cardenvs.arena.batched): the same records as the AEC engine, game for game, on every
 registered game; which tables it plays; the vector env's per-game seeds, reset options and single games."""
 
 import json

@@ -14,8 +14,7 @@ from cardenvs.registry import spec_of
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERIC = [
-    "src/cardenvs/arena.py",
-    "src/cardenvs/batched.py",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/arena").glob("*.py")),
     "src/cardenvs/vector.py",
     "src/cardenvs/search.py",
     "src/cardenvs/agent.py",

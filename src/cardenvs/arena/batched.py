@@ -3,8 +3,8 @@
 :func:`play_games` plays a list of arena games (deal, seating, reset options) of one table on a
 :class:`cardenvs.vector.VectorEnv` of as many games (``autoreset=False``: each is played once), with one
 ``act_batch`` call per agent and step for every game where that agent is to move (the batch protocol of
-:mod:`cardenvs.agent`). It returns the :class:`~cardenvs.arena.GameRecord` each game gets from the AEC engine
-(:func:`cardenvs.arena.play_one`), field for field:
+:mod:`cardenvs.agent`). It returns the :class:`~cardenvs.arena.records.GameRecord` each game gets from the AEC engine
+(:func:`cardenvs.arena.aec.play_one`), field for field:
 
 * the deal of game ``(d, k)`` is the AEC env's after ``reset(seed=game_seed(seed, d), options=...)`` (the
   vector env's per-game ``seeds``), with the duplicate mode's reset options in the vector env's params (games
@@ -34,9 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from .agent import BatchGames, PolicyAgent, takes_games
-from .registry import make, spec_of
-from .vector import VectorEnv
+from ..agent import BatchGames, PolicyAgent, load_agent, takes_games
+from ..registry import make, spec_of
+from ..vector import VectorEnv
+from .records import GameRecord, agent_rng, deal_games, game_seed
 
 #: an arena game: (deal, replay index in the deal's set, agent index per seat, reset options)
 Game = tuple[int, int, tuple[int, ...], dict]
@@ -65,15 +66,12 @@ def play_deals(
     table: int,
     bidding: bool,
     tournament: str = "",
-) -> list:
-    """An arena job (:func:`cardenvs.arena._play_deals`) on this engine: the games of ``deals`` by
+) -> list[GameRecord]:
+    """An arena job (:func:`cardenvs.arena.aec.play_deals`'s) on this engine: the games of ``deals`` by
     :func:`play_games`. The agents and envs are built once per process for the tournament ``tournament``
     (an id; another one builds them anew, so a model file written between two tournaments is read again):
     an agent of the batch protocol keeps nothing between calls, so every job shares it (a DMC model is
     loaded, and its move table computed, once rather than per job)."""
-    from .agent import load_agent
-    from .arena import deal_games
-
     if tournament != _KEPT_FOR[0] or not tournament:
         _KEPT.clear()
         _KEPT_FOR[0] = tournament
@@ -154,8 +152,6 @@ def _play_batch(
     games: Sequence[Game],
     table: int,
 ) -> list:
-    from .arena import GameRecord, agent_rng, game_seed
-
     count = len(games)
     config = json.dumps(options, sort_keys=True, default=str)
     build = partial(VectorEnv, env_id, count, copy=False, autoreset=False, **options)

@@ -1,0 +1,111 @@
+"""The arena's AEC engine: a job's games played one by one in the AEC env (:func:`cardenvs.core.env.play_episode`),
+each optionally written as a replay."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agent import load_agent
+from ..core.env import play_episode
+from ..registry import make, spec_of
+from .records import GameRecord, agent_rng, deal_games, game_seed
+
+
+def play_one(
+    env,
+    agents: Sequence[Any],
+    seats: Sequence[str],
+    seed: int,
+    rng: np.random.Generator,
+    reset_options: dict | None = None,
+    deal: int = 0,
+    replay: int = 0,
+    table: int = 0,
+) -> GameRecord:
+    """Play one game with ``agents[s]`` in seat ``s``; ``seats`` are their labels."""
+    base = env.unwrapped
+    for agent in agents:
+        if hasattr(agent, "reset"):
+            agent.reset()
+    episode = play_episode(env, lambda seat, obs: agents[seat].act(obs, rng), seed=seed, options=reset_options)
+    illegal = None if episode.illegal is None else seats[episode.illegal]
+    if illegal is None:
+        outcome = base.outcome()
+    else:
+        outcome = np.array([-1.0 if label == illegal else 0.0 for label in seats])
+    roles = spec_of(base.metadata["name"]).roles
+    seat_roles, role_values = roles.game_roles(base) if roles is not None else (None, {})
+    return GameRecord(
+        deal,
+        replay,
+        table,
+        list(seats),
+        episode.scores,
+        episode.rewards,
+        [float(o) for o in outcome],
+        illegal,
+        episode.steps,
+        episode.truncated,
+        seat_roles,
+        role_values,
+    )
+
+
+def play_deals(
+    env_id: str,
+    agent_names: list[str],
+    labels: list[str],
+    options: dict,
+    seed: int,
+    deals: Sequence[int],
+    duplicate: bool,
+    table: int,
+    bidding: bool = False,
+    replays_dir: str | None = None,
+    total_deals: int = 0,
+) -> list[GameRecord]:
+    """An arena job on this engine: the games of ``deals``, one by one; with ``replays_dir`` each is written
+    as a replay numbered over the whole tournament (``total_deals`` per table)."""
+    env = make(env_id, **options)
+    base = env.unwrapped
+    games = deal_games(base, deals, duplicate, bidding)
+    built = [load_agent(name, base) for name in agent_names]
+    recorder = None
+    if replays_dir is not None:
+        from ..replay import Recorder
+
+        recorder = Recorder(env)
+    records = []
+    per_deal = len(games) // max(1, len(deals))  # every deal has the same set of games
+    for d, k, perm, reset_options in games:
+        record = play_one(
+            recorder or env,
+            [built[i] for i in perm],
+            [labels[i] for i in perm],
+            game_seed(seed, d),
+            agent_rng(seed, d, k),
+            reset_options or None,
+            d,
+            k,
+            table,
+        )
+        records.append(record)
+        if recorder is not None and replays_dir is not None:
+            index = (table * total_deals + d) * per_deal + k
+            _write_replay(
+                recorder, record, [agent_names[i] for i in perm], options, seed, d, reset_options, replays_dir, index
+            )
+    return records
+
+
+def _write_replay(
+    recorder, record: GameRecord, names: list[str], options: dict, seed: int, deal: int, reset_options, folder, index
+) -> None:
+    from ..replay import FILE_PATTERN, from_game
+
+    game = from_game(recorder, record, names, options, game_seed(seed, deal), reset_options, tournament_seed=seed)
+    game.save(Path(folder) / FILE_PATTERN.format(index=index))

@@ -1,0 +1,310 @@
+"""Plans and scheduling: :func:`plan_tournament` checks a tournament's every argument before anything is
+played; :func:`run_plans` splits the plans into jobs of deals and plays them on either engine over worker
+processes; :func:`run_tournament` and :func:`play` do both."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agent import acts_on_batches, load_agent
+from ..core.env import check_seed
+from ..registry import make, register, resolve_id, spec_of
+from . import aec
+from .records import GameRecord, seatings
+from .results import Results
+
+#: the ways to play a tournament's games (``engine``): chosen per table, batched in a vector env, or one by one
+ENGINES = ("auto", "vector", "aec")
+
+
+def labels_for(agent_names: Sequence[str]) -> list[str]:
+    """Unique labels: repeated names get ``#1``, ``#2`` suffixes so identical agents are told apart."""
+    seen: dict[str, int] = {}
+    labels = []
+    for n in agent_names:
+        if agent_names.count(n) > 1:
+            seen[n] = seen.get(n, 0) + 1
+            labels.append(f"{n}#{seen[n]}")
+        else:
+            labels.append(n)
+    return labels
+
+
+def _worker(job: tuple) -> list[GameRecord]:
+    spec, (env_id, names, labels, options, seed, deals, duplicate, table, bidding, replays, total, vector, run) = job
+    register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
+    if vector:  # the agents and envs are built once per tournament (its id) and process
+        from . import batched
+
+        return batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, bidding, run)
+    return aec.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, bidding, replays, total)
+
+
+@dataclass
+class Plan:
+    """A checked tournament (:func:`plan_tournament`), ready for :func:`run_plan`."""
+
+    env_id: str
+    agent_names: list[str]
+    labels: list[str]
+    options: dict
+    seed: int
+    games: int
+    duplicate: bool
+    workers: int
+    tables: list[tuple[int, ...]]
+    games_per_deal: int
+    bidding: bool = False
+    replays: str | None = None  # folder for one replay file per game (cardenvs.replay)
+    engine: str = "auto"  # as asked (ENGINES)
+    batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
+
+
+def _count(value: Any, what: str, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{what} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def plan_tournament(
+    env_id: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    duplicate: bool = True,
+    workers: int = 1,
+    round_robin: bool = False,
+    bidding: bool = False,
+    replays: str | None = None,
+    engine: str = "auto",
+) -> Plan:
+    """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
+    game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
+    below 1, a negative seed, ``bidding`` for a game without it, an agent that declares ``bids = False``
+    where the agents would bid, a ``replays`` folder that cannot take the replays, an unknown ``engine`` or
+    ``"vector"`` for agents that cannot act on batches)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
+    env_id = resolve_id(env_id)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict of {env_id} options, got {type(options).__name__} {options!r}")
+    options = dict(options or {})
+    games = _count(games, "games", 1)
+    workers = _count(workers, "workers", 1)
+    checked_seed = check_seed(seed, "seed")
+    if checked_seed is None:
+        raise ValueError("seed must be a non-negative integer, got None")
+    seed = checked_seed
+    probe = make(env_id, **options).unwrapped
+    n = probe.num_players
+    agent_names = list(agents)
+    # fail early: unknown names, agents of another game; and learn which act on batches
+    built = {name: load_agent(name, probe) for name in dict.fromkeys(agent_names)}
+    batches = {name: acts_on_batches(agent) for name, agent in built.items()}
+    if round_robin:
+        if len(agent_names) < n:
+            raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")
+        tables = list(itertools.combinations(range(len(agent_names)), n))
+    else:
+        if len(agent_names) != n:
+            raise ValueError(
+                f"{env_id} with these options seats {n} players; got {len(agent_names)} agents "
+                f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin"
+            )
+        tables = [tuple(range(n))]
+    if bidding:
+        probe.duplicate_reset_options(bidding=True)  # ValueError for a game (or options) without bidding
+    if bidding or (not duplicate and probe.config.get("bidding")):  # the agents will bid
+        for name, agent in built.items():
+            if getattr(agent, "bids", True) is False:
+                how = "without --bidding" if bidding else "with the option bidding=False or in the duplicate mode"
+                raise ValueError(f"agent {name!r} cannot bid (it declares bids = False): play it {how}")
+    extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
+        warnings.warn(
+            f"{env_id}: the duplicate mode plays every deal with reset options {extra} in every seating, "
+            "which override the option bidding=True. Play the choice with --bidding "
+            "(run_tournament(..., bidding=True)).",
+            stacklevel=2,
+        )
+    games_per_deal = len(seatings(n, duplicate)) * len(extra)
+    if replays is not None:
+        from ..replay import check_replays_folder
+
+        check_replays_folder(str(replays))
+    batched = [_batched(engine, env_id, probe, [agent_names[i] for i in t], batches, replays) for t in tables]
+    return Plan(
+        env_id,
+        agent_names,
+        labels_for(agent_names),
+        options,
+        seed,
+        games,
+        duplicate,
+        workers,
+        tables,
+        games_per_deal,
+        bidding,
+        None if replays is None else str(replays),
+        engine,
+        batched,
+    )
+
+
+def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[str, bool], replays) -> bool:
+    """Whether a table of agents ``names`` plays on a vector env (see "Engines" in the module doc)."""
+    if engine == "aec":
+        return False
+    why = None
+    if getattr(probe, "CORE", None) is None:
+        why = f"{env_id} has no numba core, which vector envs need"
+    elif replays is not None:
+        why = "replays are written by the aec engine"
+    else:
+        slow = [name for name in names if not batches[name]]
+        if slow:
+            why = f"agent {slow[0]} cannot act on a batch (it has no act_batch)"
+    if why is not None and engine == "vector":
+        raise ValueError(f"engine 'vector': {why}; use engine 'auto' or 'aec'")
+    return why is None
+
+
+def _jobs(plan: Plan) -> list[tuple]:
+    """The worker jobs of a plan: each a chunk of one table's deals, in table then deal order."""
+    games, workers = plan.games, plan.workers
+    tournament = uuid.uuid4().hex
+    jobs = []
+    spec = spec_of(plan.env_id)
+    chunk = max(1, min(50, games // (4 * workers) or 1))
+    for t, members in enumerate(plan.tables):
+        names = [plan.agent_names[i] for i in members]
+        labs = [plan.labels[i] for i in members]
+        for start in range(0, games, chunk):
+            jobs.append(
+                (
+                    spec,
+                    (
+                        plan.env_id,
+                        names,
+                        labs,
+                        plan.options,
+                        plan.seed,
+                        list(range(start, min(games, start + chunk))),
+                        plan.duplicate,
+                        t,
+                        plan.bidding,
+                        plan.replays,
+                        games,
+                        plan.batched[t] if plan.batched else False,
+                        tournament,
+                    ),
+                )
+            )
+    return jobs
+
+
+def run_plan(plan: Plan, progress: bool = False) -> Results:
+    """Play a checked tournament (see the module doc)."""
+    return run_plans([plan], plan.workers, progress)[0]
+
+
+def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -> list[Results]:
+    """Play checked tournaments one after another, their games over ``workers`` processes (one pool for
+    all): the results are those of :func:`run_plan` on each, whatever ``workers``. With several workers the
+    parent plays each plan's first chunk of deals (compiling what its games need: numba's disk cache is not
+    safe for processes compiling into it at once) while the pool plays the earlier plans' other chunks."""
+    from .. import __version__
+
+    workers = _count(workers, "workers", 1)
+    results = []
+    for plan in plans:
+        if plan.replays is not None:
+            Path(plan.replays).mkdir(parents=True, exist_ok=True)
+        results.append(
+            Results(
+                plan.env_id,
+                plan.labels,
+                plan.agent_names,
+                plan.options,
+                plan.seed,
+                plan.games,
+                plan.duplicate,
+                __version__,
+                bidding=plan.bidding,
+            )
+        )
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        total = sum(plan.games * len(plan.tables) * plan.games_per_deal for plan in plans)
+        bar = tqdm(total=total, desc=plans[0].env_id if plans else "", unit="game")
+
+    def add(result: Results, records: list[GameRecord]) -> None:
+        result.records.extend(records)
+        if bar:
+            bar.update(len(records))
+
+    if workers == 1:
+        for plan, result in zip(plans, results, strict=True):
+            for job in _jobs(plan):
+                add(result, _worker(job))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            pending = []
+            for plan, result in zip(plans, results, strict=True):
+                jobs = _jobs(plan)
+                add(result, _worker(jobs[0]))
+                pending.append((result, pool.imap(_worker, jobs[1:])))
+            for result, outputs in pending:
+                for records in outputs:
+                    add(result, records)
+            pool.close()
+            pool.join()
+    if bar:
+        bar.close()
+    return results
+
+
+def run_tournament(
+    env_id: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    duplicate: bool = True,
+    workers: int = 1,
+    round_robin: bool = False,
+    progress: bool = False,
+    bidding: bool = False,
+    replays: str | None = None,
+    engine: str = "auto",
+) -> Results:
+    """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
+    ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord; ``replays``:
+    a folder to write every game to (:mod:`cardenvs.replay`); ``engine``: ``"auto"``, ``"vector"`` or
+    ``"aec"`` (module doc, "Engines")."""
+    return run_plan(
+        plan_tournament(
+            env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding, replays, engine
+        ),
+        progress,
+    )
+
+
+def play(
+    env_id: str, agents: Sequence[str], games: int, seed: int = 0, options: dict | None = None, progress: bool = False
+) -> Results:
+    """``games`` seeded games with the agents rotated over the seats (no duplicate replays)."""
+    return run_tournament(env_id, agents, games, seed, options, duplicate=False, progress=progress)

@@ -1,0 +1,60 @@
+"""What both arena engines share, below both: a game's record, the seeds of deals and agents, and the games
+of a deal (its seatings and duplicate reset options)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core import seeds
+
+
+def game_seed(seed: int, deal: int) -> int:
+    """The env reset seed of deal ``deal`` of a tournament seeded ``seed``."""
+    return seeds.seed_from(seed, deal, stream="arena_deal")
+
+
+def agent_rng(seed: int, deal: int, replay: int = 0) -> np.random.Generator:
+    """The agents' generator in game ``replay`` of deal ``deal``."""
+    return seeds.generator(seed, deal, replay, stream="arena_agents")
+
+
+@dataclass
+class GameRecord:
+    deal: int
+    replay: int  # index of the seating (and reset options) within the deal's duplicate set
+    table: int  # index of the table (round robin); 0 otherwise
+    seats: list[str]  # agent label per seat
+    scores: list[float]
+    rewards: list[float]  # total reward per seat
+    outcome: list[float]  # win-scale result per seat
+    illegal: str | None = None
+    steps: int = 0
+    truncated: bool = False
+    roles: list[int] | None = None  # games with roles: each seat's role index (None: none, e.g. a dead hand)
+    role_values: dict[str, list[float]] = field(default_factory=dict)  # numbers per seat, e.g. the bid
+
+
+def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
+    """Agent index per seat for each replay of a deal: all permutations up to 3 players, rotations beyond."""
+    if not duplicate:
+        return [tuple(range(n))]
+    if n <= 3:
+        return list(itertools.permutations(range(n)))
+    return [tuple((s + k) % n for s in range(n)) for k in range(n)]
+
+
+def deal_games(base, deals: Sequence[int], duplicate: bool, bidding: bool) -> list[tuple[int, int, tuple, dict]]:
+    """The games of ``deals``, in play order: (deal, replay index, agent index per seat, reset options)."""
+    extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    n = base.num_players
+    games = []
+    for d in deals:
+        replays = [(perm, opt) for opt in extra for perm in seatings(n, duplicate)]
+        if not duplicate:  # plain rotation: deal d uses rotation d mod n
+            replays = [(tuple((s + d) % n for s in range(n)), {})]
+        games += [(d, k, perm, reset_options) for k, (perm, reset_options) in enumerate(replays)]
+    return games
