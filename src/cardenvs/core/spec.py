@@ -54,6 +54,30 @@ def lazy_attributes(package: str, where: dict[str, str]) -> Callable[[str], Any]
 
 
 @dataclass(frozen=True)
+class RolePhase:
+    """A phase before play in which the agents choose the roles (Dou Dizhu's bidding). The arena's duplicate
+    mode fixes the roles instead (the env's ``duplicate_reset_options()``) unless asked to play the phase
+    (``run_tournament(..., role_phase=True)``, ``cardenvs arena --role-phase``), when the env gives the reset
+    options for it (``duplicate_reset_options(phase=True)``).
+
+    * ``name``: what the game calls it (``"bidding"``): the arena's report and messages say it, and
+      ``cardenvs arena --NAME`` is an alias of ``--role-phase``.
+    * ``option``: the env option that plays it (true) or skips it (false) outside the duplicate mode
+      (``"bidding"``); empty when the game always plays it.
+    * An agent that cannot play the phase declares ``plays_role_phase = False``; the arena refuses it where
+      the phase is played.
+    """
+
+    name: str
+    option: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The ``cardenvs arena`` alias of ``--role-phase``: ``--bidding``."""
+        return "--" + self.name.replace(" ", "-").replace("_", "-")
+
+
+@dataclass(frozen=True)
 class Roles:
     """Seats that play different parts.
 
@@ -68,6 +92,7 @@ class Roles:
     * ``without``: what the arena calls a game that ended without roles (``"dead"``); ``chosen`` and
       ``fixed``: the roles table's title when the agents choose their roles and when the arena's duplicate
       mode fixes them (the env's ``duplicate_reset_options``).
+    * ``phase`` (:class:`RolePhase`): the game's phase before play that chooses the roles, if it has one.
     """
 
     names: tuple[str, ...]
@@ -77,6 +102,7 @@ class Roles:
     without: str = "none"
     chosen: str = ""
     fixed: str = ""
+    phase: RolePhase | None = None
 
     def game_roles(self, env: Any) -> tuple[list[int] | None, dict[str, list[float]]]:
         """``of_game`` of an AEC env's finished game."""
