@@ -482,7 +482,7 @@ def plan_ladder(
                 bidding=bidding,
             )
         )
-    reset_options = len(probe.duplicate_reset_options(bidding=bidding))
+    reset_options = len(probe.duplicate_reset_options(phase=bidding))
     return LadderRun(options, bidding, plans, seats, len(arena.seatings(seats, True)), reset_options)
 
 

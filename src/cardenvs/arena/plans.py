@@ -122,13 +122,13 @@ def plan_tournament(
             )
         tables = [tuple(range(n))]
     if bidding:
-        probe.duplicate_reset_options(bidding=True)  # ValueError for a game (or options) without bidding
+        probe.duplicate_reset_options(phase=True)  # ValueError for a game (or options) without bidding
     if bidding or (not duplicate and probe.config.get("bidding")):  # the agents will bid
         for name, agent in built.items():
             if getattr(agent, "bids", True) is False:
                 how = "without --bidding" if bidding else "with the option bidding=False or in the duplicate mode"
                 raise ValueError(f"agent {name!r} cannot bid (it declares bids = False): play it {how}")
-    extra = probe.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    extra = probe.duplicate_reset_options(phase=bidding) if duplicate else [{}]
     if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
         warnings.warn(
             f"{env_id}: the duplicate mode plays every deal with reset options {extra} in every seating, "

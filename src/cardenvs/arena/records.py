@@ -49,7 +49,7 @@ def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
 
 def deal_games(base, deals: Sequence[int], duplicate: bool, bidding: bool) -> list[tuple[int, int, tuple, dict]]:
     """The games of ``deals``, in play order: (deal, replay index, agent index per seat, reset options)."""
-    extra = base.duplicate_reset_options(bidding=bidding) if duplicate else [{}]
+    extra = base.duplicate_reset_options(phase=bidding) if duplicate else [{}]
     n = base.num_players
     games = []
     for d in deals:

@@ -712,15 +712,17 @@ class CardEnv(AECEnv):
             return np.zeros(self.num_players)
         return np.asarray(self._win_rewards(np.asarray(self._scores(), dtype=np.float64)), dtype=np.float64)
 
-    def duplicate_reset_options(self, bidding: bool = False) -> list[dict]:
+    def duplicate_reset_options(self, phase: bool = False) -> list[dict]:
         """Reset options the arena crosses with seat permutations when replaying a deal (e.g. Dou Dizhu:
         player_0 as landlord, so every agent is landlord of every deal). Default: one replay per seating.
 
-        ``bidding=True`` asks for replays in which the agents bid for their roles (``cardenvs arena
-        --bidding``); a game without bidding raises ``ValueError``."""
-        if bidding:
+        ``phase=True`` asks for replays in which the agents choose their roles in the game's phase before play
+        (its spec's :class:`~cardenvs.core.spec.RolePhase`; ``cardenvs arena --role-phase``); a game without
+        one raises ``ValueError``."""
+        if phase:
             raise ValueError(
-                f"{self.metadata['name']} has no bidding: the arena's --bidding is for games whose roles are bid for"
+                f"{self.metadata['name']} has no role phase: the arena's --role-phase is for games whose roles "
+                "are chosen in a phase before play"
             )
         return [{}]
 

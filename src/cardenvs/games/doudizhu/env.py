@@ -142,11 +142,12 @@ class DouDizhuEnv(CardEnv):
             value = self._reset_option(name, low, high)
             params[name] = -1 if value is None else value
 
-    def duplicate_reset_options(self, bidding: bool = False) -> list[dict]:
+    def duplicate_reset_options(self, phase: bool = False) -> list[dict]:
         """The arena's duplicate replays: player_0 landlord at bid 1 in every seating (so every agent is
-        landlord of every deal, and nobody bids); with ``bidding=True`` no reset options: the agents bid, from
-        the deal's first bidder (drawn from the deal seed, so the same seat in every seating)."""
-        if bidding:
+        landlord of every deal, and nobody bids); with ``phase=True`` (the role phase: the bidding) no reset
+        options: the agents bid, from the deal's first bidder (drawn from the deal seed, so the same seat in
+        every seating)."""
+        if phase:
             if not self.config["bidding"]:
                 raise ValueError(
                     "doudizhu_v0: duplicate deals with bidding need the option bidding=True "
