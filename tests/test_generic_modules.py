@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERIC = [
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/arena").glob("*.py")),
     "src/cardenvs/vector.py",
-    "src/cardenvs/search.py",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/search").glob("*.py")),
     "src/cardenvs/agent.py",
     "src/cardenvs/replay.py",
     "src/cardenvs/opponents.py",

@@ -15,7 +15,7 @@ import pytest
 import cardenvs
 from cardenvs import search
 from cardenvs.agent import load_agent, shipped_models
-from cardenvs.core import kernels
+from cardenvs.core import kernels, seeds
 from cardenvs.core.env import play_episode
 from cardenvs.core.rng import splitmix64, stream
 
@@ -57,12 +57,12 @@ def reference_values(base, model: LinearModel, seed: int, leaf: bool, replies: i
     until the seat acts again (``leaf``) or the game ends; the model's best Q there, or the outcome."""
     state, params = base.states, base.params
     seat = int(search.seat_to_move(state, 0, params))
-    seed_u = search.seed64(seed, "search")
+    seed_u = seeds.seed64(seed, "search")
     det = search.determinized(state, 0, params, seat, seed_u, 0)
     players, actions = int(base.num_players), int(base.num_actions)
     size, dtype = int(base.layout.size), base.layout.dtype
     out = []
-    for move in search._legal(state, 0, params, actions):
+    for move in search.drivers._legal(state, 0, params, actions):
         sim = det.copy()
         rngs = stream(seed_u, 1).reshape(1, 1)
         rewards, last, mask, ids = (
@@ -112,7 +112,7 @@ def test_learned_values_equal_a_step_by_step_reference(game, leaf, replies, mix)
     base = position(game, seed=5)
     before = base.states.copy()
     model = LinearModel(int(base.layout.size), scale=1e-3 if replies == 0 else -1e-3)
-    moves = search._legal(base.states, 0, base.params, int(base.num_actions))
+    moves = search.drivers._legal(base.states, 0, base.params, int(base.num_actions))
     assert len(moves) > 1
     result = search.pimc_learned(
         base.states,
@@ -146,7 +146,7 @@ def test_a_prior_keeps_the_models_best_moves_and_their_plain_values(game):
     from cardenvs.search import SearchAgent
 
     base = position(game, seed=3, moves={"twos": 0, "doudizhu": 3}[game])  # a lead (Dou Dizhu: past the bidding)
-    moves = search._legal(base.states, 0, base.params, int(base.num_actions))
+    moves = search.drivers._legal(base.states, 0, base.params, int(base.num_actions))
     assert len(moves) > 3
     model = LinearModel(int(base.layout.size), scale=1.0)  # Q grows with the id: the top moves are the highest
     agent = SearchAgent(base, "pimc", model_loader=lambda name: model, prior="dmc:stand-in", top=3, playouts=30)

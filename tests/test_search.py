@@ -11,7 +11,7 @@ import cardenvs
 from cardenvs import search
 from cardenvs.agent import known_agents, load_agent, parse_agent_name, split_agent_names
 from cardenvs.cli import main
-from cardenvs.core import kernels
+from cardenvs.core import kernels, seeds
 from cardenvs.core.env import play_episode
 from cardenvs.core.rng import stream
 from cardenvs.games.doudizhu import moves as ddz_moves
@@ -310,7 +310,7 @@ def test_seeds_of_any_size_are_accepted_as_the_envs_accept_them(capsys):
     assert env.unwrapped.observe(env.agent_selection)["action_mask"][agent.act(env.observe(env.agent_selection), rng)]
     big = load_agent(f"twos.ismcts(playouts=20,seed={2**70 + 3})", env.unwrapped)
     big.act(env.observe(env.agent_selection), np.random.default_rng(0))
-    assert search.seed64(5) == np.uint64(5) and search.seed64(2**64) != search.seed64(2**64 + 1)
+    assert seeds.seed64(5) == np.uint64(5) and seeds.seed64(2**64) != seeds.seed64(2**64 + 1)
     agents = f"twos.pimc(playouts=10,seed={2**64}),random,random"
     assert main(["arena", "twos", "--agents", agents, "--games", "1", "--no-progress", "--seed", str(2**64)]) == 0
     assert f"twos.pimc(playouts=10,seed={2**64})" in capsys.readouterr().out

@@ -61,8 +61,9 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -358,19 +359,67 @@ def _convert(agent: str, key: str, text: str, kind: type, accepted: str) -> Any:
     return text.strip("'\"")
 
 
-def _load_search(name: str, base: str, params: dict[str, str], env: Any, loader: Any) -> Agent:
+@dataclass(frozen=True)
+class AgentRequest:
+    """What :func:`load_agent` was asked: the ``name`` as given, its ``base`` and ``params``
+    (``NAME(key=value,...)``, :func:`parse_agent_name`), the ``env``, and where model files may come from."""
+
+    name: str
+    base: str
+    params: dict[str, str]
+    env: Any
+    models_dir: str | Path | None = None
+    registered_only: bool = False
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """A row of the table of agent names (:func:`agent_table`): names of the form ``pattern`` are recognized by
+    ``match(base)`` (the name without parameters -> the short name of the game the agent plays, :data:`ANY_GAME`,
+    or None when the name is not of this kind) and built by ``load(request, game)``; only kinds with
+    ``parameters`` take ``NAME(key=value,...)``."""
+
+    pattern: str
+    match: Callable[[str], str | None]
+    load: Callable[[AgentRequest, str], Agent]
+    parameters: bool = False
+
+
+#: what :attr:`AgentKind.match` returns for a name that plays every game
+ANY_GAME = ""
+
+
+def _load_search(request: AgentRequest, game: str) -> Agent:
     from .search import PARAMETERS, SearchAgent, describe_parameters, game_policies
 
-    game, _, method = base.partition(".")
+    method = request.base.partition(".")[2]
     accepted = PARAMETERS[method]
     described = describe_parameters(method, game_policies(game))
-    for key in params:
+    for key in request.params:
         if key not in accepted:
-            raise ValueError(f"agent {name!r}: unknown parameter {key!r}; {base} accepts {described}")
-    values = {k: _convert(name, k, v, accepted[k][0], described) for k, v in params.items()}
-    agent = SearchAgent(env, method, model_loader=loader, **values)  # loader: a learned model (leaf=dmc)
-    agent.name = name
+            raise ValueError(f"agent {request.name!r}: unknown parameter {key!r}; {request.base} accepts {described}")
+    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
+    agent = SearchAgent(request.env, method, model_loader=partial(_search_model, request, game), **values)
+    agent.name = request.name
     return agent
+
+
+def _search_model(request: AgentRequest, game: str, value: str) -> Agent:
+    """The learned model a search parameter names (``dmc``: the game's shipped model, ``GAME.dmc``; else an
+    agent name such as ``dmc:PATH``), loaded as the search agent was (``models_dir``, ``registered_only``)."""
+    name = value
+    if value == "dmc":
+        name = f"{game}.dmc"
+        shipped = shipped_models()
+        if name not in shipped:
+            raise ValueError(
+                f"{request.base}: no DMC model is shipped for {game} (shipped: {', '.join(shipped) or 'none'}); "
+                "name a model file as dmc:PATH"
+            )
+    try:
+        return load_agent(name, request.env, models_dir=request.models_dir, registered_only=request.registered_only)
+    except ValueError as exc:
+        raise ValueError(f"{request.base}: {value} cannot be loaded: {exc}") from None
 
 
 def agent_kinds() -> dict[str, EntryPoint]:
@@ -380,7 +429,7 @@ def agent_kinds() -> dict[str, EntryPoint]:
 
 def agent_name_forms() -> str:
     """``ppo:PATH, rllib:PATH, module:Class``: the forms of names with a colon, for messages."""
-    return ", ".join([f"{kind}:PATH" for kind in sorted(agent_kinds())] + ["module:Class"])
+    return ", ".join(kind.pattern for kind in agent_table() if ":" in kind.pattern)
 
 
 #: the extra that installs what each agent kind of this project imports
@@ -402,7 +451,31 @@ def _load_kind(name: str, entry: EntryPoint, path: str, env: Any) -> Agent:
     return cls(env, path)
 
 
-def _load_class(name: str, env: Any) -> Agent:
+def _load_shipped(request: AgentRequest, game: str) -> Agent:
+    kinds = agent_kinds()
+    if "dmc" not in kinds:
+        raise ValueError(
+            f"agent {request.name!r} needs the dmc agent kind of cardenvs.training, which is not installed"
+        )
+    agent = _load_kind(request.base, kinds["dmc"], str(shipped_models()[request.base]), request.env)
+    agent.name = request.base
+    return agent
+
+
+def _load_model_file(entry: EntryPoint, request: AgentRequest, game: str) -> Agent:
+    """``KIND:PATH``: the class ``entry`` names, built as Class(env, PATH)."""
+    path = request.base.partition(":")[2]
+    if request.registered_only or request.models_dir is not None:
+        path = _model_path(request.base, path, request.models_dir)
+    return _load_kind(request.base, entry, path, request.env)
+
+
+def _load_class(request: AgentRequest, game: str) -> Agent:
+    name, env = request.base, request.env
+    if request.registered_only:
+        raise ValueError(
+            f"agent {name!r}: module:Class agents are not loaded here; name a registered agent such as random"
+        )
     module_name, _, attr = name.partition(":")
     if not module_name or not attr:
         raise ValueError(f"cannot load agent {name!r}: write module:Class, e.g. mypackage.bots:MyAgent")
@@ -449,8 +522,68 @@ def _model_path(name: str, path: str, models_dir: str | Path | None) -> str:
     return str(resolved)
 
 
+def _python_agent_game(name: str) -> str | None:
+    """``GAME.NAME`` of a Python agent: ``AGENTS["NAME"]`` in ``cardenvs.agents.GAME``."""
+    module_name, dot, key = name.partition(".")
+    if dot and module_name in _agent_modules() and key in _agents_of(module_name, "AGENTS"):
+        return module_name
+    return None
+
+
+def _alias_game(name: str) -> str | None:
+    """The module of the Python agent ``name`` is another name of (its ``ALIASES``)."""
+    return next((m for m in _agent_modules() if name in _agents_of(m, "ALIASES")), None)
+
+
+def _agents_of(module_name: str, table: str) -> dict[str, Any]:
+    return getattr(importlib.import_module(f"cardenvs.agents.{module_name}"), table, {})
+
+
+def _load_alias(request: AgentRequest, game: str) -> Agent:
+    agent = _agents_of(game, "AGENTS")[_agents_of(game, "ALIASES")[request.base]](request.env)
+    agent.name = request.base
+    return agent
+
+
+def _game_part(names: Callable[[], Any]) -> Callable[[str], str | None]:
+    """A matcher for the ``GAME.NAME`` names ``names()`` lists (asked at each match): the game part."""
+    return lambda base: base.partition(".")[0] if base in names() else None
+
+
+def _kind_prefix(kind: str) -> Callable[[str], str | None]:
+    """A matcher for the names ``KIND:PATH`` of the agent kind ``kind``: they play any game."""
+    return lambda base: ANY_GAME if ":" in base and base.partition(":")[0] == kind else None
+
+
+#: the built-in kinds of names, in the order they are tried; agent_table adds the installed KIND:PATH kinds
+#: after the first three
+BUILT_IN_KINDS = (
+    AgentKind("GAME.pimc(key=value,...)", _game_part(lambda: search_agent_names()), _load_search, parameters=True),
+    AgentKind("GAME.dmc", _game_part(lambda: shipped_models()), _load_shipped),
+    AgentKind("random", lambda base: ANY_GAME if base == "random" else None, lambda r, g: RandomAgent(r.env)),
+    AgentKind("module:Class", lambda base: ANY_GAME if ":" in base else None, _load_class),
+    AgentKind(
+        "GAME.POLICY",
+        _game_part(lambda: policy_agent_names()),
+        lambda r, g: PolicyAgent(r.env, r.base.partition(".")[2]),
+    ),
+    AgentKind("GAME.NAME", _python_agent_game, lambda r, g: _agents_of(g, "AGENTS")[r.base.partition(".")[2]](r.env)),
+    AgentKind("ALIAS", _alias_game, _load_alias),
+)
+
+
+def agent_table() -> list[AgentKind]:
+    """The kinds of agent names in the order :func:`load_agent` tries them: :data:`BUILT_IN_KINDS`, with a
+    ``KIND:PATH`` row before ``module:Class`` for every agent kind an installed package registers under the
+    entry-point group :data:`AGENT_KINDS_GROUP` (:func:`agent_kinds`)."""
+    kinds = agent_kinds()
+    installed = [AgentKind(f"{k}:PATH", _kind_prefix(k), partial(_load_model_file, kinds[k])) for k in sorted(kinds)]
+    return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:]]
+
+
 def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, registered_only: bool = False) -> Agent:
-    """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names).
+    """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names): the first
+    kind of :func:`agent_table` that knows the name builds it, once its parameters and game are checked.
 
     ``registered_only`` is for names from untrusted input (the web app): ``module:Class`` is refused (it would
     import and call any installed code), and ``KIND:PATH`` loads only with a ``models_dir``. With
@@ -458,84 +591,23 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
     followed; model files can run code when loaded)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
-    base_name, params = parse_agent_name(name)
+    base, params = parse_agent_name(name)
     game = _game_of(env)
-    if base_name in search_agent_names():
-        short = base_name.partition(".")[0]
-        if game is not None and short != game:
+    for kind in agent_table():
+        plays = kind.match(base)
+        if plays is None:
+            continue
+        if params and not kind.parameters:
+            if base in known_agents():
+                raise ValueError(f"agent {base!r} takes no parameters (got {name!r}); only the search agents do")
+            break  # parameters after a name that is no agent: say so, with the close names
+        if plays and game is not None and plays != game:
+            shown = name if kind.parameters else base
             raise ValueError(
-                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
+                f"agent {shown!r} plays {plays}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
-        return _load_search(
-            name,
-            base_name,
-            params or {},
-            env,
-            lambda model: load_agent(model, env, models_dir=models_dir, registered_only=registered_only),
-        )
-    models = shipped_models()
-    if base_name in models and not params:
-        short = base_name.partition(".")[0]
-        if game is not None and short != game:
-            raise ValueError(
-                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
-            )
-        kinds = agent_kinds()
-        if "dmc" not in kinds:
-            raise ValueError(f"agent {name!r} needs the dmc agent kind of cardenvs.training, which is not installed")
-        agent = _load_kind(base_name, kinds["dmc"], str(models[base_name]), env)
-        agent.name = base_name
-        return agent
-    if params and base_name in known_agents():
-        raise ValueError(f"agent {base_name!r} takes no parameters (got {name!r}); only the search agents do")
-    if params:  # parameters after a name that is no agent: say so, with the close names
-        raise _unknown(base_name, game)
-    name = base_name
-    if name == "random":
-        return RandomAgent(env)
-    if ":" in name:
-        kind, _, path = name.partition(":")
-        kinds = agent_kinds()
-        if kind in kinds:
-            if registered_only or models_dir is not None:
-                path = _model_path(name, path, models_dir)
-            return _load_kind(name, kinds[kind], path, env)
-        if registered_only:
-            raise ValueError(
-                f"agent {name!r}: module:Class agents are not loaded here; name a registered agent such as random"
-            )
-        return _load_class(name, env)
-    if name in policy_agent_names():
-        short = name.partition(".")[0]
-        if game is not None and short != game:
-            raise ValueError(
-                f"agent {name!r} plays {short}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
-            )
-        return PolicyAgent(env, name.partition(".")[2])
-    if "." in name:
-        module_name, _, key = name.partition(".")
-        if module_name in _agent_modules():
-            table = getattr(importlib.import_module(f"cardenvs.agents.{module_name}"), "AGENTS", {})
-            if key in table:
-                if game is not None and module_name != game:
-                    raise ValueError(
-                        f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
-                        f"{', '.join(known_agents(game))}"
-                    )
-                return table[key](env)
-    for module_name in _agent_modules():  # another name of a Python agent (its module's ALIASES)
-        module = importlib.import_module(f"cardenvs.agents.{module_name}")
-        target = getattr(module, "ALIASES", {}).get(name)
-        if target is not None:
-            if game is not None and module_name != game:
-                raise ValueError(
-                    f"agent {name!r} plays {module_name}, not {game}; agents for {game}: "
-                    f"{', '.join(known_agents(game))}"
-                )
-            agent = getattr(module, "AGENTS", {})[target](env)
-            agent.name = name
-            return agent
-    raise _unknown(name, game)
+        return kind.load(AgentRequest(name, base, params or {}, env, models_dir, registered_only), plays)
+    raise _unknown(base, game)
 
 
 def _unknown(name: str, game: str | None) -> ValueError:
