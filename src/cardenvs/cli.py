@@ -24,13 +24,14 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import __version__
+from . import config as cfg
+from .config import ConfigError, add_training_flags, at_least, read_yaml
+
+# analysis.skill imports parse_option from here until it takes cardenvs.config's parse_assignment
+from .config import parse_assignment as parse_option  # noqa: F401
 from .registry import env_ids, raw_env_class, resolve_id
 
-#: the keys of a game config (configs/<game>.yaml): ``env`` is an old spelling of ``game``
-GAME_CONFIG_KEYS = ("game", "env", "options")
 #: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
 #: (``benchmarks/`` and ``training/`` register theirs in pyproject.toml): a benchmark is
 #: ``run(quick) -> rows``, a trainer ``main(argv) -> exit status``
@@ -56,117 +57,10 @@ def user_input(prefix: str = "") -> Iterator[None]:
         raise CLIError(f"{prefix}{exc}") from None
 
 
-def at_least(low: int):
-    """An argparse type: an integer >= ``low`` (argparse names the flag in its error)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-        return value
-
-    return parse
-
-
-# ------------------------------------------------------------------ options and configs
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    mark = getattr(exc, "problem_mark", None)
-    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else problem
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``key=value`` with the value read as YAML (``true``, ``3``, ``rarity``)."""
-    if "=" not in text:
-        raise CLIError(f"--option {text!r} must look like key=value (e.g. --option players=4)")
-    key, _, value = text.partition("=")
-    key = key.strip()
-    if not key:
-        raise CLIError(f"--option {text!r} has no key; it must look like key=value (e.g. --option players=4)")
-    try:
-        return key, yaml.safe_load(value)
-    except yaml.YAMLError as exc:
-        raise CLIError(
-            f"--option {text!r}: the value {value!r} is not valid YAML ({_yaml_problem(exc)}); quote it if it is text"
-        ) from None
-
-
-def read_yaml(path: str, what: str = "config file") -> Any:
-    """A YAML file's content; a missing file, a folder, an unreadable file or bad YAML is a :class:`CLIError`."""
-    p = Path(path)
-    if not p.exists():
-        raise CLIError(f"{what} {path} does not exist")
-    if p.is_dir():
-        raise CLIError(f"{what} {path} is a folder, not a YAML file")
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CLIError(f"cannot read {what} {path}: {exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CLIError(f"{what} {path} is not valid YAML: {_yaml_problem(exc)}") from None
-    if data is None:  # an empty file (or comments only) is a mistake: a config that sets nothing
-        raise CLIError(f"{what} {path} is empty: it sets nothing (leave out --config to use the defaults)")
-    return data
-
-
-def load_config(path: str | None, env_id: str) -> dict[str, Any]:
-    """The env options of a game config for ``env_id``: either ``{game: ..., options: {...}}`` or a plain
-    mapping of env options (with ``game`` allowed). A config for another game, keys other than ``game`` and
-    ``options`` beside ``options``, or ``options`` that is not a mapping are :class:`CLIError`."""
-    if not path:
-        return {}
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise CLIError(f"config file {path} must hold a mapping (game: ..., options: ...), got {type(data).__name__}")
-    if "game" in data and "env" in data:
-        raise CLIError(f"config file {path} has both game and env (the old spelling); keep game")
-    game = data.get("game", data.get("env"))
-    if game is not None:
-        with user_input(f"config file {path}: "):
-            config_id = resolve_id(str(game))
-        if config_id != env_id:
-            raise CLIError(
-                f"config file {path} is for {config_id}, but the command plays {env_id}; name "
-                f"{config_id.rsplit('_v', 1)[0]} on the command line or use a config for {env_id}"
-            )
-    if "options" not in data:
-        return {k: v for k, v in data.items() if k not in ("game", "env")}
-    unknown = [k for k in data if k not in GAME_CONFIG_KEYS]
-    if unknown:
-        hint = (
-            " (this looks like a training config: use it with cardenvs train)"
-            if {"exp", "total_timesteps", "iterations", "ppo"} & set(data)
-            else ""
-        )
-        raise CLIError(
-            f"config file {path}: unknown key {unknown[0]!r}; a game config holds game and options "
-            f"(the env options); arena settings such as --seed go on the command line{hint}"
-        )
-    options = data["options"]
-    if not isinstance(options, dict):
-        raise CLIError(
-            f"config file {path}: options must be a mapping of {env_id} options (key: value lines, or "
-            f"{{}} for none), got {'null' if options is None else type(options).__name__}"
-        )
-    return dict(options)
-
-
+# ------------------------------------------------------------------ options and configs (cardenvs.config)
 def game_options(args: argparse.Namespace, env_id: str) -> dict[str, Any]:
-    """The env options of a command: the config's, then each ``-o key=value`` (which overrides the config)."""
-    options = load_config(getattr(args, "config", None), env_id)
-    given: set[str] = set()
-    for text in getattr(args, "option", None) or []:
-        key, value = parse_option(text)
-        if key in given:
-            raise CLIError(f"--option {key} is given twice; give each option once")
-        given.add(key)
-        options[key] = value
-    return options
+    """The env options of a command: its ``--config``, then each ``-o key=value`` (which overrides the config)."""
+    return cfg.game_options(env_id, getattr(args, "config", None), getattr(args, "option", None) or [])
 
 
 # ------------------------------------------------------------------ list
@@ -222,7 +116,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             duplicate=args.duplicate,
             workers=args.workers,
             round_robin=args.round_robin,
-            bidding=args.bidding,
+            role_phase=args.role_phase,
             replays=args.replays,
             engine=args.engine,
         )
@@ -239,6 +133,20 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _role_phase_flags() -> tuple[list[str], str]:
+    """The games' own names of their role phase (their specs' ``RolePhase``) as aliases of ``--role-phase``,
+    and the help's words for them."""
+    from .registry import spec_of
+
+    games: dict[str, list[str]] = {}
+    for env_id in env_ids():
+        roles = spec_of(env_id).roles
+        if roles is not None and roles.phase is not None:
+            games.setdefault(roles.phase.flag, []).append(spec_of(env_id).title)
+    names = "; ".join(f"{flag}: {' and '.join(titles)}'s name for it" for flag, titles in games.items())
+    return list(games), names or "no game has one"
+
+
 # ------------------------------------------------------------------ play
 def cmd_play(args: argparse.Namespace) -> int:
     from .play import run_play, setup_play
@@ -252,22 +160,31 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ analyze
-def _analyses() -> dict[str, str]:
+def _analyses() -> dict[str, Any]:
+    """Every ``cardenvs analyze`` study by command: the generic ones (a module of :mod:`cardenvs.analysis` with
+    ``COMMAND``) and each game's own (its spec's ``studies``). A study has ``HELP``, ``add_arguments(parser)``
+    and ``run(args)``."""
     from . import analysis
+    from .analysis.pairings import PairingsStudy
+    from .core.spec import Pairings, load
+    from .registry import spec_of
 
-    out = {}
+    out: dict[str, Any] = {}
     for m in pkgutil.iter_modules(analysis.__path__):
         module = importlib.import_module(f"cardenvs.analysis.{m.name}")
         if hasattr(module, "COMMAND"):
-            out[module.COMMAND] = module.__name__
+            out[module.COMMAND] = module
+    for env_id in env_ids():
+        for command, study in spec_of(env_id).studies.items():
+            out[command] = PairingsStudy(env_id, study) if isinstance(study, Pairings) else load(study)
     return out
 
 
-def _run_study(module, args: argparse.Namespace) -> int:
+def _run_study(command: str, study: Any, args: argparse.Namespace) -> int:
     # the studies check their own arguments with ValueError (hand sizes, deal counts), so a study's
     # ValueError is reported as a user error; known limitation: one raised later would be reported alike
-    with user_input(f"analyze {module.COMMAND}: "):
-        return module.run(args)
+    with user_input(f"analyze {command}: "):
+        return study.run(args)
 
 
 # ------------------------------------------------------------------ serve
@@ -387,11 +304,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ train
 #: what the budget flag counts in each of this project's trainers (``--steps``)
-STEPS_HELP = (
-    "stop after N steps as the trainer counts them: ppo timesteps (the learner's moves; rounded up to whole "
-    "rollouts of n_steps x n_envs), dmc frames (moves trained on; rounded up to whole batches), rllib env steps "
-    "sampled (at the first iteration that reaches N); a run that trains another count prints it"
-)
 #: the extras that install what this project's trainers import, with the modules each brings: a missing one is
 #: named in one line before anything runs (a trainer registered by another package is run as it is)
 TRAINER_EXTRAS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -399,56 +311,6 @@ TRAINER_EXTRAS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "dmc": (("train", ("torch",)),),
     "rllib": (("scale", ("ray",)), ("train", ("torch",))),
 }
-
-
-def positive(text: str) -> float:
-    """An argparse type: a finite number > 0 (argparse names the flag in its error)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
-    return value
-
-
-def add_training_flags(
-    parser: argparse.ArgumentParser,
-    *,
-    config_help: str = "training YAML",
-    steps_dest: str = "steps",
-    steps_help: str = STEPS_HELP,
-    minutes_dest: str = "minutes",
-    aliases: dict[str, Sequence[str]] | None = None,
-) -> None:
-    """The flags every trainer takes, with one spelling and meaning: ``cardenvs train`` lists them and passes
-    them on, and each trainer's own parser adds the same ones (``training/config.py``), storing the budget in
-    its config keys (``steps_dest``, ``minutes_dest``). ``aliases``: older spellings a trainer keeps, by flag
-    (``{"steps": ["--total-timesteps"]}``). Every default is None: a flag not given leaves the config's value."""
-    aliases = aliases or {}
-    parser.add_argument("--config", metavar="FILE", help=config_help)
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config key, dotted for nested ones (ppo.learning_rate=1e-4); repeatable",
-    )
-    parser.add_argument(
-        "--steps", *aliases.get("steps", ()), dest=steps_dest, type=at_least(1), metavar="N", help=steps_help
-    )
-    parser.add_argument(
-        "--minutes",
-        *aliases.get("minutes", ()),
-        dest=minutes_dest,
-        type=positive,
-        metavar="M",
-        help="stop after M minutes of wall time (the run ends at whichever of its budgets ends first)",
-    )
-    parser.add_argument(
-        "--out", metavar="DIR", help="output folder: the run goes to DIR/<game>__<exp>__<seed> (default runs)"
-    )
-    parser.add_argument("--seed", type=at_least(0), metavar="S", help="the run's seed, an integer >= 0")
 
 
 def _missing_extra(algo: str, backend: str) -> CLIError | None:
@@ -582,8 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent names, e.g. twos.heuristic,random,random or "
-        "twos.pimc(playouts=500,seed=1),twos.heuristic,twos.heuristic (see cardenvs list)",
+        help="comma-separated agent names, one per seat (more with --round-robin): random, a game's heuristics "
+        "and models as GAME.NAME, search as GAME.pimc(playouts=500,seed=1) (see cardenvs list)",
     )
     p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
@@ -593,11 +455,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="replay each deal with the agents permuted over the seats (default on)",
     )
+    aliases, names = _role_phase_flags()
     p.add_argument(
-        "--bidding",
+        "--role-phase",
+        *aliases,
+        dest="role_phase",
         action="store_true",
-        help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
-        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one",
+        help="for a game whose roles are chosen in a phase before play: duplicate deals with that phase played "
+        "instead of the roles the duplicate mode fixes; reports how often each agent plays each role and wins "
+        f"in it ({names})",
     )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument(
@@ -629,13 +495,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyze", help="exact and Monte Carlo studies")
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
-    for command, module_name in sorted(_analyses().items()):
-        module = importlib.import_module(module_name)
-        text = getattr(module, "HELP", "")
+    for command, study in sorted(_analyses().items()):
+        text = getattr(study, "HELP", "")
         # argparse %-formats help strings, not descriptions
         ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
-        module.add_arguments(ap)
-        ap.set_defaults(func=lambda a, m=module: _run_study(m, a))
+        study.add_arguments(ap)
+        ap.set_defaults(func=lambda a, c=command, s=study: _run_study(c, s, a))
 
     p = sub.add_parser("bench", help="speed measurements (ratios against references measured in the same run)")
     p.add_argument("--quick", action="store_true", help="shorter runs")
@@ -721,7 +586,7 @@ def _main(argv: Sequence[str] | None) -> int:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below, not at interpreter exit
         return code
-    except CLIError as exc:  # a ValueError outside user_input() is a bug: it keeps its traceback
+    except (CLIError, ConfigError) as exc:  # another ValueError outside user_input() is a bug: it keeps its traceback
         print(f"cardenvs: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
