@@ -116,7 +116,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             duplicate=args.duplicate,
             workers=args.workers,
             round_robin=args.round_robin,
-            role_phase=args.role_phase,
+            bidding=args.bidding,
             replays=args.replays,
             engine=args.engine,
         )
@@ -133,20 +133,6 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
-def _role_phase_flags() -> tuple[list[str], str]:
-    """The games' own names of their role phase (their specs' ``RolePhase``) as aliases of ``--role-phase``,
-    and the help's words for them."""
-    from .registry import spec_of
-
-    games: dict[str, list[str]] = {}
-    for env_id in env_ids():
-        roles = spec_of(env_id).roles
-        if roles is not None and roles.phase is not None:
-            games.setdefault(roles.phase.flag, []).append(spec_of(env_id).title)
-    names = "; ".join(f"{flag}: {' and '.join(titles)}'s name for it" for flag, titles in games.items())
-    return list(games), names or "no game has one"
-
-
 # ------------------------------------------------------------------ play
 def cmd_play(args: argparse.Namespace) -> int:
     from .play import run_play, setup_play
@@ -160,31 +146,22 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ analyze
-def _analyses() -> dict[str, Any]:
-    """Every ``cardenvs analyze`` study by command: the generic ones (a module of :mod:`cardenvs.analysis` with
-    ``COMMAND``) and each game's own (its spec's ``studies``). A study has ``HELP``, ``add_arguments(parser)``
-    and ``run(args)``."""
+def _analyses() -> dict[str, str]:
     from . import analysis
-    from .analysis.pairings import PairingsStudy
-    from .core.spec import Pairings, load
-    from .registry import spec_of
 
-    out: dict[str, Any] = {}
+    out = {}
     for m in pkgutil.iter_modules(analysis.__path__):
         module = importlib.import_module(f"cardenvs.analysis.{m.name}")
         if hasattr(module, "COMMAND"):
-            out[module.COMMAND] = module
-    for env_id in env_ids():
-        for command, study in spec_of(env_id).studies.items():
-            out[command] = PairingsStudy(env_id, study) if isinstance(study, Pairings) else load(study)
+            out[module.COMMAND] = module.__name__
     return out
 
 
-def _run_study(command: str, study: Any, args: argparse.Namespace) -> int:
+def _run_study(module, args: argparse.Namespace) -> int:
     # the studies check their own arguments with ValueError (hand sizes, deal counts), so a study's
     # ValueError is reported as a user error; known limitation: one raised later would be reported alike
-    with user_input(f"analyze {command}: "):
-        return study.run(args)
+    with user_input(f"analyze {module.COMMAND}: "):
+        return module.run(args)
 
 
 # ------------------------------------------------------------------ serve
@@ -444,8 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent names, one per seat (more with --round-robin): random, a game's heuristics "
-        "and models as GAME.NAME, search as GAME.pimc(playouts=500,seed=1) (see cardenvs list)",
+        help="comma-separated agent names, e.g. twos.heuristic,random,random or "
+        "twos.pimc(playouts=500,seed=1),twos.heuristic,twos.heuristic (see cardenvs list)",
     )
     p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
@@ -455,15 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="replay each deal with the agents permuted over the seats (default on)",
     )
-    aliases, names = _role_phase_flags()
     p.add_argument(
-        "--role-phase",
-        *aliases,
-        dest="role_phase",
+        "--bidding",
         action="store_true",
-        help="for a game whose roles are chosen in a phase before play: duplicate deals with that phase played "
-        "instead of the roles the duplicate mode fixes; reports how often each agent plays each role and wins "
-        f"in it ({names})",
+        help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
+        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one",
     )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument(
@@ -495,12 +468,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyze", help="exact and Monte Carlo studies")
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
-    for command, study in sorted(_analyses().items()):
-        text = getattr(study, "HELP", "")
+    for command, module_name in sorted(_analyses().items()):
+        module = importlib.import_module(module_name)
+        text = getattr(module, "HELP", "")
         # argparse %-formats help strings, not descriptions
         ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
-        study.add_arguments(ap)
-        ap.set_defaults(func=lambda a, c=command, s=study: _run_study(c, s, a))
+        module.add_arguments(ap)
+        ap.set_defaults(func=lambda a, m=module: _run_study(m, a))
 
     p = sub.add_parser("bench", help="speed measurements (ratios against references measured in the same run)")
     p.add_argument("--quick", action="store_true", help="shorter runs")
