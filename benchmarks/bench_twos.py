@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from cardenvs.analysis.bombs import run_census, run_probabilities
+from cardenvs.games.twos.bomb_study import run_census, run_probabilities
 
 from .common import row
 

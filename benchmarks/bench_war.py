@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from cardenvs.analysis.war import p_sweep, simulate_lengths
+from cardenvs.games.war.study import p_sweep, simulate_lengths
 from cardenvs.registry import make
 
 from .common import aec_random_steps_per_second, row

@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from cardenvs.analysis.bombs import census_hands, rarity_order, run_census, run_probabilities
+from cardenvs.games.twos.bomb_study import census_hands, rarity_order, run_census, run_probabilities
 
 
 def brute_force_probability(hand_size, n, length, ranks=13):
@@ -134,14 +134,14 @@ def brute_force_replacement(hand_size, n, length):
 
 @pytest.mark.parametrize("hand_size,n,length,decks", [(5, 2, 2, 2), (5, 4, 1, 2), (6, 3, 2, 3), (5, 1, 3, 2)])
 def test_deck_probabilities_match_enumeration(hand_size, n, length, decks):
-    from cardenvs.analysis.bombs import deck_probabilities
+    from cardenvs.games.twos.bomb_study import deck_probabilities
 
     assert deck_probabilities(hand_size, decks)[(n, length)][1] == brute_force_decks(hand_size, n, length, decks)
 
 
 @pytest.mark.parametrize("n,length", [(2, 2), (4, 1), (1, 3), (3, 1)])
 def test_replacement_probabilities_match_enumeration(n, length):
-    from cardenvs.analysis.bombs import deck_probabilities
+    from cardenvs.games.twos.bomb_study import deck_probabilities
 
     assert deck_probabilities(4, None)[(n, length)][1] == brute_force_replacement(4, n, length)
 
@@ -149,7 +149,7 @@ def test_replacement_probabilities_match_enumeration(n, length):
 def test_deck_probabilities_by_hand_and_one_deck():
     from math import factorial
 
-    from cardenvs.analysis.bombs import deck_probabilities
+    from cardenvs.games.twos.bomb_study import deck_probabilities
 
     one = deck_probabilities(13, 1)
     assert all(one[s][1] == p for s, (_, p) in run_probabilities(13).items())  # the rules' table
@@ -162,7 +162,7 @@ def test_deck_probabilities_by_hand_and_one_deck():
 
 @pytest.mark.parametrize("decks", [3, None])
 def test_simulation_agrees_with_exact(decks):
-    from cardenvs.analysis.bombs import deck_probabilities, simulate_hands
+    from cardenvs.games.twos.bomb_study import deck_probabilities, simulate_hands
 
     hands = 100_000
     counts = simulate_hands(13, hands, decks, seed=5)
@@ -173,7 +173,7 @@ def test_simulation_agrees_with_exact(decks):
 
 
 def test_rarity_order_changes_with_the_number_of_decks():
-    from cardenvs.analysis.bombs import deck_probabilities, order_of
+    from cardenvs.games.twos.bomb_study import deck_probabilities, order_of
 
     assert order_of(deck_probabilities(13, 1)) == rarity_order(13)
     # one deck: a pair-run 2x3 is the commonest bomb; from two decks on (and with replacement) four of a kind is
@@ -183,8 +183,8 @@ def test_rarity_order_changes_with_the_number_of_decks():
 
 
 def test_deck_options_bad_input(capsys):
-    from cardenvs.analysis.bombs import deck_probabilities, simulate_hands
     from cardenvs.cli import main
+    from cardenvs.games.twos.bomb_study import deck_probabilities, simulate_hands
 
     with pytest.raises(ValueError, match="decks must be an integer >= 1"):
         deck_probabilities(13, 0)

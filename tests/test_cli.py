@@ -563,7 +563,7 @@ def test_analyze_twenty_variants_shows_progress(capsys):
 
 
 def test_analyze_bombs_and_war_show_progress_with_the_same_counts(capsys):
-    from cardenvs.analysis.bombs import run_census
+    from cardenvs.games.twos.bomb_study import run_census
 
     assert run_census(13, 5000, seed=2, progress=True) == run_census(13, 5000, seed=2)  # chunks in pieces: same counts
     assert "hands dealt" in capsys.readouterr().err

@@ -95,7 +95,7 @@ def test_bomb_orders():
     assert listed == rules.CLASSIC_ORDER  # the document's list keeps its order
     assert len(classic) == 22 and set(classic) == set(moves.BOMB_SHAPES)
     # every unlisted shape sits just above the strongest listed shape that is more common than it
-    from cardenvs.analysis.bombs import run_probabilities
+    from cardenvs.games.twos.bomb_study import run_probabilities
 
     probs = run_probabilities(20)
     c20 = list(rules.bomb_order("classic", 20))

@@ -5,10 +5,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from cardenvs.analysis.war import brute_force_p_sweep, p_sweep, simulate_lengths
 from cardenvs.core.cards import card_code, format_cards, make_deck, parse_cards
 from cardenvs.games.war import rules
 from cardenvs.games.war.env import raw_env
+from cardenvs.games.war.study import brute_force_p_sweep, p_sweep, simulate_lengths
 
 
 def stacked(p0_cards: str, p1_cards: str) -> list[str]:

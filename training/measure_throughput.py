@@ -1,8 +1,10 @@
 """Training throughput on this machine: SB3 MaskablePPO on the numba vector env (8 and 64 games), RLlib PPO
-(0 and 2 env runners) on Twenty, and the RLlib learner's update time on Twenty (10 actions) vs Dou Dizhu
-(28,242 actions).
+(0 and 2 env runners) on the first game, and the RLlib learner's update time on each game; by default the
+games with a heuristic and a choice that have the fewest and the most actions (Twenty, 10, and Dou Dizhu,
+28,242). The learner plays against the game's first heuristic (its spec's ``policy_agents``).
 
-    python -m cardenvs.training.measure_throughput [--iterations 3] [--batch 4000] [--sb3-only]
+    python -m cardenvs.training.measure_throughput [--games twos doudizhu] [--iterations 3] [--batch 4000]
+        [--sb3-only]
 
 Prints one JSON line per measurement. Env steps per second count sampled env steps over wall time of
 sampling+learning for SB3 (its loop interleaves them) and over RLlib's sampling time for RLlib.
@@ -14,14 +16,31 @@ import argparse
 import json
 import time
 
-HEURISTIC = {"twenty_v0": "twenty.greedy", "doudizhu_v0": "doudizhu.rule", "twos_v0": "twos.heuristic"}
+from cardenvs.registry import env_ids, make, resolve_id, spec_of
+
+
+def heuristic(game: str) -> str:
+    """The game's first numba heuristic, as an agent name."""
+    return spec_of(game).policy_agents()[0]
+
+
+def default_games() -> list[str]:
+    """The games with a heuristic that have the fewest and the most actions (more than one: a choice)."""
+    sizes = {}
+    for env_id in env_ids():
+        if spec_of(env_id).policy_agents():
+            env = make(env_id)
+            if env.action_space(env.possible_agents[0]).n > 1:
+                sizes[env_id] = env.action_space(env.possible_agents[0]).n
+    ordered = sorted(sizes, key=sizes.__getitem__)
+    return [ordered[0], ordered[-1]]
 
 
 def sb3_env(game: str, n_envs: int):
     """The self-play VecEnv the learner samples from: the vector learner view against the game's heuristic."""
     from .wrapper import make_vector_selfplay
 
-    return make_vector_selfplay(game, {}, {HEURISTIC[game]: 1.0}, n_envs, seed=0)
+    return make_vector_selfplay(game, {}, {heuristic(game): 1.0}, n_envs, seed=0)
 
 
 def sb3_steps_per_second(game: str, steps: int, n_envs: int = 8) -> dict:
@@ -64,7 +83,7 @@ def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
         train_batch_size_per_learner=batch,
         minibatch_size=512,
         num_epochs=4,
-        opponents={"twenty.greedy" if game == "twenty_v0" else "doudizhu.rule": 1.0},
+        opponents={heuristic(game): 1.0},
     )
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
@@ -91,19 +110,21 @@ def rllib_run(game: str, runners: int, iterations: int, batch: int) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", help="env ids or short names (default: module docstring)")
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--batch", type=int, default=4000)
     parser.add_argument("--sb3-steps", type=int, default=20_000)
     parser.add_argument("--sb3-only", action="store_true", help="only the SB3 measurements")
     args = parser.parse_args(argv)
-    for game in ("twos_v0", "doudizhu_v0"):
+    games = [resolve_id(game) for game in args.games] if args.games else default_games()
+    for game in games:
         for n_envs in (8, 64):
             print(json.dumps(sb3_steps_per_second(game, args.sb3_steps, n_envs)), flush=True)
     if args.sb3_only:
         return 0
-    for runners in (0, 2):
-        print(json.dumps(rllib_run("twenty_v0", runners, args.iterations, args.batch)), flush=True)
-    print(json.dumps(rllib_run("doudizhu_v0", 0, args.iterations, args.batch)), flush=True)
+    for game in games:
+        for runners in (0, 2) if game == games[0] else (0,):
+            print(json.dumps(rllib_run(game, runners, args.iterations, args.batch)), flush=True)
     return 0
 
 

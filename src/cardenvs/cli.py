@@ -146,22 +146,31 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ analyze
-def _analyses() -> dict[str, str]:
+def _analyses() -> dict[str, Any]:
+    """Every ``cardenvs analyze`` study by command: the generic ones (a module of :mod:`cardenvs.analysis` with
+    ``COMMAND``) and each game's own (its spec's ``studies``). A study has ``HELP``, ``add_arguments(parser)``
+    and ``run(args)``."""
     from . import analysis
+    from .analysis.pairings import PairingsStudy
+    from .core.spec import Pairings, load
+    from .registry import spec_of
 
-    out = {}
+    out: dict[str, Any] = {}
     for m in pkgutil.iter_modules(analysis.__path__):
         module = importlib.import_module(f"cardenvs.analysis.{m.name}")
         if hasattr(module, "COMMAND"):
-            out[module.COMMAND] = module.__name__
+            out[module.COMMAND] = module
+    for env_id in env_ids():
+        for command, study in spec_of(env_id).studies.items():
+            out[command] = PairingsStudy(env_id, study) if isinstance(study, Pairings) else load(study)
     return out
 
 
-def _run_study(module, args: argparse.Namespace) -> int:
+def _run_study(command: str, study: Any, args: argparse.Namespace) -> int:
     # the studies check their own arguments with ValueError (hand sizes, deal counts), so a study's
     # ValueError is reported as a user error; known limitation: one raised later would be reported alike
-    with user_input(f"analyze {module.COMMAND}: "):
-        return module.run(args)
+    with user_input(f"analyze {command}: "):
+        return study.run(args)
 
 
 # ------------------------------------------------------------------ serve
@@ -468,13 +477,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyze", help="exact and Monte Carlo studies")
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
-    for command, module_name in sorted(_analyses().items()):
-        module = importlib.import_module(module_name)
-        text = getattr(module, "HELP", "")
+    for command, study in sorted(_analyses().items()):
+        text = getattr(study, "HELP", "")
         # argparse %-formats help strings, not descriptions
         ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
-        module.add_arguments(ap)
-        ap.set_defaults(func=lambda a, m=module: _run_study(m, a))
+        study.add_arguments(ap)
+        ap.set_defaults(func=lambda a, c=command, s=study: _run_study(c, s, a))
 
     p = sub.add_parser("bench", help="speed measurements (ratios against references measured in the same run)")
     p.add_argument("--quick", action="store_true", help="shorter runs")

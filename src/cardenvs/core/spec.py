@@ -18,6 +18,10 @@ games have, each optional:
 * ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
   package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`) and, for a
   game whose plays are face up, ``fill_plays(base, viewer, view, plays)`` to draw them as the cards played.
+* ``studies``: ``cardenvs analyze NAME`` subcommands of the game's own, by name: a study module
+  (``"module"``, with ``HELP``, ``add_arguments(parser)`` and ``run(args)``) or a :class:`Pairings`.
+* ``baselines`` (:class:`Baseline`): the seeded matches of its heuristics that ``cardenvs analyze
+  baselines`` plays (the README's table).
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
@@ -118,6 +122,37 @@ class Roles:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """One row of ``cardenvs analyze baselines``: ``agents`` (by seat) play ``games`` seeded deals with env
+    ``options``, and the win rate of ``agents[seat]`` is reported with a 95% interval (``label`` names the
+    row; default: the agents). Without ``reset_options`` the arena plays them (``duplicate``: each deal with
+    the agents permuted over the seats); with them, deal by deal with these reset options (a role fixed)."""
+
+    agents: tuple[str, ...]
+    games: int
+    options: dict[str, Any] = field(default_factory=dict)
+    duplicate: bool = False
+    reset_options: dict[str, Any] | None = None
+    seat: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Pairings:
+    """A study of agents paired off (``cardenvs analyze NAME``): every pair of ``pairs`` over duplicate deals
+    under each option set of ``variants`` (label -> options), the first agent's mean point margin over the
+    second with a 95% interval over duplicate sets (:mod:`cardenvs.analysis.pairings`)."""
+
+    help: str  # the subcommand's help
+    title: str  # the report's first words
+    pairs: tuple[tuple[str, str], ...]
+    variants: dict[str, dict[str, Any]]
+    column: str = "variant"  # what the variants' labels name: the table's first column
+    summary: dict[str, str] = field(default_factory=dict)  # variant label -> the words before its first pair's margin
+    matches: int = 200  # duplicate deals per pairing by default
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """One game: its id and where its parts live (module docstring)."""
 
@@ -131,6 +166,8 @@ class GameSpec:
     view: str | None = None
     skill_ladder: tuple[str, ...] = ()
     skill_ladder_quick: tuple[str, ...] = ()
+    studies: dict[str, str | Pairings] = field(default_factory=dict)
+    baselines: tuple[Baseline, ...] = ()
 
     @property
     def env_id(self) -> str:
@@ -139,6 +176,11 @@ class GameSpec:
     @property
     def env_module(self) -> str:
         return f"{self.package}.env"
+
+    def policy_agents(self) -> tuple[str, ...]:
+        """The agent names of the game's numba heuristics (``"twos.heuristic"``), in declared order."""
+        core = getattr(load(self.env_module).raw_env, "CORE", None)
+        return tuple(f"{self.name}.{policy}" for policy in getattr(core, "POLICIES", ()))
 
     def hook(self, path: str | None) -> Callable | None:
         return None if path is None else load(path)

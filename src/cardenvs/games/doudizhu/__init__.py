@@ -7,7 +7,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import GameSpec, Roles, lazy_attributes
+from cardenvs.core.spec import Baseline, GameSpec, RolePhase, Roles, lazy_attributes
 
 SPEC = GameSpec(
     name="doudizhu",
@@ -23,6 +23,7 @@ SPEC = GameSpec(
         chosen="the agents bid for the landlord",
         fixed="duplicate mode: player_0 is landlord at bid 1 in every seating, nobody bids; --bidding plays "
         "the bidding",
+        phase=RolePhase("bidding", option="bidding"),  # cardenvs arena --bidding, alias of --role-phase
     ),
     move_features="cardenvs.games.doudizhu.features:move_features",
     view="cardenvs.games.doudizhu.view",
@@ -36,6 +37,22 @@ SPEC = GameSpec(
         "doudizhu.dmc",
     ),
     skill_ladder_quick=("random", "doudizhu.rule", "doudizhu.dmc"),
+    # the rule agent as landlord (seat 0) and as a farmer (seat 1), random elsewhere, player_0 landlord at bid 1
+    baselines=(
+        Baseline(
+            ("doudizhu.rule", "random", "random"),
+            2000,
+            reset_options={"landlord": 0, "bid": 1},
+            label="doudizhu.rule as landlord vs random",
+        ),
+        Baseline(
+            ("random", "doudizhu.rule", "random"),
+            2000,
+            reset_options={"landlord": 0, "bid": 1},
+            seat=1,
+            label="doudizhu.rule as farmer vs random",
+        ),
+    ),
 )
 
 #: names this package re-exports from its modules, imported on first use

@@ -6,7 +6,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import GameSpec
+from cardenvs.core.spec import Baseline, GameSpec, Pairings
 
 SPEC = GameSpec(
     name="twenty",
@@ -17,4 +17,32 @@ SPEC = GameSpec(
     view="cardenvs.games.twenty.view",
     skill_ladder=("random", "twenty.greedy", "twenty.pimc(playouts=50)", "twenty.pimc(playouts=400)", "twenty.dmc"),
     skill_ladder_quick=("random", "twenty.greedy", "twenty.dmc"),
+    studies={
+        # What the round solver (solver.solve_round, via twenty.solver) gains over one-ply greedy play, hands
+        # exposed and hidden, over duplicate deals with swap_deals=True (each match plays a deck twice with the
+        # hands exchanged, and the arena replays it with the seats swapped). The solver is exact in round 2
+        # (every card is known from round 1) and in the last hand of a round; elsewhere it samples the later
+        # deals and, hands hidden, averages over sampled opponent hands: the margins are this solver's, not
+        # perfect play's, and exposed minus hidden is what seeing the other hand is worth to it.
+        "twenty-variants": Pairings(
+            help="solver, greedy and random against each other, hands hidden and exposed: point margins with 95% CIs",
+            title="Twenty, swap_deals=True",
+            pairs=(("twenty.solver", "twenty.greedy"), ("twenty.solver", "random"), ("twenty.greedy", "random")),
+            variants={
+                "hidden": {"swap_deals": True, "exposed_hands": False},
+                "exposed": {"swap_deals": True, "exposed_hands": True},
+            },
+            column="hands",
+            summary={
+                "exposed": "solver's margin over greedy with hands exposed (round solver: exact in round 2 and in "
+                "last hands, sampled later deals elsewhere)",
+                "hidden": "solver's margin over greedy with hands hidden (the same solver averaged over sampled "
+                "opponent hands; exact in round 2)",
+            },
+        )
+    },
+    baselines=(
+        Baseline(("twenty.greedy", "random"), 500, duplicate=True),
+        Baseline(("twenty.solver", "twenty.greedy"), 500, {"exposed_hands": True, "swap_deals": True}, True),
+    ),
 )

@@ -1,6 +1,6 @@
 """How likely a dealt Twos hand is to hold each ``n x L`` run, exactly, and the rarity order of the bombs.
 
-What the rules need from the bomb study (:mod:`cardenvs.analysis.bombs`, which imports it from here):
+What the rules need from the bomb study (:mod:`.bomb_study`, which imports it from here):
 ``bomb_order="rarity"`` ranks the bomb shapes by these probabilities, and ``"classic"`` places the shapes
 its list does not name by them.
 

@@ -14,4 +14,5 @@ SPEC = GameSpec(
     title="War",
     view="cardenvs.games.war.view",
     skill_ladder=("random", "war.flip"),  # no decisions: the calibration of cardenvs analyze skill
+    studies={"war": "cardenvs.games.war.study"},
 )

@@ -2,7 +2,7 @@
 
 The children's game, two players, 26 cards each; the rules are in :mod:`cardenvs.games.war.rules`.
 Nobody has a choice: each player's only action is to flip. The env exists for the arena, as a
-smoke test of the AEC machinery, and for the study in :mod:`cardenvs.analysis.war`.
+smoke test of the AEC machinery, and for the study in :mod:`cardenvs.games.war.study`.
 
 | | |
 |---|---|

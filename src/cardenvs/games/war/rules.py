@@ -29,7 +29,7 @@ each pile is a 52-slot ring buffer (``head`` the next card to flip, ``held`` the
 each player put on the table in the battle under way, the last face-up card of each player, the war flag,
 battles played and won, cards set aside (single pass), the result and the shuffle's random stream. The
 same functions drive the AEC env, the vector envs and the Monte Carlo simulator in
-:mod:`cardenvs.analysis.war`.
+:mod:`cardenvs.games.war.study`.
 """
 
 from __future__ import annotations

@@ -7,8 +7,7 @@
   The shuffles use xorshift64* streams seeded from a ``np.random.Generator``.
 * :func:`run_probabilities` -- the same quantities exactly, and :func:`rarity_order` -- the valid bombs
   from most to least likely at a hand size (Twos' ``bomb_order="rarity"`` makes the rarest the strongest).
-  Both live with the game (:mod:`cardenvs.games.twos.bombs`), whose rules need them; they are re-exported
-  here.
+  Both live in :mod:`.bombs`, which the rules need; they are re-exported here.
 
 * :func:`deck_probabilities` -- the same probabilities for a hand drawn from ``decks`` shuffled 52-card decks
   (4k cards of each rank), or with replacement (every card independent: the "effectively infinite deck" of
@@ -18,7 +17,7 @@
   hands with NumPy (multivariate hypergeometric or multinomial rank counts) to check it, and
   :func:`order_of` ranks the valid bombs as :func:`rarity_order` does.
 
-``cardenvs analyze bombs --hand-size 20 [--hands N]`` prints the document's tables with the exact
+``cardenvs analyze bombs --hand-size 20 [--hands N]`` (a study the spec declares) prints the tables with the exact
 probability and expected count beside each Monte Carlo count; ``--decks K`` or ``--with-replacement`` does
 the same for hands from K decks or an infinite deck; ``--deck-sweep 1,2,4,8`` prints the valid bombs'
 probabilities and rarity order at each K and with replacement, and whether the order changes.
@@ -37,11 +36,11 @@ from tqdm import tqdm
 
 from cardenvs.core import encoding
 from cardenvs.core.rng import uniform_index
-from cardenvs.games.twos.bombs import MAX_L, MAX_N, RANKS, check_hand_size, is_bomb, rarity_order, run_probabilities
+
+from .bombs import MAX_L, MAX_N, RANKS, check_hand_size, is_bomb, rarity_order, run_probabilities
 
 Shape = tuple[int, int]
 
-COMMAND = "bombs"
 HELP = "how often Twos hands hold each n x L run: Monte Carlo census, exact probabilities, the rarity order"
 _RANK_OF_CARD = np.arange(52, dtype=np.int64) // 4  # cards 0..51 as 4 x 13 ranks (rank order is immaterial)
 

@@ -8,9 +8,9 @@
 * :func:`brute_force_p_sweep` -- the twin the tests compare against on small decks: every distinct
   arrangement of the deck (multiset permutations), counted.
 * :func:`simulate_lengths` -- numba Monte Carlo of full games under the env's own rules
-  (:mod:`cardenvs.games.war.rules`), returning the battles each game took and whether it was truncated.
+  (:mod:`.rules`), returning the battles each game took and whether it was truncated.
 
-``cardenvs analyze war`` prints all three for the chosen rule options.
+``cardenvs analyze war`` (the spec's ``studies``) prints all three for the chosen rule options.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from numba import njit, prange
 from tqdm import tqdm
 
 from cardenvs.core.cards import make_deck
-from cardenvs.games.war import rules
 
-COMMAND = "war"
+from . import rules
+
 HELP = "exact sweep probability and simulated game lengths of War"
 
 
