@@ -1,7 +1,9 @@
-"""No generic module names a game: the arena, vector envs, search, agents, replays, the web app outside the
-per-game views, the play loop, seeds and the learners (DMC, heads, features, the RLlib env) read every game
-fact from the game's one declaration. Checked on the code (identifiers and strings), not on docstrings, whose
-examples may name games; the registered games' names and their folder names are what is looked for."""
+"""No generic module names a game or its phase: every module of ``src/cardenvs`` and ``training/`` outside
+``games/`` and the versioned ``*_v0`` shims (the arena, vector envs, search, agents, replays, studies, the CLI,
+the web app outside the per-game views, the learners) reads every game fact from the game's one declaration.
+Checked on the code (identifiers and strings), not on docstrings, whose examples may name games. Looked for:
+the registered games' env ids, short names and titles, their role names, and the words of a game's phase before
+play (Dou Dizhu's bidding, Guandan's tribute and levels), which generic code calls "the phase"."""
 
 import ast
 import re
@@ -13,37 +15,24 @@ import cardenvs
 from cardenvs.registry import spec_of
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERIC = [
-    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/arena").glob("*.py")),
-    "src/cardenvs/vector.py",
-    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/search").glob("*.py")),
-    "src/cardenvs/agent.py",
-    "src/cardenvs/replay.py",
-    "src/cardenvs/opponents.py",
-    "src/cardenvs/sb3.py",
-    "src/cardenvs/play.py",
-    "src/cardenvs/registry.py",
-    "src/cardenvs/core/kernels.py",
-    "src/cardenvs/core/env.py",
-    "src/cardenvs/core/spec.py",
-    "src/cardenvs/core/observation.py",
-    "src/cardenvs/core/seeds.py",
-    "src/cardenvs/analysis/skill.py",
-    "training/dmc.py",
-    "training/heads.py",
-    "training/features.py",
-    "training/rllib_env.py",
-    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/cardenvs/web").glob("*.py")),
-]
+GENERIC = sorted(
+    str(path.relative_to(ROOT))
+    for tree in (ROOT / "src/cardenvs", ROOT / "training")
+    for path in tree.rglob("*.py")
+    if "games" not in path.relative_to(tree).parts and not path.name.endswith("_v0.py")
+)
+PHASE_WORDS = {"bid", "bids", "bidding", "auction", "tribute", "level", "levels"}
+#: modules that still name a game, with what is left (work in progress elsewhere; remove a line once it is clean)
+ALLOWED: dict[str, str] = {}
 
 
 def game_words() -> set[str]:
-    words = set()
+    words = set(PHASE_WORDS)
     for env_id in cardenvs.ENV_IDS:
-        words |= {env_id, env_id.rsplit("_v", 1)[0]}
-        roles = spec_of(env_id).roles
-        if roles is not None:
-            words |= {name.lower() for name in roles.names}
+        spec = spec_of(env_id)
+        words |= {env_id, spec.name, spec.package.rpartition(".")[2], spec.title.lower()}
+        if spec.roles is not None:
+            words |= {name.lower() for name in spec.roles.names}
     return words
 
 
@@ -77,9 +66,14 @@ def naming(path: Path, words: set[str]) -> list[tuple[int, str]]:
     return sorted(hits)
 
 
-@pytest.mark.parametrize("module", GENERIC)
+@pytest.mark.parametrize("module", [m for m in GENERIC if m not in ALLOWED])
 def test_generic_module_names_no_game(module):
     assert naming(ROOT / module, game_words()) == []
+
+
+@pytest.mark.parametrize("module", sorted(ALLOWED))
+def test_the_allow_list_holds_only_modules_that_still_name_a_game(module):
+    assert naming(ROOT / module, game_words()), f"{module} names no game now: remove it from ALLOWED"
 
 
 def test_the_check_sees_a_game_name(tmp_path):
@@ -90,3 +84,9 @@ def test_the_check_sees_a_game_name(tmp_path):
         "    warnings.warn(landlord)\n"
     )
     assert naming(source, game_words()) == [(3, "doudizhu"), (4, "twos"), (4, "war"), (5, "landlord")]
+
+
+def test_the_check_sees_a_phase_and_a_title(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text('x = plan.bidding or "Dou Dizhu"\ntributes, tribute = 1, levels\n')
+    assert naming(source, game_words()) == [(1, "bidding"), (1, "dou dizhu"), (2, "levels"), (2, "tribute")]

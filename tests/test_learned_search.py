@@ -294,10 +294,10 @@ def test_bad_models_are_clear_errors(name, message):
 def test_a_game_without_a_shipped_model_names_the_shipped_ones(monkeypatch):
     """Every game with a search agent ships a model now: without one (shipped_models patched to leave
     Two Way Street's out), ``leaf=dmc`` says so and lists what is shipped."""
-    import cardenvs.agent
+    import cardenvs.agent.loader
 
     shipped = {k: v for k, v in shipped_models().items() if not k.startswith("two_way_street.")}
-    monkeypatch.setattr(cardenvs.agent, "shipped_models", lambda: shipped)
+    monkeypatch.setattr(cardenvs.agent.loader, "shipped_models", lambda: shipped)
     with pytest.raises(ValueError) as exc:
         load_agent("two_way_street.pimc(leaf=dmc)", cardenvs.make("two_way_street").unwrapped)
     assert "no DMC model is shipped for two_way_street (shipped: " in str(exc.value)

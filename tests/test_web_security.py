@@ -27,8 +27,8 @@ with warnings.catch_warnings():
 
 import httpx  # noqa: E402
 
-from cardenvs import agent as agent_module  # noqa: E402
 from cardenvs import cli, web  # noqa: E402
+from cardenvs.agent import loader as agent_module  # noqa: E402
 from cardenvs.arena import run_tournament  # noqa: E402
 from cardenvs.replay import replay_files  # noqa: E402
 from cardenvs.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH  # noqa: E402

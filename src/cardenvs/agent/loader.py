@@ -1,58 +1,6 @@
-"""The agent protocol, the random agent, and loading agents by name.
-
-An agent is any object with a ``name`` and ``act(observation, rng) -> int``, where ``observation`` is the
-env's ``{"observation", "action_mask"}`` dict and ``rng`` a ``np.random.Generator`` owned by the caller
-(the arena seeds it, so tournaments are reproducible). Agents are built with the env they will play in
-(``Agent(env)``) so they can read its options and observation layout; they must only use the public API.
-
-Batches: an agent may also act in many games at once, ``act_batch(observations, rngs) -> actions``
-(:class:`BatchAgent`). ``observations`` maps ``"observation"`` to the ``[k, D]`` rows of the k games where it
-is to move and ``"action_mask"`` to their bool ``[k, A]`` masks (the vector envs' dtype; each is gathered
-when first read), ``rngs`` holds the k games' generators, and it returns the k actions (integers). Row ``i``
-must get the action ``act`` would return for that observation and ``rngs[i]``, drawing from ``rngs[i]`` what
-``act`` draws (index ``rngs`` only for the rows that draw): then the arena plays its games on a vector env,
-one call per agent and step, with the results of the AEC env (:mod:`cardenvs.batched`). An agent that reads
-the game's state rather than its observation (a numba policy) also takes the keyword ``games``, a
-:class:`BatchGames`: the vector env and the game of each row. ``act_batch`` keeps nothing per game between
-calls (``reset`` is for the AEC env's one game at a time). :class:`RandomAgent`, :class:`PolicyAgent` and the
-DMC models (``dmc:PATH``, ``GAME.dmc``) act on batches; the search agents and Python agents such as
-``twenty.solver`` do not (the arena plays those in the AEC env).
-
-Names (:func:`load_agent`):
-
-* ``random``: uniformly random legal action.
-* ``GAME.NAME`` for a numba policy ``NAME`` of the game (its ``POLICIES``: ``twos.heuristic``,
-  ``doudizhu.rule``, ``twenty.greedy``, ``two_way_street.heuristic``, ``war.flip``): a :class:`PolicyAgent`,
-  the same function the vector envs' opponents and the search rollouts call.
-* ``GAME.NAME`` for an agent that cannot be a numba policy (``twenty.solver``): ``AGENTS["NAME"]`` in the
-  module ``cardenvs.agents.GAME`` (the repository's ``agents/``).
-* Either plays only the game ``GAME`` (loading it for another game's env is a ``ValueError``).
-* Another name of such an agent, in its module's ``ALIASES`` (``{"rlcard.rule": "rlcard"}`` in
-  ``cardenvs.agents.doudizhu`` names ``doudizhu.rlcard``, RLCard's rule agent, as the field calls it).
-* ``GAME.dmc`` (``doudizhu.dmc``): the Deep Monte Carlo model shipped with the package for that game
-  (``cardenvs/training/results/GAME__dmc__N/model.pt``, the highest ``N``), played as ``dmc:PATH``; it
-  needs the ``train`` extra (torch), and says so when it is missing.
-* ``KIND:PATH``: a trained model of an *agent kind* registered by an installed package under the entry-point
-  group ``cardenvs.agents`` (:data:`AGENT_KINDS_GROUP`): the entry point names a class built as
-  ``Class(env, PATH)``. This project's ``training/`` (installed as ``cardenvs.training``) registers ``ppo``
-  (a MaskablePPO model, ``cardenvs.training.policies:PPOAgent``), ``dmc`` and ``rllib`` (an RLlib checkpoint)
-  in ``pyproject.toml``; the rest of ``cardenvs`` never imports them.
-* ``GAME.pimc`` and ``GAME.ismcts`` (``doudizhu.pimc``): the search agents of :mod:`cardenvs.search`, for every
-  game that registers a determinizer; they take parameters in parentheses, ``NAME(key=value,...)``
-  (``doudizhu.pimc(playouts=2000)``, ``twos.ismcts(ms=50,seed=3)``), each converted to the parameter's type
-  (:data:`cardenvs.search.PARAMETERS`). An unknown parameter or a bad value is a ``ValueError`` naming the
-  accepted parameters with their defaults; other agents take no parameters.
-* ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
-
-Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class``, and
-``KIND:PATH`` only with a PATH inside a ``models_dir`` folder.
-
-Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).
-
-A name that cannot be loaded is a ``ValueError`` saying why and what is known. An ``agents`` package that
-is not installed means no Python agents (the numba policies remain); one that fails to import (a missing
-dependency, a broken module) raises its ``ImportError``.
-"""
+"""Loading agents by name: the names (:func:`known_agents`), the table of agent kinds (:func:`agent_table`:
+name pattern -> loader, one ``KIND:PATH`` row per entry point of :data:`AGENT_KINDS_GROUP`) and
+:func:`load_agent`; the forms of names are in the docstring of :mod:`cardenvs.agent`."""
 
 from __future__ import annotations
 
@@ -61,172 +9,18 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-import numpy as np
-
-from .core import kernels
-from .core.env import legal_actions
+from ..core import kernels
+from .base import Agent, PolicyAgent, RandomAgent, _game_of
 
 #: the entry-point group of agent kinds (``KIND:PATH`` names): ``KIND = "module:Class"``, built as Class(env, PATH)
 AGENT_KINDS_GROUP = "cardenvs.agents"
-
-
-@runtime_checkable
-class Agent(Protocol):
-    name: str
-
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int: ...
-
-
-@runtime_checkable
-class BatchAgent(Protocol):
-    """An agent that also acts on a batch of games (module docstring, "Batches")."""
-
-    name: str
-
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int: ...
-
-    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray: ...
-
-
-@dataclass(frozen=True)
-class BatchGames:
-    """Where the rows of an ``act_batch`` call are: row ``i`` is game ``indices[i]`` of ``env`` (a
-    :class:`cardenvs.vector.VectorEnv`), whose state a numba policy reads; ``mask`` is every game's bool
-    action mask ``[B, A]`` (the rows' are ``mask[indices]``)."""
-
-    env: Any
-    indices: np.ndarray
-    mask: np.ndarray
-
-    def legal_ids(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows' legal action ids, ascending and padded with -1 (``[k, K]``), and their counts (``[k]``):
-        the vector env's own lists (:meth:`cardenvs.vector.VectorEnv.legal_ids`), much cheaper than reading
-        a long mask (Dou Dizhu's has 28,242 entries)."""
-        ids, counts = self.env.legal_ids()
-        return ids[self.indices], counts[self.indices]
-
-
-def acts_on_batches(agent: Any) -> bool:
-    """Whether ``agent`` has an ``act_batch`` method (the arena then plays it on a vector env)."""
-    return callable(getattr(agent, "act_batch", None))
-
-
-def takes_games(agent: Any) -> bool:
-    """Whether ``agent.act_batch`` takes the keyword ``games`` (a :class:`BatchGames`)."""
-    try:
-        return "games" in inspect.signature(agent.act_batch).parameters
-    except (TypeError, ValueError):  # no signature to read (a builtin)
-        return False
-
-
-class RandomAgent:
-    """Uniformly random among the legal actions."""
-
-    name = "random"
-
-    def __init__(self, env: Any = None):
-        self.env = env
-
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        legal = legal_actions(observation)
-        if len(legal) == 0:
-            raise ValueError("random agent asked to act with an empty action mask")
-        return int(legal[rng.integers(len(legal))])
-
-    def act_batch(self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator]) -> np.ndarray:
-        """:meth:`act` on each row, one draw from each row's generator."""
-        masks = observations["action_mask"]
-        out = np.empty(len(masks), dtype=np.int64)
-        for i, mask in enumerate(masks):
-            out[i] = self.act({"action_mask": mask}, rngs[i])
-        return out
-
-
-class PolicyAgent:
-    """``GAME.NAME``: the game's numba policy ``NAME`` (one of its ``POLICIES``) in the AEC world, the one
-    function the vector envs' opponents and the search rollouts also call.
-
-    At ``act`` it reads the env's current state (``env.unwrapped.states`` and ``params``, as
-    :class:`cardenvs.search.SearchAgent` does) and asks the policy for the seat to act
-    (:func:`cardenvs.core.kernels.policy_range`). A policy's random draws come from a ``uint64[1]`` stream
-    (:func:`cardenvs.core.rng.stream`) seeded from one draw of the caller's ``rng``, so a seeded arena
-    replays exactly. The policy is first asked with a fixed stream and the draw is made only if it used
-    that stream: a heuristic that draws nothing at a decision (most do, Twenty's greedy only on ties) leaves
-    the caller's ``rng`` as it found it.
-    """
-
-    #: the fixed stream of the first call: a decision that leaves it unchanged drew nothing
-    PROBE = kernels.PROBE
-
-    def __init__(self, env: Any, policy: str):
-        base = getattr(env, "unwrapped", env)
-        game = _game_of(base)
-        policies = tuple(getattr(getattr(base, "CORE", None), "POLICIES", ()))
-        if policy not in policies:
-            known = ", ".join(policies) or "none"
-            raise ValueError(f"{policy!r} is not a numba policy of {game} (its policies: {known})")
-        self.env = base
-        self.name = f"{game}.{policy}"
-        self.kind = 2 + policies.index(policy)  # the kernels' code of policy k (1 is random)
-        self._which = np.zeros(1, dtype=np.int64)
-        self._stream = np.zeros((1, 1), dtype=np.uint64)
-        self._out = np.zeros(1, dtype=np.int64)
-
-    def _choose(self) -> int:
-        base = self.env
-        kernels.policy_range(
-            base.states, base.params, self._which, self.kind, self._stream, int(base.num_actions), self._out
-        )
-        return int(self._out[0])
-
-    @staticmethod
-    def _stream_from(rng: np.random.Generator) -> np.uint64:
-        """The policy's stream for a decision that draws: one draw of the caller's generator."""
-        from .core.rng import stream
-
-        return stream(np.uint64(rng.integers(0, 2**63, dtype=np.int64)), 0)[0]
-
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        self._stream[0, 0] = self.PROBE
-        action = self._choose()
-        if self._stream[0, 0] != self.PROBE:  # it drew: again, with a stream from the caller's rng
-            self._stream[0, 0] = self._stream_from(rng)
-            action = self._choose()
-        mask = observation["action_mask"]
-        if not 0 <= action < len(mask) or not mask[action]:
-            raise RuntimeError(f"{self.name} chose {action}, which the observation's mask does not allow")
-        return action
-
-    def act_batch(
-        self,
-        observations: Mapping[str, np.ndarray],
-        rngs: Sequence[np.random.Generator],
-        games: BatchGames | None = None,
-    ) -> np.ndarray:
-        """:meth:`act` in every game of ``games`` at once: the policy on the vector env's states
-        (:meth:`cardenvs.vector.VectorEnv.policy_actions`), probed with the fixed stream, then again where it
-        drew, with a stream from one draw of that game's generator."""
-        if games is None:
-            raise ValueError(f"{self.name} reads the game's state: act_batch needs games (a BatchGames)")
-        streams = np.full(len(games.indices), self.PROBE, dtype=np.uint64)
-        actions = games.env.policy_actions(self.name, games.indices, streams)
-        drew = np.flatnonzero(streams != self.PROBE)
-        if len(drew):
-            again = np.array([self._stream_from(rngs[i]) for i in drew.tolist()], dtype=np.uint64)
-            actions[drew] = games.env.policy_actions(self.name, games.indices[drew], again)
-        legal = (actions >= 0) & (actions < games.mask.shape[1])
-        legal[legal] = games.mask[games.indices[legal], actions[legal]]
-        if not legal.all():
-            bad = int(actions[np.flatnonzero(~legal)[0]])
-            raise RuntimeError(f"{self.name} chose {bad}, which the observation's mask does not allow")
-        return actions
 
 
 def _agent_modules() -> list[str]:
@@ -252,13 +46,6 @@ def shipped_models() -> dict[str, Path]:
             if run.isdigit() and (game not in best or int(run) > best[game][0]):
                 best[game] = (int(run), model)
     return {f"{game}.dmc": path for game, (_, path) in sorted(best.items())}
-
-
-def _game_of(env: Any) -> str | None:
-    """The short game name of an env (``twos`` for ``twos_v0``), or None for an object without metadata."""
-    metadata = getattr(getattr(env, "unwrapped", env), "metadata", None) or {}
-    name = metadata.get("name")
-    return name.rsplit("_v", 1)[0] if isinstance(name, str) else None
 
 
 def split_agent_names(text: str) -> list[str]:
@@ -300,7 +87,7 @@ def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
 
 def _search_games() -> list[str]:
     """Short names of the games with a determinizer (they have the search agents ``GAME.pimc``, ``GAME.ismcts``)."""
-    from .registry import env_ids, raw_env_class
+    from ..registry import env_ids, raw_env_class
 
     out = []
     for env_id in env_ids():
@@ -312,7 +99,7 @@ def _search_games() -> list[str]:
 
 def search_agent_names(game: str | None = None) -> list[str]:
     """``GAME.pimc`` and ``GAME.ismcts`` for every game with a determinizer (or only ``game``)."""
-    from .search import METHODS
+    from ..search import METHODS
 
     short = game.rsplit("_v", 1)[0] if game else None
     return [f"{g}.{m}" for g in _search_games() if short is None or g == short for m in METHODS]
@@ -320,7 +107,7 @@ def search_agent_names(game: str | None = None) -> list[str]:
 
 def policy_agent_names(game: str | None = None) -> list[str]:
     """``GAME.NAME`` for every numba policy of every game (its core's ``POLICIES``), or only ``game``'s."""
-    from .registry import env_ids, raw_env_class
+    from ..registry import env_ids, raw_env_class
 
     short = game.rsplit("_v", 1)[0] if game else None
     out = []
@@ -390,7 +177,7 @@ ANY_GAME = ""
 
 
 def _load_search(request: AgentRequest, game: str) -> Agent:
-    from .search import PARAMETERS, SearchAgent, describe_parameters, game_policies
+    from ..search import PARAMETERS, SearchAgent, describe_parameters, game_policies
 
     method = request.base.partition(".")[2]
     accepted = PARAMETERS[method]
