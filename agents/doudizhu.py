@@ -10,10 +10,10 @@ the env's layout), so the arena can seat them beside ours:
   written from DouZero's documented features (:class:`DouZeroAgent`, :func:`douzero_features`). Needs torch
   (``pip install 'cardenvs[train]'``).
 
-Neither RLCard nor DouZero has a bidding: both agents refuse to bid (they declare ``bids = False``, which the
-arena checks before playing, and a bidding decision is a ``ValueError``). They play the arena's default
-duplicate mode (player_0 landlord at bid 1, nobody bids) or an env made with ``bidding=False``; not
-``cardenvs arena --bidding``.
+Neither RLCard nor DouZero has a bidding: both agents refuse to bid (they declare ``plays_role_phase =
+False``, which the arena checks before playing, and a bidding decision is a ``ValueError``). They play the
+arena's default duplicate mode (player_0 landlord at bid 1, nobody bids) or an env made with
+``bidding=False``; not ``cardenvs arena --bidding`` (``--role-phase``).
 
 Seats: our observation's seats are relative (0 the observer, 1 the next player, 2 the previous). RLCard
 numbers the landlord 0 and the players after it 1 and 2; DouZero names them ``landlord``, ``landlord_down``
@@ -208,7 +208,7 @@ class RLCardRuleAgent:
     """
 
     name = "doudizhu.rlcard"
-    bids = False  # RLCard's Dou Dizhu has no bidding (module docstring)
+    plays_role_phase = False  # RLCard's Dou Dizhu has no bidding (module docstring)
 
     def __init__(self, env: Any):
         self.env = getattr(env, "unwrapped", env)
@@ -444,7 +444,7 @@ class DouZeroAgent:
       like any other moves; its network never met such a position in training."""
 
     name = "douzero"
-    bids = False  # DouZero has no bidding (module docstring)
+    plays_role_phase = False  # DouZero has no bidding (module docstring)
 
     def __init__(self, env: Any, path: str):
         self.env = getattr(env, "unwrapped", env)

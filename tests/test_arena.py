@@ -225,15 +225,15 @@ def test_doudizhu_duplicate_mode_fixes_the_landlord_and_reports_roles():
 def test_doudizhu_duplicate_mode_with_bidding():
     """The same deals, agents permuted over the seats, the bidding on: identical deterministic agents reach the
     same landlord seat, bid and scores in every seating of a deal, and the deals differ in who bids."""
-    results = run_tournament("doudizhu", ["doudizhu.rule"] * 3, 8, seed=3, bidding=True)
-    assert results.bidding and len(results.records) == 8 * 6
+    results = run_tournament("doudizhu", ["doudizhu.rule"] * 3, 8, seed=3, role_phase=True)
+    assert results.role_phase and len(results.records) == 8 * 6
     by_deal = defaultdict(set)
     for r in results.records:
         by_deal[r.deal].add((*landlord_and_bid(r), tuple(r.scores)))
     assert all(len(v) == 1 for v in by_deal.values())
     outcomes = {next(iter(v))[:2] for v in by_deal.values()}
     assert len(outcomes) > 1 and outcomes != {(0, 1)}
-    mixed = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 10, seed=1, bidding=True)
+    mixed = run_tournament("doudizhu", ["doudizhu.rule", "random", "random"], 10, seed=1, role_phase=True)
     roles = mixed.role_stats()
     assert sum(st["landlord"] for st in roles.values()) + roles["doudizhu.rule"]["dead"] == 10 * 6
     pairs = [landlord_and_bid(r) for r in mixed.records]
@@ -241,19 +241,19 @@ def test_doudizhu_duplicate_mode_with_bidding():
     report = mixed.report()
     assert "bidding on" in report and "roles (the agents bid for the landlord)" in report
     again = Results.from_dict(mixed.to_dict())
-    assert again.bidding and again.role_stats() == roles and "roles" in mixed.to_dict()
+    assert again.role_phase and again.role_stats() == roles and "roles" in mixed.to_dict()
 
 
 def test_bidding_errors_and_the_override_warning():
     for duplicate in (True, False):
-        with pytest.raises(ValueError, match="war_v0 has no bidding"):
-            plan_tournament("war", ["random", "random"], 1, bidding=True, duplicate=duplicate)
+        with pytest.raises(ValueError, match="war_v0 has no role phase"):
+            plan_tournament("war", ["random", "random"], 1, role_phase=True, duplicate=duplicate)
     with pytest.raises(ValueError, match="need the option bidding=True"):
-        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": False}, bidding=True)
-    with pytest.warns(UserWarning, match="override the option bidding=True.*--bidding"):
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": False}, role_phase=True)
+    with pytest.warns(UserWarning, match=r"override the option bidding=True.*--role-phase \(--bidding"):
         plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         plan_tournament("doudizhu", ["random"] * 3, 1)  # the default: no option overridden by the user
-        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True}, bidding=True)
+        plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True}, role_phase=True)
         plan_tournament("doudizhu", ["random"] * 3, 1, options={"bidding": True}, duplicate=False)

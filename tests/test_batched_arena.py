@@ -44,7 +44,7 @@ TABLES = [
         id="two_way_street",
     ),
     pytest.param("doudizhu_v0", ["random", "doudizhu.rule", "random"], {}, id="doudizhu-landlord-fixed"),
-    pytest.param("doudizhu_v0", ["random", "doudizhu.rule", "random"], {"bidding": True}, id="doudizhu-bidding"),
+    pytest.param("doudizhu_v0", ["random", "doudizhu.rule", "random"], {"role_phase": True}, id="doudizhu-bidding"),
     pytest.param(
         "doudizhu_v0",
         ["doudizhu.rule", "random", "doudizhu.rule"],
@@ -56,7 +56,7 @@ TABLES = [
     pytest.param("twenty_v0", ["twenty.greedy"] * 2, {}, id="twenty-policies"),  # its ties go to the generator
     pytest.param("war_v0", ["war.flip"] * 2, {"options": {"max_turns": 40}}, id="war-policies-truncated"),
     pytest.param("two_way_street_v0", ["two_way_street.heuristic"] * 4, {}, id="two_way_street-policies"),
-    pytest.param("doudizhu_v0", ["doudizhu.rule"] * 3, {"bidding": True}, id="doudizhu-policies-bidding"),
+    pytest.param("doudizhu_v0", ["doudizhu.rule"] * 3, {"role_phase": True}, id="doudizhu-policies-bidding"),
 ]
 
 

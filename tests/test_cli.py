@@ -227,7 +227,7 @@ def test_path_and_agent_mistakes(tmp_path, capsys, nothing_runs):
         capsys, ["arena", "twos", "--agents", "twenty.greedy,random,random", "--no-progress"]
     )
     assert "empty name" in error_of(capsys, ["arena", "twos", "--agents", "random,,random", "--no-progress"])
-    assert "war_v0 has no bidding" in error_of(capsys, ["arena", "war", "--agents", "random,random", "--bidding"])
+    assert "war_v0 has no role phase" in error_of(capsys, ["arena", "war", "--agents", "random,random", "--role-phase"])
     assert "--seat 5 is not a seat of war_v0" in error_of(capsys, ["play", "war", "--seat", "5"])
     assert "plays twenty, not war" in error_of(capsys, ["play", "war", "--agents", "twenty.greedy"])
 

@@ -188,9 +188,9 @@ def test_rlcard_rule_refuses_to_bid():
     with pytest.raises(ValueError, match="cannot bid"):
         agent.act(env.last()[0], np.random.default_rng(0))
     names = ["rlcard.rule", "random", "random"]
-    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot bid .*without --bidding"):
-        plan_tournament("doudizhu", names, 1, bidding=True)
-    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot bid .*bidding=False"):
+    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot play the bidding .*without --role-phase \(--bidding\)"):
+        plan_tournament("doudizhu", names, 1, role_phase=True)
+    with pytest.raises(ValueError, match=r"'rlcard.rule' cannot play the bidding .*bidding=False"):
         plan_tournament("doudizhu", names, 1, duplicate=False)
     plan_tournament("doudizhu", names, 1, duplicate=False, options={"bidding": False})
     plan_tournament("doudizhu", names, 1)

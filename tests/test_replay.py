@@ -75,7 +75,7 @@ def test_replays_do_not_depend_on_workers(tmp_path):
 
 def test_dou_dizhu_bidding_and_round_robin_replays(tmp_path):
     results = run_tournament(
-        "doudizhu", ["doudizhu.rule", "random", "random"], 1, seed=4, bidding=True, replays=str(tmp_path / "b")
+        "doudizhu", ["doudizhu.rule", "random", "random"], 1, seed=4, role_phase=True, replays=str(tmp_path / "b")
     )
     games = [replay.load(f) for f in replay.replay_files(tmp_path / "b")]
     assert len(games) == len(results.records) == 6

@@ -116,7 +116,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             duplicate=args.duplicate,
             workers=args.workers,
             round_robin=args.round_robin,
-            bidding=args.bidding,
+            role_phase=args.role_phase,
             replays=args.replays,
             engine=args.engine,
         )
@@ -131,6 +131,20 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if args.replays:
         print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
     return 0
+
+
+def _role_phase_flags() -> tuple[list[str], str]:
+    """The games' own names of their role phase (their specs' ``RolePhase``) as aliases of ``--role-phase``,
+    and the help's words for them."""
+    from .registry import spec_of
+
+    games: dict[str, list[str]] = {}
+    for env_id in env_ids():
+        roles = spec_of(env_id).roles
+        if roles is not None and roles.phase is not None:
+            games.setdefault(roles.phase.flag, []).append(spec_of(env_id).title)
+    names = "; ".join(f"{flag}: {' and '.join(titles)}'s name for it" for flag, titles in games.items())
+    return list(games), names or "no game has one"
 
 
 # ------------------------------------------------------------------ play
@@ -430,8 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent names, e.g. twos.heuristic,random,random or "
-        "twos.pimc(playouts=500,seed=1),twos.heuristic,twos.heuristic (see cardenvs list)",
+        help="comma-separated agent names, one per seat (more with --round-robin): random, a game's heuristics "
+        "and models as GAME.NAME, search as GAME.pimc(playouts=500,seed=1) (see cardenvs list)",
     )
     p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
@@ -441,11 +455,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="replay each deal with the agents permuted over the seats (default on)",
     )
+    aliases, names = _role_phase_flags()
     p.add_argument(
-        "--bidding",
+        "--role-phase",
+        *aliases,
+        dest="role_phase",
         action="store_true",
-        help="Dou Dizhu: duplicate deals with the bidding on (the agents bid for the landlord) instead "
-        "of player_0 landlord at bid 1; reports how often each agent is landlord and wins as one",
+        help="for a game whose roles are chosen in a phase before play: duplicate deals with that phase played "
+        "instead of the roles the duplicate mode fixes; reports how often each agent plays each role and wins "
+        f"in it ({names})",
     )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument(

@@ -430,7 +430,7 @@ class LadderRun:
     """The checked plans of one option set (one per table group), before they are played."""
 
     options: dict[str, Any]
-    bidding: bool
+    role_phase: bool
     plans: list[arena.Plan]
     seats: int
     seatings: int
@@ -459,14 +459,17 @@ def plan_ladder(
     env_id: str, ladder: Sequence[str], options: dict, games: int, seed: int, workers: int = 1
 ) -> LadderRun:
     """Check everything about one option set's run (arena's checks: options, agents and their game) and plan
-    it. ``bidding=True`` among the options plays the duplicate deals with the roles bid for (the arena's
-    ``bidding``); otherwise the game's duplicate mode sets them."""
+    it. The option that plays the game's role phase (its spec's :class:`~cardenvs.core.spec.RolePhase`, e.g.
+    Dou Dizhu's ``bidding=True``) among the options plays the duplicate deals with the roles chosen in that
+    phase (the arena's ``role_phase``); otherwise the game's duplicate mode sets them."""
     from cardenvs.registry import make
 
     check_ladder(ladder)
     probe = make(env_id, **options).unwrapped
     seats = probe.num_players
-    bidding = options.get("bidding") is True
+    roles = spec_of(env_id).roles
+    phase = roles.phase if roles is not None else None
+    role_phase = phase is not None and bool(phase.option) and options.get(phase.option) is True
     plans = []
     for table in tables_for(ladder, seats):
         plans.append(
@@ -479,11 +482,11 @@ def plan_ladder(
                 duplicate=True,
                 workers=workers,
                 round_robin=len(table) > seats,
-                bidding=bidding,
+                role_phase=role_phase,
             )
         )
-    reset_options = len(probe.duplicate_reset_options(phase=bidding))
-    return LadderRun(options, bidding, plans, seats, len(arena.seatings(seats, True)), reset_options)
+    reset_options = len(probe.duplicate_reset_options(phase=role_phase))
+    return LadderRun(options, role_phase, plans, seats, len(arena.seatings(seats, True)), reset_options)
 
 
 def play_ladders(runs: Sequence[LadderRun], workers: int, progress: bool) -> list[list[arena.GameRecord]]:
@@ -519,7 +522,7 @@ def study(
     return {
         "options": run.options,
         "label": variant_label(run.options),
-        "bidding": run.bidding,
+        "role_phase": run.role_phase,
         "players": run.seats,
         "deals": games,
         "games": len(records),
@@ -649,7 +652,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ladder",
         help="agents of rising strength, comma-separated (default: the game's declared ladder, its quick one "
-        "with --quick); bidding=true among the options plays duplicate deals with the roles bid for",
+        "with --quick); the option that plays a game's role phase, set true among the options, plays duplicate "
+        "deals with the roles chosen in it (cardenvs arena --role-phase)",
     )
     parser.add_argument(
         "--games", type=at_least(1), help=f"duplicate deals per table (default {GAMES}, quick {QUICK_GAMES})"

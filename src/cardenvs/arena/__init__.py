@@ -15,8 +15,11 @@ landlord and farmers), every record keeps each seat's role and the numbers the g
 Dizhu's final bid), and the results report per agent how often it played each role, its win rate in each
 (95% intervals over duplicate sets) and the mean of each number. A game's duplicate mode may fix the roles
 (its env's ``duplicate_reset_options``: Dou Dizhu seats the landlord at player_0 at bid 1, so every agent is
-landlord of every deal); ``bidding=True`` (``cardenvs arena --bidding``) plays the same deals with the
-choice on, so the report measures it. Options the duplicate mode overrides draw a warning.
+landlord of every deal); for a game whose roles are chosen in a phase before play (its spec's
+:class:`~cardenvs.core.spec.RolePhase`: Dou Dizhu's bidding), ``role_phase=True`` (``cardenvs arena
+--role-phase``, or the game's own name for it: ``--bidding``) plays the same deals with the phase on, so the
+report measures the choice. Options the duplicate mode overrides draw a warning. The results' JSON says
+which under ``role_phase``.
 
 Seeding: deal ``d`` resets the env with :func:`game_seed` ``(seed, d)`` (so the cards of deal ``d`` are the
 same in every replay) and game ``k`` of the set gives the agents :func:`agent_rng` ``(seed, d, k)``, both

@@ -64,7 +64,7 @@ def play_deals(
     deals: Sequence[int],
     duplicate: bool,
     table: int,
-    bidding: bool = False,
+    role_phase: bool = False,
     replays_dir: str | None = None,
     total_deals: int = 0,
 ) -> list[GameRecord]:
@@ -72,7 +72,7 @@ def play_deals(
     as a replay numbered over the whole tournament (``total_deals`` per table)."""
     env = make(env_id, **options)
     base = env.unwrapped
-    games = deal_games(base, deals, duplicate, bidding)
+    games = deal_games(base, deals, duplicate, role_phase)
     built = [load_agent(name, base) for name in agent_names]
     recorder = None
     if replays_dir is not None:

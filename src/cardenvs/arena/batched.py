@@ -64,7 +64,7 @@ def play_deals(
     deals: Sequence[int],
     duplicate: bool,
     table: int,
-    bidding: bool,
+    role_phase: bool,
     tournament: str = "",
 ) -> list[GameRecord]:
     """An arena job (:func:`cardenvs.arena.aec.play_deals`'s) on this engine: the games of ``deals`` by
@@ -78,7 +78,7 @@ def play_deals(
     config = json.dumps(options, sort_keys=True, default=str)
     base = _kept(("env", env_id, config), lambda: make(env_id, **options).unwrapped)
     agents = [_kept(("agent", env_id, config, name), partial(load_agent, name, base)) for name in agent_names]
-    games = deal_games(base, deals, duplicate, bidding)
+    games = deal_games(base, deals, duplicate, role_phase)
     return play_games(env_id, options, agents, labels, seed, games, table)
 
 

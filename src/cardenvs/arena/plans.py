@@ -39,13 +39,13 @@ def labels_for(agent_names: Sequence[str]) -> list[str]:
 
 
 def _worker(job: tuple) -> list[GameRecord]:
-    spec, (env_id, names, labels, options, seed, deals, duplicate, table, bidding, replays, total, vector, run) = job
+    spec, (env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total, vector, run) = job
     register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
     if vector:  # the agents and envs are built once per tournament (its id) and process
         from . import batched
 
-        return batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, bidding, run)
-    return aec.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, bidding, replays, total)
+        return batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, run)
+    return aec.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total)
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Plan:
     workers: int
     tables: list[tuple[int, ...]]
     games_per_deal: int
-    bidding: bool = False
+    role_phase: bool = False
     replays: str | None = None  # folder for one replay file per game (cardenvs.replay)
     engine: str = "auto"  # as asked (ENGINES)
     batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
@@ -83,15 +83,15 @@ def plan_tournament(
     duplicate: bool = True,
     workers: int = 1,
     round_robin: bool = False,
-    bidding: bool = False,
+    role_phase: bool = False,
     replays: str | None = None,
     engine: str = "auto",
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
-    below 1, a negative seed, ``bidding`` for a game without it, an agent that declares ``bids = False``
-    where the agents would bid, a ``replays`` folder that cannot take the replays, an unknown ``engine`` or
-    ``"vector"`` for agents that cannot act on batches)."""
+    below 1, a negative seed, ``role_phase`` for a game without one, an agent that declares
+    ``plays_role_phase = False`` where the phase is played, a ``replays`` folder that cannot take the
+    replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches)."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -121,21 +121,7 @@ def plan_tournament(
                 f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin"
             )
         tables = [tuple(range(n))]
-    if bidding:
-        probe.duplicate_reset_options(phase=True)  # ValueError for a game (or options) without bidding
-    if bidding or (not duplicate and probe.config.get("bidding")):  # the agents will bid
-        for name, agent in built.items():
-            if getattr(agent, "bids", True) is False:
-                how = "without --bidding" if bidding else "with the option bidding=False or in the duplicate mode"
-                raise ValueError(f"agent {name!r} cannot bid (it declares bids = False): play it {how}")
-    extra = probe.duplicate_reset_options(phase=bidding) if duplicate else [{}]
-    if duplicate and not bidding and options.get("bidding") is True and extra != [{}]:
-        warnings.warn(
-            f"{env_id}: the duplicate mode plays every deal with reset options {extra} in every seating, "
-            "which override the option bidding=True. Play the choice with --bidding "
-            "(run_tournament(..., bidding=True)).",
-            stacklevel=2,
-        )
+    extra = _check_role_phase(env_id, probe, built, options, duplicate, role_phase)
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
     if replays is not None:
         from ..replay import check_replays_folder
@@ -153,11 +139,44 @@ def plan_tournament(
         workers,
         tables,
         games_per_deal,
-        bidding,
+        role_phase,
         None if replays is None else str(replays),
         engine,
         batched,
     )
+
+
+def _check_role_phase(
+    env_id: str, probe: Any, built: dict[str, Any], options: dict, duplicate: bool, role_phase: bool
+) -> list[dict]:
+    """The duplicate mode's reset options per deal (``[{}]`` without it), after the checks of the role phase
+    (:func:`plan_tournament`); a warning where they override the option that plays the phase."""
+    roles = spec_of(env_id).roles
+    phase = roles.phase if roles is not None else None
+    if role_phase:
+        probe.duplicate_reset_options(phase=True)  # ValueError for a game (or options) without a role phase
+    played = phase is not None and (not phase.option or bool(probe.config.get(phase.option)))
+    if phase is not None and (role_phase or (not duplicate and played)):  # the agents play the phase
+        for name, agent in built.items():
+            if getattr(agent, "plays_role_phase", True) is False:
+                how = (
+                    f"without --role-phase ({phase.flag})"
+                    if role_phase
+                    else f"with the option {phase.option}=False or in the duplicate mode"
+                )
+                raise ValueError(
+                    f"agent {name!r} cannot play the {phase.name} (it declares plays_role_phase = False): play it {how}"
+                )
+    extra = probe.duplicate_reset_options(phase=role_phase) if duplicate else [{}]
+    if phase is not None and phase.option and duplicate and not role_phase and options.get(phase.option) is True:
+        if extra != [{}]:
+            warnings.warn(
+                f"{env_id}: the duplicate mode plays every deal with reset options {extra} in every seating, "
+                f"which override the option {phase.option}=True. Play the {phase.name} with --role-phase "
+                f"({phase.flag}; run_tournament(..., role_phase=True)).",
+                stacklevel=3,
+            )
+    return extra
 
 
 def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[str, bool], replays) -> bool:
@@ -201,7 +220,7 @@ def _jobs(plan: Plan) -> list[tuple]:
                         list(range(start, min(games, start + chunk))),
                         plan.duplicate,
                         t,
-                        plan.bidding,
+                        plan.role_phase,
                         plan.replays,
                         games,
                         plan.batched[t] if plan.batched else False,
@@ -239,7 +258,7 @@ def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -
                 plan.games,
                 plan.duplicate,
                 __version__,
-                bidding=plan.bidding,
+                role_phase=plan.role_phase,
             )
         )
     bar = None
@@ -287,17 +306,18 @@ def run_tournament(
     workers: int = 1,
     round_robin: bool = False,
     progress: bool = False,
-    bidding: bool = False,
+    role_phase: bool = False,
     replays: str | None = None,
     engine: str = "auto",
 ) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
-    ``bidding``: duplicate deals with the bidding on (Dou Dizhu) instead of a fixed landlord; ``replays``:
+    ``role_phase``: duplicate deals with the roles chosen in the game's phase before play (its spec's
+    :class:`~cardenvs.core.spec.RolePhase`: Dou Dizhu's bidding) instead of fixed; ``replays``:
     a folder to write every game to (:mod:`cardenvs.replay`); ``engine``: ``"auto"``, ``"vector"`` or
     ``"aec"`` (module doc, "Engines")."""
     return run_plan(
         plan_tournament(
-            env_id, agents, games, seed, options, duplicate, workers, round_robin, bidding, replays, engine
+            env_id, agents, games, seed, options, duplicate, workers, round_robin, role_phase, replays, engine
         ),
         progress,
     )

@@ -35,7 +35,7 @@ class GameRecord:
     steps: int = 0
     truncated: bool = False
     roles: list[int] | None = None  # games with roles: each seat's role index (None: none, e.g. a dead hand)
-    role_values: dict[str, list[float]] = field(default_factory=dict)  # numbers per seat, e.g. the bid
+    role_values: dict[str, list[float]] = field(default_factory=dict)  # numbers per seat (the game's roles hook)
 
 
 def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
@@ -47,9 +47,9 @@ def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:
     return [tuple((s + k) % n for s in range(n)) for k in range(n)]
 
 
-def deal_games(base, deals: Sequence[int], duplicate: bool, bidding: bool) -> list[tuple[int, int, tuple, dict]]:
+def deal_games(base, deals: Sequence[int], duplicate: bool, role_phase: bool) -> list[tuple[int, int, tuple, dict]]:
     """The games of ``deals``, in play order: (deal, replay index, agent index per seat, reset options)."""
-    extra = base.duplicate_reset_options(phase=bidding) if duplicate else [{}]
+    extra = base.duplicate_reset_options(phase=role_phase) if duplicate else [{}]
     n = base.num_players
     games = []
     for d in deals:

@@ -48,7 +48,7 @@ class Results:
     duplicate: bool
     version: str = ""
     records: list[GameRecord] = field(default_factory=list)
-    bidding: bool = False  # duplicate deals played with the roles chosen in play (Dou Dizhu's bidding)
+    role_phase: bool = False  # duplicate deals played with the roles chosen in the game's phase before play
 
     # -------------------------------------------------------------- statistics
     def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
@@ -104,6 +104,11 @@ class Results:
                 "mean_reward_ci": [rlo, rhi],
             }
         return out
+
+    def phase_name(self) -> str:
+        """What the game calls its role phase (its spec's :class:`~cardenvs.core.spec.RolePhase`)."""
+        roles = spec_of(self.env_id).roles
+        return roles.phase.name if roles is not None and roles.phase is not None else "role phase"
 
     def has_roles(self) -> bool:
         return spec_of(self.env_id).roles is not None and any(r.roles is not None for r in self.records)
@@ -223,7 +228,7 @@ class Results:
     def role_table(self) -> str:
         roles = spec_of(self.env_id).roles
         assert roles is not None
-        fixed = self.duplicate and not self.bidding and roles.fixed
+        fixed = self.duplicate and not self.role_phase and roles.fixed
         title = f"roles ({roles.fixed if fixed else roles.chosen}):" if (roles.fixed or roles.chosen) else "roles:"
         stats = self.role_stats()
         value_names = sorted({k for r in self.records for k in r.role_values})
@@ -246,7 +251,7 @@ class Results:
     def report(self) -> str:
         games = len(self.records)
         unit = "duplicate sets" if self.duplicate else "games"
-        mode = ", bidding on" if self.bidding else ""
+        mode = f", {self.phase_name()} on" if self.role_phase else ""
         lines = [
             f"{self.env_id}: {games} games over {self.deals} deals per table, seed {self.seed}, "
             f"options {self.options or '{}'}{mode}; intervals over {unit}",
@@ -283,7 +288,7 @@ class Results:
             "seed": self.seed,
             "deals": self.deals,
             "duplicate": self.duplicate,
-            "bidding": self.bidding,
+            "role_phase": self.role_phase,
             "stats": self.stats(),
             "head_to_head": self.head_to_head(),
             "ratings": self.ratings(),
@@ -304,7 +309,7 @@ class Results:
             data["deals"],
             data["duplicate"],
             data.get("version", ""),
-            bidding=data.get("bidding", False),
+            role_phase=data.get("role_phase", False),
         )
         known = {f.name for f in fields(GameRecord)}  # files from before roles were generic keep their games
         res.records = [GameRecord(**{k: v for k, v in r.items() if k in known}) for r in data["records"]]
