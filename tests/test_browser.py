@@ -28,6 +28,7 @@ pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[we
 
 from cardenvs import ENV_IDS, replay  # noqa: E402
 from cardenvs.arena import run_tournament  # noqa: E402
+from cardenvs.registry import short_name  # noqa: E402
 
 from conftest import free_port, wait_until_serving  # noqa: E402
 
@@ -175,7 +176,7 @@ def test_play_each_game_to_its_end_by_clicking(page, server, env_id, tmp_path):
     without cards, such as bids, pass or declarations, are the other buttons: the last is clicked; a lone
     move without cards by "play to the end", which plays War to its end). The end says who won in words,
     names a seat that won, shows the game's scores and reveals every hand."""
-    game = env_id.rsplit("_v", 1)[0]
+    game = short_name(env_id)
     plan = PLANS[game]
     start_game(page, server, game, **plan.fields)
     state = game_state(page)

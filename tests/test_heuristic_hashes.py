@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import cardenvs
+from cardenvs.registry import short_name
 from cardenvs.vector import VectorEnv
 
 GAMES, STEPS, SEED = 64, 300, 0  # 64 games dealt again as they end, 300 steps: a few seconds a policy
@@ -35,7 +36,7 @@ def numba_policies() -> dict[str, str]:
     """Every game's numba policies, by name (``twos.heuristic``) -> env id."""
     out = {}
     for env_id in cardenvs.ENV_IDS:
-        game = env_id.rsplit("_v", 1)[0]
+        game = short_name(env_id)
         for policy in importlib.import_module(f"cardenvs.games.{game}.rules").POLICIES:
             out[f"{game}.{policy}"] = env_id
     return out

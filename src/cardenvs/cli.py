@@ -30,7 +30,7 @@ from .config import ConfigError, add_training_flags, at_least, read_yaml
 
 # analysis.skill imports parse_option from here until it takes cardenvs.config's parse_assignment
 from .config import parse_assignment as parse_option  # noqa: F401
-from .registry import env_ids, raw_env_class, resolve_id
+from .registry import env_ids, raw_env_class, resolve_id, short_name
 
 #: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
 #: (``benchmarks/`` and ``training/`` register theirs in pyproject.toml): a benchmark is
@@ -71,7 +71,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"cardenvs {__version__}\n\ngames:")
     for env_id in env_ids():
         cls = raw_env_class(env_id)
-        print(f"  {env_id} (short name {env_id.rsplit('_v', 1)[0]})")
+        print(f"  {env_id} (short name {short_name(env_id)})")
         for o in cls.all_options():
             print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
         if len(cls.VARIANTS) > 1:
@@ -331,7 +331,7 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str
     the named game (the trainer gets ``--set game=<env id>``)."""
     with user_input():
         env_id = resolve_id(args.game)
-    short = env_id.rsplit("_v", 1)[0]
+    short = short_name(env_id)
     trainers = _plugins(TRAIN_GROUP)
     algo = args.backend
     backend = "sb3" if algo == "ppo" else algo  # --algo ppo: MaskablePPO is the sb3 trainer
@@ -362,7 +362,7 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str], argv: Sequence[str
             other = resolve_id(str(game))
         if other != env_id:
             raise CLIError(
-                f"{where} trains {other}, but the command names {env_id}; name {other.rsplit('_v', 1)[0]} "
+                f"{where} trains {other}, but the command names {env_id}; name {short_name(other)} "
                 f"or use a config for {env_id}"
             )
     try:
@@ -504,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="speed measurements (ratios against references measured in the same run)")
     p.add_argument("--quick", action="store_true", help="shorter runs")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks (e.g. aec twos)")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks (e.g. aec vector)")
     p.add_argument("--out", help="write the rows as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr (the rows still print)")
     p.set_defaults(func=cmd_bench)

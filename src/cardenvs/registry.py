@@ -70,6 +70,11 @@ def resolve_id(name: str) -> str:
     )
 
 
+def short_name(name: str) -> str:
+    """A game's short name from its env id or short name (``"twos_v0"`` -> ``"twos"``)."""
+    return spec_of(name).name
+
+
 def spec_of(name: str) -> GameSpec:
     """The declaration of a game by env id or short name."""
     return _built_in()[resolve_id(name)]

@@ -52,7 +52,7 @@ from starlette.routing import Route
 from .. import __version__
 from ..agent import known_agents
 from ..core.view import plural
-from ..registry import env_ids, raw_env_class
+from ..registry import env_ids, raw_env_class, short_name
 from .files import REFUSED, Refused, ReplayFolder
 from .guard import Guard
 from .session import (
@@ -137,7 +137,7 @@ def create_app(
         games = []
         for env_id in env_ids():
             cls = raw_env_class(env_id)
-            short = env_id.rsplit("_v", 1)[0]
+            short = short_name(env_id)
             games.append(
                 {
                     "id": env_id,
@@ -324,7 +324,7 @@ async def _body(request: Request, session: GameSession, kind: str) -> dict[str, 
         try:
             text = raw.decode()
             if too_deep(text):
-                raise BadRequest(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels")
+                raise BadRequest(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} arrays or objects")
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             data = None

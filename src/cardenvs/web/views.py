@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.spec import load
 from ..core.view import SUIT_SYMBOLS, Play, card_face, card_name, names_and, number
+from ..registry import short_name, spec_of
 
 #: a card code as a whole word of a text: a rank (10 or T for ten) and a suit letter, or a joker's code
 CARD_CODE = re.compile(r"(?<!\w)(?:10|[2-9TJQKA])[SCDH](?!\w)|(?<!\w)(?:BJ|RJ|JK)(?!\w)")
@@ -122,7 +124,7 @@ def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
 def table_view(base: Any, viewer: int | None, plays: Sequence[Play] | None = None) -> dict[str, Any]:
     """The public table and the hands ``viewer`` may see (None: every hand). ``plays``: every step so far, for
     the game view's ``fill_plays`` to draw what was played as cards (None: not known; it draws words)."""
-    game = base.metadata["name"].rsplit("_v", 1)[0]
+    game = short_name(base.metadata["name"])
     n = base.num_players
     view: dict[str, Any] = {
         "game": game,
@@ -189,9 +191,6 @@ def generic_result(base: Any) -> str:
 
 def _game_view(env_id: str) -> Any:
     """The module a game's spec names as its ``view`` (None without one)."""
-    from ..core.spec import load
-    from ..registry import spec_of
-
     spec = spec_of(env_id)
     return load(spec.view) if spec.view else None
 
