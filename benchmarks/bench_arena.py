@@ -11,6 +11,7 @@ import time
 
 from cardenvs.agent import shipped_models
 from cardenvs.arena import plan_tournament, run_plan
+from cardenvs.registry import short_name
 
 from .common import row
 
@@ -44,7 +45,7 @@ def run(quick: bool = False) -> list[dict]:
         n = deals if "doudizhu.dmc" not in agents else deals // 5
         aec = games_per_second(env_id, agents, n, "aec")
         batched = games_per_second(env_id, agents, n, "vector")
-        table = f"arena {env_id.rsplit('_v', 1)[0]}: {describe(agents)}"
+        table = f"arena {short_name(env_id)}: {describe(agents)}"
         rows.append(row(f"{table}, AEC engine", aec, "games/s", note=f"{n} duplicate deals"))
         rows.append(
             row(

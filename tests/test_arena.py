@@ -76,9 +76,9 @@ def test_every_heuristic_is_known():
 def test_heuristic_names_come_from_the_games_policies():
     """Every numba policy of every game is an agent GAME.NAME, the generic PolicyAgent, listed once."""
     from cardenvs.agent import PolicyAgent, policy_agent_names
-    from cardenvs.registry import env_ids, raw_env_class
+    from cardenvs.registry import env_ids, spec_of
 
-    want = [f"{e.rsplit('_v', 1)[0]}.{p}" for e in env_ids() for p in raw_env_class(e).CORE.POLICIES]
+    want = [name for e in env_ids() for name in spec_of(e).policy_agents()]
     assert sorted(policy_agent_names()) == sorted(want) and "war.flip" in want
     assert all(known_agents().count(name) == 1 for name in want)
     for name in want:

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from .registry import resolve_id
+from .registry import resolve_id, short_name
 
 __all__ = [
     "ConfigError",
@@ -130,7 +130,7 @@ def game_config(path: str | None, env_id: str) -> dict[str, Any]:
         if config_id != env_id:
             raise ConfigError(
                 f"config file {path} is for {config_id}, but the command plays {env_id}; name "
-                f"{config_id.rsplit('_v', 1)[0]} on the command line or use a config for {env_id}"
+                f"{short_name(config_id)} on the command line or use a config for {env_id}"
             )
     if "options" not in data:
         return {k: v for k, v in data.items() if k not in ("game", "env")}
