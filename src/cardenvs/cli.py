@@ -30,7 +30,7 @@ from .config import ConfigError, add_training_flags, at_least, read_yaml
 
 # analysis.skill imports parse_option from here until it takes cardenvs.config's parse_assignment
 from .config import parse_assignment as parse_option  # noqa: F401
-from .registry import env_ids, raw_env_class, resolve_id, short_name
+from .registry import env_ids, resolve_id, short_name, spec_of
 
 #: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
 #: (``benchmarks/`` and ``training/`` register theirs in pyproject.toml): a benchmark is
@@ -70,12 +70,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     print(f"cardenvs {__version__}\n\ngames:")
     for env_id in env_ids():
-        cls = raw_env_class(env_id)
-        print(f"  {env_id} (short name {short_name(env_id)})")
-        for o in cls.all_options():
+        spec = spec_of(env_id)
+        print(f"  {env_id} (short name {spec.name})")
+        for o in spec.options():
             print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
-        if len(cls.VARIANTS) > 1:
-            named = ", ".join(f"{k}={v}" for k, v in cls.VARIANTS.items() if k != "default")
+        if len(spec.variants()) > 1:
+            named = ", ".join(f"{k}={v}" for k, v in spec.variants().items() if k != "default")
             print(f"    variants (-o variant=NAME): {named}")
     lines = []
     for name in known_agents():

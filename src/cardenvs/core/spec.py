@@ -177,9 +177,21 @@ class GameSpec:
     def env_module(self) -> str:
         return f"{self.package}.env"
 
+    def env_class(self) -> Any:
+        """The game's AEC env class (``raw_env`` of its env module, imported on first use)."""
+        return load(self.env_module).raw_env
+
+    def options(self) -> tuple[Any, ...]:
+        """The env's options (:class:`cardenvs.core.env.Option`), ``reward`` included."""
+        return self.env_class().all_options()
+
+    def variants(self) -> dict[str, dict[str, Any]]:
+        """The named option sets, ``default`` first (``variant=NAME`` builds one)."""
+        return dict(self.env_class().VARIANTS)
+
     def policy_agents(self) -> tuple[str, ...]:
         """The agent names of the game's numba heuristics (``"twos.heuristic"``), in declared order."""
-        core = getattr(load(self.env_module).raw_env, "CORE", None)
+        core = getattr(self.env_class(), "CORE", None)
         return tuple(f"{self.name}.{policy}" for policy in getattr(core, "POLICIES", ()))
 
     def hook(self, path: str | None) -> Callable | None:

@@ -52,7 +52,7 @@ from starlette.routing import Route
 from .. import __version__
 from ..agent import known_agents
 from ..core.view import plural
-from ..registry import env_ids, raw_env_class, short_name
+from ..registry import env_ids, spec_of
 from .files import REFUSED, Refused, ReplayFolder
 from .guard import Guard
 from .session import (
@@ -136,15 +136,15 @@ def create_app(
     async def index(request: Request) -> HTMLResponse:
         games = []
         for env_id in env_ids():
-            cls = raw_env_class(env_id)
-            short = short_name(env_id)
+            spec = spec_of(env_id)
+            short = spec.name
             games.append(
                 {
                     "id": env_id,
                     "short": short,
-                    "options": [(o.name, o.describe_default(), o.allowed()) for o in cls.all_options()],
+                    "options": [(o.name, o.describe_default(), o.allowed()) for o in spec.options()],
                     "agents": known_agents(short),
-                    "variants": {k: v for k, v in cls.VARIANTS.items() if k != "default"},
+                    "variants": {k: v for k, v in spec.variants().items() if k != "default"},
                 }
             )
         return page(
