@@ -25,7 +25,12 @@ STREAMS: dict[str, int | None] = {
     "opponent_pool": 0x5EA7,  # the learner view's draws from the opponent pool
     "learner_seat": 0x5EA8,  # the learner view's rotation offset: the learner's seat in game 0 of a reset
     "dmc_actors": None,  # a DMC run's actors (exploration, opponents), from the frames done so far
+    "skill_bootstrap": 0x5C111,  # analyze skill's bootstrap resamples of deals
+    "skill_coin_flips": 0xC014,  # analyze skill's coin-flip calibration: draw d at keep k, keys (k, d)
 }
+#: streams whose salt comes right after the seed, before the keys (kept from before the table, so documented
+#: runs replay)
+SALT_FIRST = frozenset({"skill_bootstrap", "skill_coin_flips"})
 
 
 #: seeds derived linearly, ``seed * spacing + offset + k`` (kept from before the table, so documented runs
@@ -48,8 +53,11 @@ def linear_seed(seed: int, k: int, *, stream: str) -> int:
 def _entropy(seed: int, keys: tuple[int, ...], stream: str) -> list[int]:
     if stream not in STREAMS:
         raise ValueError(f"unknown random stream {stream!r}; known: {', '.join(STREAMS)}")
-    salt = STREAMS[stream]
-    return [int(seed), *(int(k) for k in keys)] + ([] if salt is None else [salt])
+    value = STREAMS[stream]
+    salt = [] if value is None else [value]
+    if stream in SALT_FIRST:
+        return [int(seed), *salt, *(int(k) for k in keys)]
+    return [int(seed), *(int(k) for k in keys), *salt]
 
 
 def generator(seed: int, *keys: int, stream: str) -> np.random.Generator:
