@@ -28,8 +28,6 @@ from . import __version__
 from . import config as cfg
 from .config import ConfigError, add_training_flags, at_least, read_yaml
 
-# analysis.skill imports parse_option from here until it takes cardenvs.config's parse_assignment
-from .config import parse_assignment as parse_option  # noqa: F401
 from .registry import env_ids, resolve_id, short_name, spec_of
 
 #: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
