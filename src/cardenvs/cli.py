@@ -27,7 +27,6 @@ from typing import Any
 from . import __version__
 from . import config as cfg
 from .config import ConfigError, add_training_flags, at_least, read_yaml
-
 from .registry import env_ids, resolve_id, short_name, spec_of
 
 #: entry-point groups of the code ``bench`` and ``train`` run, which lives outside this package
