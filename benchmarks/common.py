@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 
 SAMPLER_NOTE = (
     "legal actions sampled with np.flatnonzero(mask.view(np.bool_)) (about 4 us on a 27,000-long "

@@ -10,7 +10,8 @@ from pettingzoo.test import api_test, seed_test
 import cardenvs
 from cardenvs import legal_actions
 from cardenvs.core.cards import format_cards
-from cardenvs.core.env import deal_seed_of, play_episode
+from cardenvs.core.play import play_episode
+from cardenvs.core.seeds import deal_seed_of
 from cardenvs.registry import env_module
 
 from conftest import all_variants

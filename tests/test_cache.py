@@ -26,7 +26,7 @@ import numpy as np
 import cardenvs
 from cardenvs import vector
 from cardenvs.core import rng
-from cardenvs.core.env import deal_seed_of
+from cardenvs.core.seeds import deal_seed_of
 
 assert cardenvs.__file__.startswith(sys.argv[1]), cardenvs.__file__
 out = np.empty(52, dtype=np.int64)

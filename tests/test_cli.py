@@ -96,7 +96,7 @@ def test_play_through_stdin_with_bad_input():
 def test_play_prints_the_real_scores():
     """War single pass from seed 3: the scores printed are the battles each player won (not None)."""
     import cardenvs
-    from cardenvs.core.env import play_episode
+    from cardenvs.core.play import play_episode
 
     stdout = io.StringIO()
     assert play_terminal("war", "random", {"single_pass": True}, 0, 3, False, io.StringIO("flip\n" * 30), stdout) == 0

@@ -17,8 +17,8 @@ from cardenvs.core.cards import (
     parse_cards,
     rank_order,
 )
-from cardenvs.core.env import Option
 from cardenvs.core.observation import Layout, Segment
+from cardenvs.core.options import Option
 
 
 # ---------------------------------------------------------------- cards

@@ -26,7 +26,7 @@ import cardenvs
 from cardenvs import registry
 from cardenvs.agent import known_agents, load_agent
 from cardenvs.arena import run_tournament
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = example_game.SPEC.env_id  # "highcard_v0"

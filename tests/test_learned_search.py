@@ -16,7 +16,7 @@ import cardenvs
 from cardenvs import search
 from cardenvs.agent import load_agent, shipped_models
 from cardenvs.core import kernels, seeds
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 from cardenvs.core.rng import splitmix64, stream
 
 

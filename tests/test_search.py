@@ -12,7 +12,7 @@ from cardenvs import search
 from cardenvs.agent import known_agents, load_agent, parse_agent_name, split_agent_names
 from cardenvs.cli import main
 from cardenvs.core import kernels, seeds
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 from cardenvs.core.rng import stream
 from cardenvs.games.doudizhu import moves as ddz_moves
 from cardenvs.games.doudizhu import rules as ddz_rules

@@ -13,7 +13,7 @@ import pytest
 
 import cardenvs
 from cardenvs import vector
-from cardenvs.core.env import deal_seed_of
+from cardenvs.core.seeds import deal_seed_of
 from cardenvs.registry import raw_env_class
 
 from conftest import all_variants

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cardenvs.core.cards import format_cards, make_deck, parse_card, parse_cards
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 from cardenvs.games.two_way_street import duel_score, hand_scores, raw_score, rules
 from cardenvs.games.two_way_street.env import BID0, DISCARD0, HIGH, LOW, PLAY0, SUIT, SUIT0, raw_env
 

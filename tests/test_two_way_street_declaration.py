@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cardenvs.agent import load_agent
-from cardenvs.core.env import deal_seed_of
 from cardenvs.core.rng import next_u64, stream
+from cardenvs.core.seeds import deal_seed_of
 from cardenvs.games.two_way_street import determinize, policies, rules
 from cardenvs.games.two_way_street.env import DISCARD0, HIGH, LOW, SUIT0, TwoWayStreetEnv, raw_env
 

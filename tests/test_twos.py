@@ -349,7 +349,7 @@ def test_heuristic_beats_random():
 def test_core_functions_on_a_batch():
     """Several games in one state array: deals as the AEC env deals them, legal ids ascending with pass last,
     scores and outcome zero while running, the heuristic policy, -1 from policy once over."""
-    from cardenvs.core.env import deal_seed_of
+    from cardenvs.core.seeds import deal_seed_of
     from cardenvs.games.twos import policies
 
     env = raw_env(players=4, hand_size=13)

@@ -18,7 +18,8 @@ from typing import IO, Any
 import numpy as np
 
 from .agent import load_agent, split_agent_names
-from .core.env import check_seed, play_episode
+from .core.play import play_episode
+from .core.seeds import check_seed
 from .registry import make, resolve_id
 
 

@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from .core.cards import card_code
-from .core.env import deal_seed_of, play_on
+from .core.play import play_on
 from .core.rng import deal_deck
+from .core.seeds import deal_seed_of
 from .registry import make, resolve_id
 
 FORMAT = "cardenvs-replay"

@@ -32,6 +32,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .core import seeds
 from .vector import LearnerVectorEnv, Opponents
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
@@ -68,7 +69,7 @@ class SingleAgentEnv(gymnasium.Env):
         if options:
             raise ValueError(f"{self.env_id}: single_agent's reset takes no options (got {sorted(options)})")
         if seed is None:  # the next episode of the generator the last seeded reset made
-            seed = int(self.np_random.integers(2**62))
+            seed = seeds.next_seed(self.np_random)
         obs, info = self.learner.reset(seed=seed)
         self._over = False
         self._render_human()

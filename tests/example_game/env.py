@@ -27,14 +27,15 @@ that lives outside cardenvs (`docs/adding-a-game.md`): call `example_game.regist
 from __future__ import annotations
 
 from cardenvs.core.cards import card_code
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
+from cardenvs.core.options import Option, fill_docstring
 
-from . import determinize, policies, rules
+from . import SPEC, determinize, policies, rules
 from .rules import DECK, LAYOUT, MAX_HAND, MAX_PLAYERS, NO_CARD, RANKS
 
 
 class HighCardEnv(CardEnv):
-    metadata = {"name": "highcard_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option("players", 2, "players at the table", low=2, high=MAX_PLAYERS),
         Option("hand_size", 5, "cards dealt to each player, so tricks in a game", low=1, high=MAX_HAND),

@@ -14,7 +14,7 @@ from tqdm import tqdm
 from cardenvs.agent import load_agent
 from cardenvs.arena import run_tournament
 from cardenvs.core import seeds
-from cardenvs.core.env import play_episode
+from cardenvs.core.play import play_episode
 from cardenvs.core.spec import Baseline
 from cardenvs.registry import env_ids, make, spec_of
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..agent import load_agent
-from ..core.env import play_episode
+from ..core.play import play_episode
 from ..registry import make, spec_of
 from .records import GameRecord, agent_rng, deal_games, game_seed
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..agent import acts_on_batches, load_agent
-from ..core.env import check_seed
+from ..core.seeds import check_seed
 from ..registry import make, register, resolve_id, spec_of
 from . import aec
 from .records import GameRecord, seatings

@@ -12,8 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium.utils import seeding
 
-__all__ = ["STREAMS", "LINEAR", "generator", "seed_from", "states", "linear_seed", "seed64"]
+__all__ = [
+    "STREAMS",
+    "LINEAR",
+    "generator",
+    "seed_from",
+    "states",
+    "linear_seed",
+    "seed64",
+    "check_seed",
+    "env_generator",
+    "deal_seed",
+    "deal_seed_of",
+    "next_seed",
+]
 
 #: salt of each purpose's stream (the values are those the package always used: results replay exactly)
 STREAMS: dict[str, int | None] = {
@@ -83,3 +97,35 @@ def seed64(seed: Any, who: str = "seed") -> np.uint64:
     if seed < 2**64:
         return np.uint64(seed)
     return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]
+
+
+def check_seed(seed: Any, what: str = "seed") -> int | None:
+    """``seed`` as a Python int (numpy integers accepted) or None; anything else is a ``ValueError``."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{what}={seed!r}; expected None or a non-negative integer")
+    return int(seed)
+
+
+def env_generator(seed: int | None) -> np.random.Generator:
+    """An AEC env's ``np_random`` after ``reset(seed)`` (Gymnasium's seeding; None: fresh entropy)."""
+    return seeding.np_random(seed)[0]
+
+
+def deal_seed(np_random: np.random.Generator) -> int:
+    """The next deal seed of an env's ``np_random``: what ``reset`` deals from (63 bits; the numba dealing
+    generator, :mod:`cardenvs.core.rng`, shuffles deal ``k`` from it)."""
+    return int(np_random.integers(2**63 - 1))
+
+
+def deal_seed_of(seed: int | None) -> int:
+    """The deal seed an env reset with ``seed`` deals from; the vector envs deal game ``i`` of ``reset(seed=s)``
+    from ``deal_seed_of(s + i)``."""
+    return deal_seed(env_generator(check_seed(seed)))
+
+
+def next_seed(rng: np.random.Generator | None = None) -> int:
+    """A reset seed drawn from ``rng`` (62 bits): the next episode of a generator a seeded reset made, or, with
+    None, fresh entropy (an unseeded vector reset)."""
+    return int((np.random.default_rng() if rng is None else rng).integers(2**62))

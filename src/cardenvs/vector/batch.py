@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..core import kernels, seeds
-from ..core.env import CardEnv, deal_seed_of
+from ..core.env import CardEnv
+from ..core.seeds import deal_seed_of
 from ..registry import raw_env_class, spec_of
 
 LEGAL_WIDTH = 256  # legal ids kept per game besides the mask (more: read from the mask)
@@ -81,7 +82,7 @@ class Batch:
 
     def seed_games(self, seed: int | None) -> None:
         if seed is None:
-            seed = int(np.random.default_rng().integers(2**62))
+            seed = seeds.next_seed()
         seed = _check_count("seed", seed, 0)
         self.seed = seed
         self.deal_seeds[:] = [deal_seed_of(seed + i) for i in range(self.num_envs)]

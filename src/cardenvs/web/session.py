@@ -38,7 +38,8 @@ import yaml
 
 from ..agent import load_agent, split_agent_names
 from ..core import seeds
-from ..core.env import check_seed, play_on
+from ..core.play import play_on
+from ..core.seeds import check_seed
 from ..registry import make, resolve_id
 from ..replay import Replay, replay_moves
 from .views import (

@@ -52,10 +52,11 @@ import numpy as np
 
 from cardenvs.core import encoding
 from cardenvs.core.cards import card_code, make_deck
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+from cardenvs.core.options import Option, fill_docstring
 
-from . import determinize, moves, policies, rules
+from . import SPEC, determinize, moves, policies, rules
 from .rules import HISTORY
 
 LAYOUT = Layout(
@@ -108,7 +109,7 @@ MOVE_PLANES[: moves.NUM_MOVES, 52:] = moves.MOVE_COUNTS[:, 13:15] > 0
 
 
 class DouDizhuEnv(CardEnv):
-    metadata = {"name": "doudizhu_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option(
             "bidding", True, "bid for the landlord; False: the first bidder is landlord at bid 1", choices=(True, False)

@@ -42,16 +42,17 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.core.cards import card_code, make_deck
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
+from cardenvs.core.options import Option, fill_docstring
 
-from . import determinize, policies, rules
+from . import SPEC, determinize, policies, rules
 from .rules import LAYOUT
 
 VALUE_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
 
 
 class TwentyEnv(CardEnv):
-    metadata = {"name": "twenty_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option("rounds", 2, "rounds in a match; leaders alternate, player_0 first", low=1, high=rules.MAX_ROUNDS),
         Option(

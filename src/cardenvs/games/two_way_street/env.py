@@ -46,10 +46,11 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.core.cards import SUITS, card_code, make_deck, parse_card
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+from cardenvs.core.options import Option, fill_docstring
 
-from . import determinize, policies, rules
+from . import SPEC, determinize, policies, rules
 from .rules import (  # noqa: F401
     BID,
     BID0,
@@ -106,7 +107,7 @@ def _bid_name(b: int) -> str:
 
 
 class TwoWayStreetEnv(CardEnv):
-    metadata = {"name": "two_way_street_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option("players", 4, "number of players (2 = duels)", low=2, high=10),
         Option("decks", None, "decks shuffled together", choices=(1, 2), dynamic_default="1 up to 5 players, else 2"),

@@ -42,10 +42,11 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.core.cards import make_deck
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
 from cardenvs.core.observation import Layout, Segment
+from cardenvs.core.options import Option, fill_docstring
 
-from . import determinize, moves, policies, rules
+from . import SPEC, determinize, moves, policies, rules
 
 MAX_PLAYERS = 4
 
@@ -79,7 +80,7 @@ LAYOUT = make_layout(3)  # the default game's layout (the docstring's table)
 
 
 class TwosEnv(CardEnv):
-    metadata = {"name": "twos_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option("players", 3, "number of players", low=2, high=MAX_PLAYERS),
         Option(

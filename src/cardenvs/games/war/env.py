@@ -38,14 +38,15 @@ cards out of both piles, so the winner's points total 26 minus the cards left on
 from __future__ import annotations
 
 from cardenvs.core.cards import card_code, make_deck
-from cardenvs.core.env import CardEnv, Option, fill_docstring, make_env_functions
+from cardenvs.core.env import CardEnv, make_env_functions
+from cardenvs.core.options import Option, fill_docstring
 
-from . import policies, rules
+from . import SPEC, policies, rules
 from .rules import LAYOUT
 
 
 class WarEnv(CardEnv):
-    metadata = {"name": "war_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    SPEC = SPEC  # the env id, metadata["name"], comes from the declaration
     OPTIONS = (
         Option("war_face_down", 1, "cards each player puts face down in a war", low=0, high=3),
         Option(
