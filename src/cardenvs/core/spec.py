@@ -4,8 +4,10 @@ Every generic module (the registry, the arena, the vector envs, search, replay, 
 trainers, the web app) learns what it needs of a game here and from the env class the spec names, never
 from the game's name (OpenSpiel's ``GameType``/``GameInfo``, Pgx's per-game ``Env``). The env class carries
 the facts every env has (options and variants, the numba core and its policies, the determinizer, the
-observation layout, move names and parsing, duplicate-reset options); the spec adds the hooks only some
-games have, each optional:
+observation layout, move names and parsing, duplicate-reset options), which the spec hands out
+(:meth:`GameSpec.options`, :meth:`~GameSpec.variants`, :meth:`~GameSpec.policy_agents`,
+:meth:`~GameSpec.env_class`; :func:`cardenvs.registry.short_name` for an id's short name); the spec adds the
+hooks only some games have, each optional:
 
 * ``roles`` (:class:`Roles`): seats that play different parts (Dou Dizhu's landlord and farmers). The arena
   reports win rates by role; DMC trains one network per learner role.
