@@ -85,15 +85,26 @@ def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
     return base.strip(), params
 
 
+def _short(game: str | None) -> str | None:
+    """The short name of a registered game's id or short name; any other name as it is (it matches no game)."""
+    from ..registry import short_name
+
+    try:
+        return short_name(game) if game else None
+    except ValueError:
+        return game
+
+
 def _search_games() -> list[str]:
     """Short names of the games with a determinizer (they have the search agents ``GAME.pimc``, ``GAME.ismcts``)."""
-    from ..registry import env_ids, raw_env_class
+    from ..registry import env_ids, spec_of
 
     out = []
     for env_id in env_ids():
-        core = getattr(raw_env_class(env_id), "CORE", None)
+        spec = spec_of(env_id)
+        core = getattr(spec.env_class(), "CORE", None)
         if core is not None and kernels.has_determinize(core.STATE):
-            out.append(env_id.rsplit("_v", 1)[0])
+            out.append(spec.name)
     return out
 
 
@@ -101,27 +112,27 @@ def search_agent_names(game: str | None = None) -> list[str]:
     """``GAME.pimc`` and ``GAME.ismcts`` for every game with a determinizer (or only ``game``)."""
     from ..search import METHODS
 
-    short = game.rsplit("_v", 1)[0] if game else None
+    short = _short(game)
     return [f"{g}.{m}" for g in _search_games() if short is None or g == short for m in METHODS]
 
 
 def policy_agent_names(game: str | None = None) -> list[str]:
     """``GAME.NAME`` for every numba policy of every game (its core's ``POLICIES``), or only ``game``'s."""
-    from ..registry import env_ids, raw_env_class
+    from ..registry import env_ids, spec_of
 
-    short = game.rsplit("_v", 1)[0] if game else None
-    out = []
-    for env_id in env_ids():
-        g = env_id.rsplit("_v", 1)[0]
-        if short is None or g == short:
-            out += [f"{g}.{p}" for p in getattr(getattr(raw_env_class(env_id), "CORE", None), "POLICIES", ())]
-    return out
+    short = _short(game)
+    return [
+        name
+        for env_id in env_ids()
+        if short in (None, spec_of(env_id).name)
+        for name in spec_of(env_id).policy_agents()
+    ]
 
 
 def known_agents(game: str | None = None) -> list[str]:
     """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
     those that play it."""
-    short = game.rsplit("_v", 1)[0] if game else None
+    short = _short(game)
     names = ["random", *policy_agent_names(game)]
     for module_name in _agent_modules():
         if short is not None and module_name != short:
