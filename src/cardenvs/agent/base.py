@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import kernels
 from ..core.env import legal_actions
+from ..core.seeds import policy_stream
 
 
 @runtime_checkable
@@ -124,18 +125,11 @@ class PolicyAgent:
         )
         return int(self._out[0])
 
-    @staticmethod
-    def _stream_from(rng: np.random.Generator) -> np.uint64:
-        """The policy's stream for a decision that draws: one draw of the caller's generator."""
-        from ..core.rng import stream
-
-        return stream(np.uint64(rng.integers(0, 2**63, dtype=np.int64)), 0)[0]
-
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         self._stream[0, 0] = self.PROBE
         action = self._choose()
         if self._stream[0, 0] != self.PROBE:  # it drew: again, with a stream from the caller's rng
-            self._stream[0, 0] = self._stream_from(rng)
+            self._stream[0, 0] = policy_stream(rng)
             action = self._choose()
         mask = observation["action_mask"]
         if not 0 <= action < len(mask) or not mask[action]:
@@ -157,7 +151,7 @@ class PolicyAgent:
         actions = games.env.policy_actions(self.name, games.indices, streams)
         drew = np.flatnonzero(streams != self.PROBE)
         if len(drew):
-            again = np.array([self._stream_from(rngs[i]) for i in drew.tolist()], dtype=np.uint64)
+            again = np.array([policy_stream(rngs[i]) for i in drew.tolist()], dtype=np.uint64)
             actions[drew] = games.env.policy_actions(self.name, games.indices[drew], again)
         legal = (actions >= 0) & (actions < games.mask.shape[1])
         legal[legal] = games.mask[games.indices[legal], actions[legal]]

@@ -4,7 +4,9 @@ A user gives one seed (a tournament's, a vector env's ``reset``, a web game's); 
 is derived here with NumPy's ``SeedSequence``, which mixes the entropy of every key, so streams with
 different keys or salts are independent for practical purposes and never depend on global state.
 :data:`STREAMS` names each salt once, so two purposes can never share a stream by accident. (The dealing
-streams are apart: a deal seed drives the numba dealing generator, :mod:`cardenvs.core.rng`.)
+streams are apart: a deal seed drives the numba dealing generator, :mod:`cardenvs.core.rng`. An agent's
+own randomness for a decision comes from one draw of the caller's generator: :func:`decision_seed`,
+:func:`policy_stream`.)
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
+from .rng import splitmix64, stream
+
 __all__ = [
     "STREAMS",
     "LINEAR",
@@ -22,6 +26,9 @@ __all__ = [
     "states",
     "linear_seed",
     "seed64",
+    "draw_seed",
+    "decision_seed",
+    "policy_stream",
     "check_seed",
     "env_generator",
     "deal_seed",
@@ -97,6 +104,24 @@ def seed64(seed: Any, who: str = "seed") -> np.uint64:
     if seed < 2**64:
         return np.uint64(seed)
     return np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]
+
+
+def draw_seed(rng: np.random.Generator) -> np.uint64:
+    """One draw of a caller's generator as a 63-bit seed: what an agent takes from the arena's ``rng`` for a
+    decision that needs randomness of its own, so a seeded tournament replays exactly."""
+    return np.uint64(rng.integers(0, 2**63, dtype=np.int64))
+
+
+def decision_seed(seed: np.uint64, rng: np.random.Generator) -> int:
+    """A search agent's seed for one decision: its own ``seed`` (:func:`seed64`) mixed with one draw of the
+    caller's ``rng`` (63 bits)."""
+    return int(splitmix64(seed ^ draw_seed(rng)) >> np.uint64(1))
+
+
+def policy_stream(rng: np.random.Generator) -> np.uint64:
+    """A numba policy's stream for one decision that draws (:class:`cardenvs.agent.PolicyAgent`): stream 0
+    (:func:`cardenvs.core.rng.stream`) of one draw of the caller's ``rng``."""
+    return stream(draw_seed(rng), 0)[0]
 
 
 def check_seed(seed: Any, what: str = "seed") -> int | None:

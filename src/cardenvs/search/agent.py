@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core import kernels
-from ..core.rng import splitmix64
-from ..core.seeds import seed64
+from ..core.seeds import decision_seed, seed64
 from .drivers import (
     DEFAULT_C,
     DEFAULT_PLAYOUTS,
@@ -308,9 +307,7 @@ class SearchAgent:
         return ids[0, keep], q[0, keep]
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        draw = np.uint64(rng.integers(0, 2**63, dtype=np.int64))
-        seed = int(splitmix64(self.seed ^ draw) >> np.uint64(1))
-        self.last = self.search(seed)
+        self.last = self.search(decision_seed(self.seed, rng))
         action = self.last.action
         if not observation["action_mask"][action]:
             raise RuntimeError(f"{self.name} chose {action}, which the observation's mask does not allow")
