@@ -143,8 +143,8 @@ class SearchAgent:
     :func:`pimc` or :func:`ismcts`, which read the true state only through the game's ``determinize`` for
     the acting seat: every card that seat cannot see is re-dealt before anything looks at it, so the agent
     plays on the acting seat's information alone. Parameters: :data:`PARAMETERS` (a bad one is a
-    ``ValueError`` naming the accepted ones with their defaults); ``model_loader`` loads a ``rollout`` or
-    ``leaf`` model by name (:func:`load_model`).
+    ``ValueError`` naming the accepted ones with their defaults); ``model_loader`` loads a ``rollout``,
+    ``leaf`` or ``prior`` model by name (:func:`load_model`; :func:`cardenvs.agent.load_agent` passes one).
     """
 
     def __init__(self, env: Any, method: str = "pimc", *, model_loader: Any = None, **parameters: Any):
