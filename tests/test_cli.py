@@ -471,7 +471,7 @@ def test_train_steps_runs_the_budget_or_names_the_count_it_rounds_up_to(algo, co
         assert int(final.split(",")[0]) == counted  # the final evaluation's timesteps: model.num_timesteps
         assert f"({counted:,} timesteps)" in out.stdout
     else:
-        from cardenvs.training.dmc import load_checkpoint
+        from cardenvs.training.dmc_model import load_checkpoint
 
         assert load_checkpoint(run_dir / "model.pt")["frames"] == counted
         assert f"({counted:,} frames)" in out.stdout
@@ -521,7 +521,8 @@ def test_a_missing_extra_found_only_on_import_is_one_line_too(capsys, monkeypatc
 
     monkeypatch.setattr(cli, "_missing_extra", lambda algo, backend: None)
     monkeypatch.setitem(sys.modules, "torch", None)
-    monkeypatch.delitem(sys.modules, "cardenvs.training.dmc", raising=False)  # imported again: import torch fails
+    for name in [m for m in sys.modules if m.startswith("cardenvs.training.dmc")]:
+        monkeypatch.delitem(sys.modules, name)  # imported again: import torch fails
     err = error_of(capsys, ["train", "twenty", "--algo", "dmc"])
     assert (
         "cardenvs train --algo dmc needs the train extra: pip install 'cardenvs[train]' (torch does not import)" in err

@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cardenvs import vector  # noqa: E402
-from cardenvs.training import dmc  # noqa: E402
+from cardenvs.training import dmc, dmc_actors, dmc_args, dmc_model  # noqa: E402
 from cardenvs.training.features import move_features  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def test_each_decision_gets_its_own_seats_final_return(game, options):
     num_envs = 4
     env = vector.make(game, num_envs, reward="win", **options)
     obs, info = env.reset(seed=3)
-    ring = dmc.EpisodeRing(num_envs, env.layout.size, env.num_players, capacity=512)
+    ring = dmc_actors.EpisodeRing(num_envs, env.layout.size, env.num_players, capacity=512)
     rng = np.random.default_rng(0)
     log_seats: list[list[int]] = [[] for _ in range(num_envs)]
     log_rewards: list[list[np.ndarray]] = [[] for _ in range(num_envs)]
@@ -43,7 +43,7 @@ def test_each_decision_gets_its_own_seats_final_return(game, options):
     for _ in range(400):
         ids, counts = env.legal_ids()
         actions = np.array([ids[b, rng.integers(counts[b])] for b in range(num_envs)])
-        roles = dmc.roles_of(game, env.layout, obs["observation"])
+        roles = dmc_model.roles_of(game, env.layout, obs["observation"])
         ring.add(obs["observation"], actions, info["to_move"], roles)
         for b in range(num_envs):
             log_seats[b].append(int(info["to_move"][b]))
@@ -54,7 +54,7 @@ def test_each_decision_gets_its_own_seats_final_return(game, options):
         finished = ring.finish_step(rewards, done)
         assert len(finished) == int(done.sum())
         for (_, ep_actions, _, ep_targets), b in zip(finished, np.flatnonzero(done), strict=True):
-            expected = dmc.episode_targets(log_rewards[b], log_seats[b])
+            expected = dmc_actors.episode_targets(log_rewards[b], log_seats[b])
             np.testing.assert_array_equal(ep_targets, expected)
             # the win scale: each seat's return is its result in the final scores' order
             final = info["final_scores"][b]
@@ -77,7 +77,7 @@ def test_doudizhu_roles_follow_the_landlord_seat():
     rng = np.random.default_rng(1)
     seen = set()
     for _ in range(30):
-        roles = dmc.roles_of("doudizhu_v0", env.layout, obs["observation"])
+        roles = dmc_model.roles_of("doudizhu_v0", env.layout, obs["observation"])
         landlord_seat = 0  # bidding off: the first bidder (player_0 after reset(seed) games) may vary; read state
         for b in range(64):
             landlord_seat = int(env._b.state["landlord"][b])
@@ -133,19 +133,19 @@ def test_q_network_scores_exactly_the_legal_moves(game):
     """``choose`` picks, among each state's legal ids only, the move of highest Q, as scoring every legal
     move one by one with the training forward pass says."""
     torch.manual_seed(0)
-    args = dmc.Args(game=game)
+    args = dmc_args.Args(game=game)
     env = vector.make(game, 16)
-    nets = dmc.build_nets(game, env.layout, args)
+    nets = dmc_model.build_nets(game, env.layout, args)
     nets.eval()
-    features = dmc.StateFeatures(env.layout, "scaled")
+    features = dmc_model.StateFeatures(env.layout, "scaled")
     obs, info = env.reset(seed=7)
     rng = np.random.default_rng(2)
     for _ in range(5):
         raw = obs["observation"]
-        roles = dmc.roles_of(game, env.layout, raw)
+        roles = dmc_model.roles_of(game, env.layout, raw)
         ids, counts = env.legal_ids()
         x = features(raw)
-        chosen = dmc.choose(nets, x, roles, ids, counts, 0.0, rng)
+        chosen = dmc_model.choose(nets, x, roles, ids, counts, 0.0, rng)
         for b in range(16):
             legal = ids[b, : counts[b]]
             assert chosen[b] in legal
@@ -186,7 +186,7 @@ def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_p
     assert first.returncode == 0, first.stderr[-2000:]
     run_dir = next(tmp_path.iterdir())
     model = run_dir / "model.pt"
-    frames_1 = dmc.load_checkpoint(model)["frames"]
+    frames_1 = dmc_model.load_checkpoint(model)["frames"]
     assert frames_1 >= 300
     assert (run_dir / "final_eval.json").exists() and (run_dir / "progress.csv").exists()
     seats = {"doudizhu_v0": 3, "twos_v0": 3, "two_way_street_v0": 4}.get(game, 2)
@@ -203,7 +203,7 @@ def test_tiny_run_writes_a_checkpoint_the_arena_plays_and_resume_continues(tmp_p
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"resumed at {frames_1:,} frames" in resumed.stdout
-    assert dmc.load_checkpoint(model)["frames"] >= frames_1 + 300
+    assert dmc_model.load_checkpoint(model)["frames"] >= frames_1 + 300
     with open(run_dir / "eval.csv") as f:
         assert len(list(csv.reader(f))) == 2  # the header and the first run's final evaluation
 
@@ -218,7 +218,7 @@ def test_actors_draw_opponent_seats_from_the_pool_reproducibly(tmp_path):
     for out in ("a", "b"):
         run = _run("-m", "cardenvs.training.dmc", *flags, "--out", str(tmp_path / out))
         assert run.returncode == 0, run.stderr[-2000:]
-        nets.append(dmc.load_checkpoint(next((tmp_path / out).iterdir()) / "model.pt")["nets"])
+        nets.append(dmc_model.load_checkpoint(next((tmp_path / out).iterdir()) / "model.pt")["nets"])
     assert nets[0].keys() == nets[1].keys()
     assert all(torch.equal(nets[0][k], nets[1][k]) for k in nets[0])
 
@@ -228,13 +228,13 @@ def test_a_mix_of_opponents_plays_each_games_untrained_roles_by_its_draw(monkeyp
     (from the actors' seeded generator), and that opponent makes every decision of the untrained roles of
     that game; the trained role's decisions are the networks'. Checked move by move on the env's
     ``agent_actions`` calls, over episodes that end and redraw."""
-    args = dmc.Args(
+    args = dmc_args.Args(
         game="doudizhu_v0", options={"bidding": False}, num_envs=16, rollout_steps=40, hidden=[8],
         move_hidden=4, head_hidden=4, history_channels=0, train_roles=["landlord"],
         opponent={"doudizhu.rule": 1.0, "random": 2.0},
     )  # fmt: skip
-    actors = dmc.Actors(args, np.random.default_rng(5), deal_seed=7)
-    nets = dmc.build_nets(args.game, actors.layout, args)
+    actors = dmc_actors.Actors(args, np.random.default_rng(5), deal_seed=7)
+    nets = dmc_model.build_nets(args.game, actors.layout, args)
     nets.eval()
     names = actors.mix.opponents
     assert names == ["doudizhu.rule", "random"] and actors.pool.opponents[:2] == names
@@ -242,7 +242,7 @@ def test_a_mix_of_opponents_plays_each_games_untrained_roles_by_its_draw(monkeyp
     real, real_step = actors.env.agent_actions, actors.env.step
 
     def roles():
-        return dmc.roles_of(args.game, actors.layout, actors.obs["observation"])
+        return dmc_model.roles_of(args.game, actors.layout, actors.obs["observation"])
 
     def recording(name, games=None):
         calls.append((name, np.asarray(games).copy(), actors.game_opponent.copy(), roles()))
@@ -287,11 +287,11 @@ def test_train_roles_learns_only_the_landlord_from_a_warm_start(tmp_path, oppone
     second = _run("-m", "cardenvs.training.dmc", *base, *flags, "--total-frames", "300", "--out", str(tmp_path / "b"))
     assert second.returncode == 0, second.stderr[-2000:]
     assert f"networks from {start}" in second.stdout
-    before = dmc.load_checkpoint(start)["nets"]
-    data = dmc.load_checkpoint(next((tmp_path / "b").iterdir()) / "model.pt")
+    before = dmc_model.load_checkpoint(start)["nets"]
+    data = dmc_model.load_checkpoint(next((tmp_path / "b").iterdir()) / "model.pt")
     after = data["nets"]
     assert data["frames"] >= 300
-    names = dmc.role_names("doudizhu_v0")
+    names = dmc_model.role_names("doudizhu_v0")
     changed = {names[int(k.split(".")[0])] for k in before if not torch.equal(before[k], after[k])}
     assert changed == {"landlord"}
     with open(next((tmp_path / "b").iterdir()) / "progress.csv") as f:
@@ -309,16 +309,16 @@ def test_combine_takes_each_named_role_from_its_model(tmp_path):
     paths = []
     for i, hidden in enumerate(([8], [8], [8], [16])):
         torch.manual_seed(i)
-        args = dmc.Args(game="doudizhu_v0", hidden=hidden, move_hidden=4, head_hidden=4, history_channels=0)
-        nets = dmc.build_nets("doudizhu_v0", layout, args)
+        args = dmc_args.Args(game="doudizhu_v0", hidden=hidden, move_hidden=4, head_hidden=4, history_channels=0)
+        nets = dmc_model.build_nets("doudizhu_v0", layout, args)
         paths.append(tmp_path / f"m{i}" / "model.pt")
         paths[-1].parent.mkdir()
         dmc.save_checkpoint(paths[-1], nets, [torch.optim.Adam(n.parameters()) for n in nets], args, 100 + i, 1)
     out = tmp_path / "c" / "model.pt"
     got = combine(paths[0], {"landlord": paths[1], "farmer_before_landlord": paths[2]}, out)
-    models = [dmc.load_checkpoint(p)["nets"] for p in paths[:3]]
+    models = [dmc_model.load_checkpoint(p)["nets"] for p in paths[:3]]
     source = {"0.": 1, "1.": 0, "2.": 2, "3.": 0}  # landlord, farmer after, farmer before, bidder
-    for key, value in dmc.load_checkpoint(out)["nets"].items():
+    for key, value in dmc_model.load_checkpoint(out)["nets"].items():
         assert torch.equal(value, models[source[key[:2]]][key]), key
     assert got["frames"] == 100 + 101 + 102
     assert got["parts"]["landlord"] == str(paths[1]) and got["parts"]["bidder"] == str(paths[0])
@@ -335,18 +335,45 @@ def test_dmc_agent_refuses_another_game_and_missing_files(tmp_path):
     from cardenvs import make
 
     with pytest.raises(ValueError, match="no DMC checkpoint"):
-        dmc.DMCAgent(make("twos_v0"), str(tmp_path / "nothing.pt"))
-    args = dmc.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
+        dmc_model.DMCAgent(make("twos_v0"), str(tmp_path / "nothing.pt"))
+    args = dmc_args.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
     env = make("twenty_v0")
-    nets = dmc.build_nets("twenty_v0", env.unwrapped.layout, args)
+    nets = dmc_model.build_nets("twenty_v0", env.unwrapped.layout, args)
     opts = [torch.optim.Adam(n.parameters()) for n in nets]
     dmc.save_checkpoint(tmp_path / "model.pt", nets, opts, args, 10, 0.1)
-    agent = dmc.DMCAgent(env, str(tmp_path))  # the folder works too
+    agent = dmc_model.DMCAgent(env, str(tmp_path))  # the folder works too
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs, np.random.default_rng(0))]
     with pytest.raises(ValueError, match="trained on twenty_v0, not twos_v0"):
-        dmc.DMCAgent(make("twos_v0"), str(tmp_path / "model.pt"))
+        dmc_model.DMCAgent(make("twos_v0"), str(tmp_path / "model.pt"))
+
+
+def test_a_model_saved_on_a_gpu_loads_and_plays_on_the_cpu_by_name(tmp_path, monkeypatch):
+    """A checkpoint whose tensors were on CUDA (simulated: torch.save records every storage as ``cuda:0``)
+    cannot be read as saved on a machine without a GPU; ``dmc:PATH`` reads it onto the CPU (``map_location``)
+    and plays. And ``device: auto`` is CUDA exactly when torch sees one."""
+    from cardenvs import make
+    from cardenvs.agent import load_agent
+
+    args = dmc_args.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
+    env = make("twenty_v0")
+    nets = dmc_model.build_nets("twenty_v0", env.unwrapped.layout, args)
+    with monkeypatch.context() as m:
+        m.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
+        dmc.save_checkpoint(tmp_path / "model.pt", nets, [torch.optim.Adam(n.parameters()) for n in nets], args, 1, 0)
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):
+            torch.load(tmp_path / "model.pt", weights_only=False)  # as saved: on a GPU this machine lacks
+    agent = load_agent(f"dmc:{tmp_path / 'model.pt'}", env)
+    assert all(p.device.type == "cpu" for p in agent.nets.parameters())
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs, np.random.default_rng(0))]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert dmc_model.resolve_device("auto") == torch.device("cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert dmc_model.resolve_device("auto") == torch.device("cpu")
 
 
 def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bounds(tmp_path):
@@ -368,22 +395,22 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
     assert raw[:, env.layout.slices["scores"]].max() > 50, "no scores to scale in the sample"
     single = make("twenty_v0").unwrapped
     expected = np.stack([scaled(single, row, None) for row in raw])
-    got = dmc.StateFeatures(env.layout, "scaled")(raw).numpy()
+    got = dmc_model.StateFeatures(env.layout, "scaled")(raw).numpy()
     assert np.allclose(got, expected, atol=1e-6)
     scores = got[:, env.layout.slices["scores"]]
     assert scores.max() > 0.25  # log1p(50) / log1p(1e6) = 0.28; dividing by the bound gives 5e-5
-    bounds = dmc.StateFeatures(env.layout, "bounds")(raw).numpy()
+    bounds = dmc_model.StateFeatures(env.layout, "bounds")(raw).numpy()
     assert np.allclose(bounds, raw / np.maximum(env.layout.high, 1.0), atol=1e-6)
-    args = dmc.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
-    nets = dmc.build_nets("twenty_v0", env.layout, args)
+    args = dmc_args.Args(game="twenty_v0", hidden=[8], move_hidden=4, head_hidden=4)
+    nets = dmc_model.build_nets("twenty_v0", env.layout, args)
     dmc.save_checkpoint(tmp_path / "model.pt", nets, [torch.optim.Adam(n.parameters()) for n in nets], args, 1, 0)
     data = torch.load(tmp_path / "model.pt", weights_only=False)
     del data["args"]["features"]
     torch.save(data, tmp_path / "model.pt")
-    assert dmc.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "bounds"
+    assert dmc_model.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "bounds"
     data["args"]["features"] = "scaled"
     torch.save(data, tmp_path / "model.pt")
-    assert dmc.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "scaled"
+    assert dmc_model.DMCAgent(make("twenty_v0"), str(tmp_path)).args.features == "scaled"
 
 
 @pytest.mark.parametrize(
@@ -429,7 +456,7 @@ def test_cardenvs_train_algo_dmc_reads_the_dmc_config_and_passes_flags_through()
 
 
 def test_dmc_takes_the_shared_budget_flags_and_its_old_spelling():
-    from cardenvs.training.dmc import parse_args
+    from cardenvs.training.dmc_args import parse_args
 
     args = parse_args(["--set", "game=twos", "--steps", "900", "--minutes", "0.5", "--seed", "2", "--out", "x"])
     assert (args.total_frames, args.minutes, args.seed, args.out) == (900, 0.5, 2, "x")
@@ -437,7 +464,8 @@ def test_dmc_takes_the_shared_budget_flags_and_its_old_spelling():
 
 
 def test_linear_learning_rate_decays_over_the_larger_share_of_the_budget_used():
-    from cardenvs.training.dmc import Args, learning_rate
+    from cardenvs.training.dmc import learning_rate
+    from cardenvs.training.dmc_args import Args
 
     args = Args(learning_rate=0.001, total_frames=1000, minutes=10.0, lr_schedule="linear")
     assert learning_rate(args, 0, 0.0) == pytest.approx(0.001)
@@ -456,20 +484,20 @@ def test_targets_are_each_seats_return_to_go_hand_counted():
     margins to go: 3 - 5 = -2, 5 - 1 = 4, 1 - 0 = 1."""
     rewards = [np.array([2.0, 0.0]), np.array([0.0, 5.0]), np.array([1.0, 0.0])]
     seats = [0, 1, 0]
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats), [3, 5, 1])
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, margin=True), [-2, 4, 1])
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats), [3, 5, 1])
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats, margin=True), [-2, 4, 1])
     # horizon 2: steps t and t + 1 only. Points: 2 + 0, 5 + 0, 1; margins: 2 - 5, 5 - 1, 1
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=2), [2, 5, 1])
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, margin=True, horizon=2), [-3, 4, 1])
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=1), [2, 5, 1])
-    np.testing.assert_array_equal(dmc.episode_targets(rewards, seats, horizon=3), [3, 5, 1])
-    ring = dmc.EpisodeRing(1, 4, 2, capacity=8, margin=True, horizon=2)
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats, horizon=2), [2, 5, 1])
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats, margin=True, horizon=2), [-3, 4, 1])
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats, horizon=1), [2, 5, 1])
+    np.testing.assert_array_equal(dmc_actors.episode_targets(rewards, seats, horizon=3), [3, 5, 1])
+    ring = dmc_actors.EpisodeRing(1, 4, 2, capacity=8, margin=True, horizon=2)
     out = []
     for t in range(3):
         ring.add(np.zeros((1, 4), dtype=np.int8), np.array([t]), np.array([seats[t]]), np.array([0]))
         out += ring.finish_step(rewards[t][None, :], np.array([t == 2]))
     np.testing.assert_array_equal(out[0][3], [-3, 4, 1])
-    ring = dmc.EpisodeRing(1, 4, 2, capacity=8, margin=True)
+    ring = dmc_actors.EpisodeRing(1, 4, 2, capacity=8, margin=True)
     out = []
     for t in range(3):
         ring.add(np.zeros((1, 4), dtype=np.int8), np.array([t]), np.array([seats[t]]), np.array([0]))
@@ -483,7 +511,7 @@ def test_the_ring_grows_for_episodes_longer_than_it():
     """Episodes of 5 and 13 steps in a ring of 4: the ring doubles as needed and every decision keeps its
     observation, action and target (rewards: 1 to seat 0 at every step, so step t's target is the number of
     steps left)."""
-    ring = dmc.EpisodeRing(2, 3, 2, capacity=4)
+    ring = dmc_actors.EpisodeRing(2, 3, 2, capacity=4)
     lengths = (5, 13)
     out: dict[int, tuple] = {}
     for t in range(13):
@@ -512,7 +540,7 @@ def test_shipped_models_load_and_beat_random_players(model):
     duplicate deals, wins well above parity against random players in every other seat."""
     from cardenvs import arena, make
 
-    game = dmc.load_checkpoint(model)["game"]
+    game = dmc_model.load_checkpoint(model)["game"]
     n = make(game).unwrapped.num_players
     results = arena.run_tournament(game, [f"dmc:{model}"] + ["random"] * (n - 1), 20, seed=3, duplicate=True)
     stats = results.stats()[results.agents[0]]

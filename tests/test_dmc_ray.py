@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 ray = pytest.importorskip("ray")
 
 from cardenvs import arena  # noqa: E402
-from cardenvs.training import dmc  # noqa: E402
+from cardenvs.training import dmc, dmc_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--set", "hidden=[32]", "--set", "move_hidden=16", "--set", "head_hidden=32", "--set", "eval_minutes=0"]
@@ -33,7 +33,7 @@ def test_two_ray_actors_feed_the_learner_and_the_model_plays(tmp_path):
     actors = json.loads((run / "actors.json").read_text())
     assert actors["backend"] == "ray" and actors["device"] == "cpu"
     assert len(actors["actors"]) == 2 and all(a["decisions"] > 0 and a["episodes"] > 0 for a in actors["actors"])
-    assert dmc.load_checkpoint(run / "model.pt")["frames"] >= 500
+    assert dmc_model.load_checkpoint(run / "model.pt")["frames"] >= 500
     assert json.loads((run / "final_eval.json").read_text())["games"] > 0
     results = arena.run_tournament("twos", [f"dmc:{run / 'model.pt'}", "random", "random"], 2, seed=3)
     assert results.stats()[results.agents[0]]["games"] >= 2  # every seating of 2 deals; an illegal move raises
@@ -63,7 +63,7 @@ def test_ray_flag_and_config_key_pick_the_backend():
 
 def test_device_auto_is_the_cpu_without_a_gpu():
     expected = "cuda" if torch.cuda.is_available() else "cpu"
-    assert dmc.resolve_device("auto").type == expected
+    assert dmc_model.resolve_device("auto").type == expected
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="torch sees no GPU"):
-            dmc.resolve_device("cuda")
+            dmc_model.resolve_device("cuda")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .dmc import load_checkpoint, role_names, trained_features
+from .dmc_model import load_checkpoint, role_names, trained_features
 
 USAGE = "python -m cardenvs.training.dmc_combine OUT/model.pt BASE/model.pt ROLE=RUN/model.pt [ROLE=RUN/model.pt ...]"
 SHAPE_KEYS = ("hidden", "move_hidden", "head_hidden", "history_channels", "history_kernel")

@@ -1,0 +1,318 @@
+"""The DMC model as an agent: the Q networks of :mod:`cardenvs.training.dmc`, their checkpoint and
+:class:`DMCAgent`, which the arena, search, the web app and the trainer's evaluation load as ``dmc:PATH``
+(entry-point group ``cardenvs.agents`` in ``pyproject.toml``).
+
+* **Features.** The state is the observation, scaled by its segments' bounds (:class:`StateFeatures`,
+  logarithmic for scores and awards); a segment called ``history`` (Dou Dizhu's last 15 moves, ``[15, 54]``)
+  goes through a 1-D convolution first. Moves are described by the game's move table
+  (:func:`cardenvs.training.features.move_features`: cards, type, main rank, kickers), so alike moves share
+  what is learnt.
+* **Networks**, one per role (:func:`roles_of`): Dou Dizhu has the landlord, the farmer after the landlord,
+  the farmer before it, and the bidder; other games one network, seat-relative.
+  ``Q = w . relu(A h(state) + B e(move) + c)``: the state part is computed once per decision and the move
+  part once per move for all moves (a table refreshed after each update), so scoring the ~30 legal moves
+  of a decision costs little more than one forward pass. Their sizes are :class:`Network`'s fields.
+* **Device.** :func:`resolve_device` picks the learner's (``auto``: CUDA when torch sees one); a checkpoint is
+  always read onto the CPU (``map_location``), so a model trained on a GPU plays on a machine without one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardenvs.agent import BatchGames
+from cardenvs.core.observation import bound_scaling
+from cardenvs.registry import spec_of
+
+FEATURES = ("scaled", "bounds")
+FORMAT = "cardenvs-dmc-1"  # a checkpoint's format tag
+
+
+@dataclass
+class Network:
+    """The networks' sizes and input features (config keys of the same names; a checkpoint keeps them in its
+    ``args``)."""
+
+    hidden: list = field(default_factory=lambda: [256, 256])  # the state MLP
+    move_hidden: int = 128  # the move MLP
+    head_hidden: int = 256  # the joint layer
+    history_channels: int = 64  # 1-D conv channels over the history segment (0: feed it flat)
+    history_kernel: int = 3  # moves per conv window (kernel = stride)
+    features: str = "scaled"  # the state input: "scaled" (log for large bounds) or "bounds" (StateFeatures)
+
+
+# ---------------------------------------------------------------- features and roles
+class StateFeatures:
+    """Raw observation rows -> the networks' float32 input, scaled as
+    :func:`cardenvs.core.observation.bound_scaling` defines it (``scaled``: every segment divided by its
+    bound, bounds above 100 -- scores, awards -- logarithmic); ``bounds`` divides by the bound only
+    (checkpoints from before ``features`` existed: a Twenty score of 80 was 80 / 1e6, invisible to the
+    network)."""
+
+    def __init__(self, layout, kind: str):
+        if kind not in FEATURES:
+            raise ValueError(f"features {kind!r}: expected one of {', '.join(FEATURES)}")
+        big, divisor = bound_scaling(layout.high, logarithmic=kind == "scaled")  # the core's one definition
+        self.big = torch.as_tensor(big) if big.any() else None
+        self.div = torch.as_tensor(1.0 / divisor, dtype=torch.float32)
+
+    def __call__(self, raw: np.ndarray | torch.Tensor) -> torch.Tensor:
+        x = torch.as_tensor(raw, dtype=torch.float32)
+        if self.big is not None:
+            x = torch.where(self.big, torch.log1p(x.clamp(min=0.0)), x)
+        return x * self.div
+
+
+def role_names(game: str) -> list[str]:
+    """The networks of a game: one per part a learner plays where the game declares roles (its spec's
+    ``roles.learner_names``, e.g. Dou Dizhu's landlord, the two farmers and the bidder), else one."""
+    roles = spec_of(game).roles
+    return list(roles.learner_names) if roles else ["player"]
+
+
+def roles_of(game: str, layout, obs: np.ndarray) -> np.ndarray:
+    """The network each decision uses (see :func:`role_names`), from the observations ``[N, D]``."""
+    roles = spec_of(game).roles
+    if roles is None:
+        return np.zeros(len(obs), dtype=np.int64)
+    return np.asarray(roles.learner_roles(layout, obs), dtype=np.int64)
+
+
+# ---------------------------------------------------------------- the Q network of one role
+class QNet(nn.Module):
+    """``Q(s, m) = w . relu(A h(s) + B e(m) + c) + d`` with ``h`` the state MLP (a 1-D conv over the history
+    segment, if any) and ``e`` the move MLP over the move table's features."""
+
+    # for the type checker: the buffers (torch types a module's attributes as Tensor | Module), and the history
+    # segment's (start, stop, windows, window) or None
+    rest_index: torch.Tensor
+    moves: torch.Tensor
+    history: tuple[int, int, int, int] | None
+
+    def __init__(self, layout, move_table: np.ndarray, args: Network):
+        super().__init__()
+        size = layout.size
+        history = layout.slices.get("history") if "history" in layout else None
+        if history is not None and args.history_channels > 0:
+            seg = next(s for s in layout.segments if s.name == "history")
+            steps, width = seg.shape
+            kernel = args.history_kernel
+            if steps % kernel:
+                raise ValueError(f"history_kernel={kernel} must divide the history's {steps} moves")
+            rest = np.setdiff1d(np.arange(size), np.arange(history.start, history.stop))
+            self.register_buffer("rest_index", torch.as_tensor(rest), persistent=False)
+            self.history = (history.start, history.stop, steps // kernel, kernel * width)
+            # a 1-D convolution over the moves with kernel = stride = history_kernel (Dou Dizhu: 3 moves, one
+            # round of the table), written as one Linear over each window: on CPU it costs a fifth of Conv1d
+            self.conv: nn.Module | None = nn.Sequential(nn.Linear(kernel * width, args.history_channels), nn.ReLU())
+            state_in = len(rest) + steps // kernel * args.history_channels
+        else:
+            self.conv, self.history = None, None
+            state_in = size
+        layers: list[nn.Module] = []
+        for width_out in args.hidden:
+            layers += [nn.Linear(state_in, width_out), nn.ReLU()]
+            state_in = width_out
+        self.state_mlp = nn.Sequential(*layers)
+        self.register_buffer("moves", torch.as_tensor(move_table, dtype=torch.float32), persistent=False)
+        self.move_mlp = nn.Sequential(nn.Linear(move_table.shape[1], args.move_hidden), nn.ReLU())
+        self.state_proj = nn.Linear(state_in, args.head_hidden)
+        self.move_proj = nn.Linear(args.move_hidden, args.head_hidden, bias=False)
+        self.out = nn.Linear(args.head_hidden, 1)
+        self._table: torch.Tensor | None = None  # move_proj(move_mlp(every move)), cached without gradients
+
+    def state_part(self, x: torch.Tensor) -> torch.Tensor:
+        if self.conv is not None and self.history is not None:
+            start, stop, windows, window = self.history
+            seq = x[:, start:stop].reshape(-1, windows, window)
+            x = torch.cat([x.index_select(1, self.rest_index), self.conv(seq).flatten(1)], dim=1)
+        return self.state_proj(self.state_mlp(x))
+
+    def move_part(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.move_proj(self.move_mlp(self.moves[actions]))
+
+    def forward(self, x: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q of one move per state (training)."""
+        return self.out(torch.relu(self.state_part(x) + self.move_part(actions))).squeeze(1)
+
+    @torch.no_grad()
+    def move_table(self) -> torch.Tensor:
+        if self._table is None:
+            self._table = self.move_proj(self.move_mlp(self.moves))
+        return self._table
+
+    def invalidate(self) -> None:
+        self._table = None
+
+    @torch.no_grad()
+    def q_pairs(self, x: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q of the pairs (state ``rows[i]`` of ``x``, move ``actions[i]``), without gradients (acting)."""
+        h = self.state_part(x)
+        return self.out(torch.relu(h[rows] + self.move_table()[actions])).squeeze(1)
+
+
+def build_nets(game: str, layout, args: Network) -> nn.ModuleList:
+    from .features import move_features
+
+    table = move_features(game)
+    return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])
+
+
+def choose(
+    nets: nn.ModuleList,
+    x: torch.Tensor,
+    roles: np.ndarray,
+    ids: np.ndarray,
+    counts: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The greedy move of each state (ties: the lowest id) among its legal ids (``ids[i, :counts[i]]``),
+    or with probability ``epsilon`` a uniformly random legal one."""
+    n, width = ids.shape
+    chosen = np.empty(n, dtype=np.int64)
+    valid = np.arange(width)[None, :] < counts[:, None]
+    for role in np.unique(roles):
+        sel = np.flatnonzero(roles == role)
+        sub_valid = valid[sel]
+        rows_local, cols = np.nonzero(sub_valid)
+        q = nets[role].q_pairs(
+            x[torch.as_tensor(sel)], torch.as_tensor(rows_local), torch.as_tensor(ids[sel][rows_local, cols])
+        )
+        grid = torch.full((len(sel), width), -math.inf)
+        grid[torch.as_tensor(rows_local), torch.as_tensor(cols)] = q
+        best_col = grid.argmax(dim=1).numpy()
+        chosen[sel] = ids[sel, best_col]
+    if epsilon > 0:
+        explore = rng.random(int(n)) < epsilon
+        if explore.any():
+            k = np.flatnonzero(explore)
+            cols = (rng.random(len(k)) * counts[k]).astype(np.int64)
+            chosen[k] = ids[k, cols]
+    return chosen
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto``: the first GPU when torch sees one, else the CPU; otherwise the device named."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: torch sees no GPU (use device: auto or cpu)")
+    return device
+
+
+# ---------------------------------------------------------------- checkpoints and the agent
+def load_checkpoint(path: str | Path) -> dict:
+    """A ``model.pt`` (or its folder) as saved by the trainer, its tensors on the CPU wherever they were
+    trained (``map_location``: a GPU-trained model plays on a machine without one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "model.pt"
+    if not p.is_file():
+        raise ValueError(f"no DMC checkpoint at {path} (expected model.pt written by cardenvs.training.dmc)")
+    try:
+        data = torch.load(p, map_location="cpu", weights_only=False)
+    except Exception as exc:  # a truncated or foreign file: say which
+        raise ValueError(f"{p} is not a readable DMC checkpoint: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{p} is not a DMC checkpoint of cardenvs.training.dmc (format {FORMAT})")
+    return data
+
+
+def trained_features(data: dict) -> str:
+    """The input features a checkpoint's networks were trained with (``bounds`` for checkpoints saved before
+    ``features`` existed)."""
+    return data["args"].get("features", "bounds")
+
+
+class DMCAgent:
+    """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
+    env API (the observation dict and the env's layout). The env must be the game it was trained on, with
+    the same observation size."""
+
+    def __init__(self, env: Any, path: str):
+        data = load_checkpoint(path)
+        base = env.unwrapped
+        game = base.metadata["name"]
+        if data["game"] != game:
+            raise ValueError(f"dmc:{path} was trained on {data['game']}, not {game}")
+        fields = {f.name for f in dataclasses.fields(Network)}
+        known = {k: v for k, v in data["args"].items() if k in fields}
+        self.args = Network(**{**known, "features": trained_features(data)})
+        self.layout = base.layout
+        self.nets = build_nets(game, self.layout, self.args)
+        try:
+            self.nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})
+        except RuntimeError as exc:
+            raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
+        self.nets.eval()
+        self.features = StateFeatures(self.layout, self.args.features)
+        self.game = game
+        self.name = f"dmc:{path}"
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        obs = np.asarray(observation["observation"])[None, :]
+        legal = np.flatnonzero(np.asarray(observation["action_mask"]).view(np.bool_))
+        if len(legal) == 0:
+            raise ValueError("dmc agent asked to act with an empty action mask")
+        x = self.features(obs)
+        roles = roles_of(self.game, self.layout, obs)
+        return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
+
+    def act_batch(
+        self,
+        observations: Mapping[str, np.ndarray],
+        rngs: Sequence[np.random.Generator],
+        games: BatchGames | None = None,
+    ) -> np.ndarray:
+        """:meth:`act` on ``k`` rows (the batch protocol of :mod:`cardenvs.agent`): one forward per role's
+        network for all of them; the greedy move draws nothing from ``rngs``. The legal ids come from the
+        vector env's lists when ``games`` is given, else from the masks."""
+        obs = np.asarray(observations["observation"])
+        if games is not None:
+            ids, counts = games.legal_ids()  # ascending, as act lists them; padded with -1 past the count
+        else:
+            masks = np.asarray(observations["action_mask"]).view(np.bool_)
+            counts = masks.sum(axis=1)
+            rows, legal = np.nonzero(masks)  # row by row, ascending ids: each row's legal ids as act lists them
+            ids = np.zeros((len(counts), max(1, int(counts.max(initial=0)))), dtype=np.int64)
+            ids[rows, np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)] = legal
+        if len(counts) and counts.min() == 0:
+            raise ValueError("dmc agent asked to act with an empty action mask")
+        x = self.features(obs)
+        roles = roles_of(self.game, self.layout, obs)
+        return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
+
+    @torch.no_grad()
+    def action_values(self, observations: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Q of each row's legal ids ``ids[i, :counts[i]]`` (``[k, W]`` float64, ``-inf`` past the count): the
+        network's estimate of the acting seat's return after each move, on its training target's scale (the
+        win scale with ``target: win``, divided by ``target_scale``). What a search scores positions with
+        (``GAME.pimc(leaf=dmc)``, :mod:`cardenvs.search`); the greedy move is the row's first maximum."""
+        obs = np.asarray(observations)
+        ids = np.asarray(ids, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        out = np.full(ids.shape, -np.inf)
+        if len(obs) == 0:
+            return out
+        x = self.features(obs)
+        roles = roles_of(self.game, self.layout, obs)
+        valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
+        for role in np.unique(roles):
+            sel = np.flatnonzero(roles == role)
+            rows, cols = np.nonzero(valid[sel])
+            q = self.nets[role].q_pairs(
+                x[torch.as_tensor(sel)], torch.as_tensor(rows), torch.as_tensor(ids[sel][rows, cols])
+            )
+            out[sel[rows], cols] = q.numpy()
+        return out
