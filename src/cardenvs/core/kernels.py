@@ -579,7 +579,7 @@ def table_range(
     lo,
     hi,
 ) -> None:
-    """The batched arena's inner loop (:mod:`cardenvs.batched`), for games ``which[lo:hi]``: the seats of numba
+    """The batched arena's inner loop (:mod:`cardenvs.arena.batched`), for games ``which[lo:hi]``: the seats of numba
     policies (``seat_kinds[b, p]`` = 2 + k, the game's policy k) play, each decision asked with the
     :data:`PROBE` stream, until a seat of another agent (kind < 2) is to move, a policy would draw (the stream
     changed: the caller asks again with its generator's draw), a policy chose an illegal action (the caller

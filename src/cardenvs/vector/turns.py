@@ -253,7 +253,7 @@ class VectorEnv:
         and ``steps`` (``[B]``) are updated as the arena's loop updates them. Returns the games that ended
         (their ``terminated``/``truncated`` flags and final scores set, as :meth:`step` sets them); the others
         have the observation and mask of the seat to move in the env's buffers. The batched arena
-        (:mod:`cardenvs.batched`) calls it; it needs ``autoreset=False``."""
+        (:mod:`cardenvs.arena.batched`) calls it; it needs ``autoreset=False``."""
         b = self._b
         if self.autoreset:
             raise ValueError(f"{self.env_id}: play_policies needs autoreset=False (each game is played once)")
