@@ -11,7 +11,9 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
 from cardenvs.opponents import OpponentPool  # noqa: E402
-from cardenvs.training.rllib_env import make_env, snapshot_opponent  # noqa: E402
+from cardenvs.training.policies import as_opponent  # noqa: E402
+from cardenvs.training.rllib_policies import RLlibAgent  # noqa: E402
+from cardenvs.training.rllib_selfplay import make_env  # noqa: E402
 from cardenvs.vector import LearnerVectorEnv  # noqa: E402
 
 
@@ -41,7 +43,8 @@ def test_the_env_is_the_learner_view_with_its_mask_in_the_observation():
 
 
 def test_a_snapshot_of_the_module_plays_in_the_pool():
-    """A frozen copy of the masked RLModule is a batched opponent: legal greedy moves, drawn from the pool."""
+    """A frozen copy of the masked RLModule is an agent that plays batches (``act_batch``) in the pool: legal
+    greedy moves, drawn from the pool, the same as its one-game ``act``."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from cardenvs.training.rllib_module import MaskedPPOTorchRLModule
@@ -54,11 +57,15 @@ def test_a_snapshot_of_the_module_plays_in_the_pool():
         model_config={"fcnet_hiddens": [16]},
     ).build()
     moves = []
-    snapshot = snapshot_opponent(module, "snapshot_1")
+    agent = RLlibAgent.from_module(module, "snapshot_1")
+    snapshot = as_opponent(agent)
 
     def watched(batch):
         actions = snapshot(batch)
         assert batch["action_mask"][np.arange(len(actions)), actions].all(), "an illegal snapshot move"
+        for i, action in enumerate(actions):
+            row = {"observation": batch["observation"][i], "action_mask": batch["action_mask"][i].astype(np.int8)}
+            assert agent.act(row, np.random.default_rng(0)) == action
         moves.append(len(actions))
         return actions
 

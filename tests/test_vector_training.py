@@ -46,6 +46,15 @@ def test_vector_selfplay_rewards_are_the_learners_own_and_snapshots_join_the_poo
         venv.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
         venv.step_wait()
     assert (venv.env.seat_kinds < 0).any(), "no seat drew the snapshot"
+    # the snapshot is a PPOAgent playing batches: act_batch is act row by row
+    from cardenvs import make
+    from cardenvs.training.policies import PPOAgent
+
+    agent = PPOAgent(make("twos_v0"), str(path))
+    obs, masks = venv.reset(), venv.action_masks()
+    rows = zip(obs, masks, strict=True)
+    one_by_one = [agent.act({"observation": o, "action_mask": m.astype(np.int8)}, rng) for o, m in rows]
+    np.testing.assert_array_equal(agent.act_batch({"observation": obs, "action_mask": masks}, ()), one_by_one)
 
 
 def test_pool_weights_and_snapshots():

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 
 class PPOAgent:
     """Plays the greedy (deterministic) masked action of a saved MaskablePPO model, on the observation
-    features it was trained with (``model.observation_features``, see :mod:`training.features`)."""
+    features it was trained with (``model.observation_features``, see :mod:`cardenvs.training.features`)."""
 
     def __init__(self, env: Any, path: str, deterministic: bool = True):
         try:
@@ -26,7 +27,7 @@ class PPOAgent:
         if p.is_dir():
             p = p / "final_model.zip"
         if not p.exists() and not p.with_suffix(".zip").exists():
-            raise ValueError(f"no MaskablePPO model at {path} (expected a .zip saved by training.selfplay)")
+            raise ValueError(f"no MaskablePPO model at {path} (expected a .zip saved by cardenvs.training.selfplay)")
         self.model = MaskablePPO.load(str(p), device="cpu")
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
@@ -50,3 +51,26 @@ class PPOAgent:
             x, action_masks=observation["action_mask"].astype(bool), deterministic=self.deterministic
         )
         return int(action)
+
+    def act_batch(
+        self, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator], games: Any = None
+    ) -> np.ndarray:
+        """:meth:`act` on ``k`` rows at once (the batch protocol of :mod:`cardenvs.agent`): one ``predict``
+        for all of them; the greedy move draws nothing from ``rngs``."""
+        x, masks = np.asarray(observations["observation"]), np.asarray(observations["action_mask"]).astype(bool)
+        if self.features_name not in (None, "raw"):
+            x = np.stack([self.features(self.base, o, m) for o, m in zip(x, masks, strict=True)])
+        actions, _ = self.model.predict(x, action_masks=masks, deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64).reshape(len(masks))
+
+
+def as_opponent(agent: Any) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """A model agent (:class:`PPOAgent`, :class:`cardenvs.training.rllib_policies.RLlibAgent`,
+    :class:`cardenvs.training.dmc_model.DMCAgent`: greedy, so they draw nothing) as an entry of the one
+    opponent pool: the learner view calls it with the batch of games where it is to move."""
+
+    def act(batch: Mapping[str, np.ndarray]) -> np.ndarray:
+        return agent.act_batch(batch, ())
+
+    act.__name__ = agent.name
+    return act

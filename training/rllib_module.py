@@ -1,7 +1,8 @@
 """Action masking for RLlib's new API stack: PPO's default torch RLModule plus log(mask) on the logits.
 
-Observations are ``{"observation": vector, "action_mask": 0/1}`` (:class:`training.rllib_env.WithMask`, any
-numeric dtypes: they are cast to float32 here); the networks are built on the inner ``observation`` space
+Observations are ``{"observation": vector, "action_mask": 0/1}``
+(:class:`cardenvs.training.rllib_selfplay.WithMask`, any numeric dtypes: they are cast to float32 here); the
+networks are built on the inner ``observation`` space
 and the mask is applied to the action distribution inputs in every forward pass (exploration, inference and
 training), so illegal actions get probability 0. A game that has ended shows an all-0 mask: every action
 then gets the same finite logit (the env ignores that action). Our own class over

@@ -6,18 +6,18 @@
     cardenvs train twenty --algo rllib [same flags]
 
 1. Read the YAML config (``Args``), the ``--set`` overrides and the flags through the training scripts' one
-   loader (:mod:`training.config`); the run is called ``{game}__{exp}__{seed}``. The budget: ``iterations``
+   loader (:mod:`cardenvs.config`); the run is called ``{game}__{exp}__{seed}``. The budget: ``iterations``
    of ``algo.train()``, and optionally ``--steps`` (``total_steps``, env steps sampled) and ``--minutes``;
    the run stops at whichever ends first. An iteration samples about ``train_batch_size_per_learner`` env
    steps, so ``--steps`` ends the run at the first iteration that reaches it; the run prints the steps it
    sampled when they differ from ``--steps`` (:func:`steps_note`).
 2. Start Ray: ``--address auto`` joins a running cluster (``ray start --head`` ...), otherwise a local
    Ray with the configured CPUs.
-3. PPO with the masking RLModule (:mod:`training.rllib_module`) on the one learner adapter, the vector
-   learner view, as RLlib's vector env (:func:`training.rllib_env.make_env`; ``num_envs_per_env_runner``
+3. PPO with the masking RLModule (:mod:`cardenvs.training.rllib_module`) on the one learner adapter, the vector
+   learner view, as RLlib's vector env (:func:`make_env`; ``num_envs_per_env_runner``
    games per env runner, the learner's seat rotating): every other seat draws its opponent from the one
    opponent pool (``opponents``: agent name -> weight; frozen snapshots of the learner share
-   ``snapshot_weight``).
+   ``snapshot_weight``, each an :class:`cardenvs.training.rllib_policies.RLlibAgent` playing batches).
 4. After each iteration: the learner's win rate over its recent episodes (a positive return: a win on the
    default ``reward: win`` scale); above ``snapshot_win_rate`` a frozen copy of the learner joins the pool
    of every env runner (the newest ``max_snapshots`` are drawn).
@@ -35,11 +35,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import gymnasium as gym
+import numpy as np
 import yaml
 
-from .config import add_config_arguments, read_config
+from cardenvs import vector
+from cardenvs.config import add_training_flags, read_trainer_config
+from cardenvs.opponents import OpponentPool
+
+from .policies import as_opponent
+from .rllib_policies import RLlibAgent
 
 
 @dataclass
@@ -79,23 +86,65 @@ DEFAULTS: dict[str, Any] = dataclasses.asdict(Args())
 def parse_args(argv: Sequence[str] | None) -> dict[str, Any]:
     """The run's settings as a dict (``build_config`` reads them by key)."""
     parser = argparse.ArgumentParser(description="Self-play PPO on Ray RLlib for a cardenvs game.")
-    add_config_arguments(
+    add_training_flags(
         parser,
-        "configs/<game>_rllib.yaml",
-        steps_key="total_steps",
+        config_help="YAML config (configs/<game>_rllib.yaml)",
+        steps_dest="total_steps",
         steps_help="stop once N env steps are sampled (config total_steps)",
-        minutes_key="minutes",
+        minutes_dest="minutes",
     )
     parser.add_argument("--iterations", type=int, help="calls of algo.train() at most (config iterations)")
     parser.add_argument("--address", help="'auto' joins a running Ray cluster; default: start a local Ray")
     parser.add_argument("--num-env-runners", type=int)
     ns = parser.parse_args(argv)
     flags = ("total_steps", "minutes", "iterations", "out", "address", "num_env_runners", "seed")
-    values = read_config(parser, ns, Args, flags)
+    values = read_trainer_config(parser, ns, Args, flags)
     for key in ("options", "opponents"):
         if not isinstance(values.get(key, {}), dict):
             parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none)")
     return dataclasses.asdict(Args(**values))
+
+
+# ---------------------------------------------------------------- 2. the env: the learner view, its mask beside
+class WithMask(gym.vector.VectorWrapper):
+    """Observations ``{"observation": [B, D], "action_mask": int8 [B, A]}``: the learner view's vectors and
+    its masks (an ended game's mask is all 0 in next-step mode)."""
+
+    def __init__(self, env: vector.LearnerVectorEnv):
+        super().__init__(env)
+        actions = cast(gym.spaces.Discrete, env.single_action_space)
+        mask = gym.spaces.Box(0, 1, shape=(int(actions.n),), dtype=np.int8)
+        self.single_observation_space = gym.spaces.Dict(
+            {"observation": env.single_observation_space, "action_mask": mask}
+        )
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, env.num_envs)
+
+    def _with_mask(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        return {"observation": obs, "action_mask": self.env.unwrapped.action_masks().view(np.int8)}
+
+    # gymnasium's VectorWrapper.reset also takes a list of seeds, which the VectorEnv it wraps does not
+    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[override]
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._with_mask(obs), info
+
+    def step(self, actions: Any):
+        obs, rewards, terminated, truncated, info = self.env.step(np.asarray(actions, dtype=np.int64))
+        return self._with_mask(obs), rewards, terminated, truncated, info
+
+
+def make_env(config: dict[str, Any]) -> WithMask:
+    """RLlib's vector entry point: ``config`` holds ``env_id``, ``options``, ``opponents`` (agent name ->
+    weight), ``snapshot_weight``, ``max_snapshots`` and ``num_envs`` (RLlib adds it)."""
+    pool = OpponentPool(dict(config["opponents"]), config.get("snapshot_weight", 0.0), config.get("max_snapshots", 5))
+    env = vector.make(
+        config["env_id"],
+        int(config.get("num_envs", 1)),
+        learner="rotate",
+        opponents=pool,
+        autoreset_mode="next_step",
+        **dict(config.get("options", {})),
+    )
+    return WithMask(env)
 
 
 def build_config(cfg: dict[str, Any]):
@@ -104,7 +153,6 @@ def build_config(cfg: dict[str, Any]):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from .rllib_env import make_env
     from .rllib_module import MaskedPPOTorchRLModule
 
     class WinRateCallback(RLlibCallback):
@@ -153,9 +201,7 @@ def add_snapshot(algo: Any, name: str) -> int:
             return False
         import copy
 
-        from .rllib_env import snapshot_opponent
-
-        env.unwrapped.pool.add_snapshot(snapshot_opponent(copy.deepcopy(runner.module), name))
+        env.unwrapped.pool.add_snapshot(as_opponent(RLlibAgent.from_module(copy.deepcopy(runner.module), name)))
         return True
 
     return sum(algo.env_runner_group.foreach_env_runner(join, local_env_runner=True))

@@ -12,7 +12,7 @@ to one (:func:`whole_rollouts`), and the run says so.
 1. Read the YAML config (see ``Args``) and the overrides.
 2. Seed everything from ``seed``; the run is called ``{game}__{exp}__{seed}``.
 3. Build the self-play env: ``n_envs`` games of the numba vector env's learner view
-   (:func:`~training.wrapper.make_vector_selfplay`; learner seat rotating, opponents drawn from the one
+   (:func:`~cardenvs.training.wrapper.make_vector_selfplay`; learner seat rotating, opponents drawn from the one
    opponent pool of numba heuristics, random, other agents by name and frozen snapshots of the learner).
 4. Train MaskablePPO with a progress bar, TensorBoard and CSV logs in ``OUT/RUN/``.
 5. Every ``eval_every`` steps: save a checkpoint, add it to the opponent pool as a snapshot, and play it
@@ -36,9 +36,8 @@ from typing import Any
 
 import yaml
 
+from cardenvs.config import add_training_flags, read_trainer_config
 from cardenvs.core import seeds
-
-from .config import add_config_arguments, read_config
 
 
 @dataclass
@@ -88,13 +87,13 @@ POLICIES = ("mlp", "action_features")  # values of Args.policy
 
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Self-play MaskablePPO on a cardenvs game.")
-    add_config_arguments(
+    add_training_flags(
         parser,
-        "configs/<game>_ppo.yaml",
-        steps_key="total_timesteps",
+        config_help="YAML config (configs/<game>_ppo.yaml)",
+        steps_dest="total_timesteps",
         steps_help="stop after N timesteps, the learner's moves (config total_timesteps; --total-timesteps is "
         "the old spelling)",
-        minutes_key="time_limit_minutes",
+        minutes_dest="time_limit_minutes",
         aliases={"steps": ["--total-timesteps"], "minutes": ["--time-limit-minutes"]},
     )
     parser.add_argument("--n-envs", type=int)
@@ -105,7 +104,7 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     )
     ns = parser.parse_args(argv)
     flags = ("total_timesteps", "time_limit_minutes", "out", "seed", "n_envs", "eval_every", "eval_games")
-    values = read_config(parser, ns, Args, flags)
+    values = read_trainer_config(parser, ns, Args, flags)
     if ns.no_progress:
         values["progress_bar"] = False
     for key in ("options", "opponents", "ppo"):

@@ -6,7 +6,7 @@ other seat of every deal is played inside ``step`` by an opponent drawn from the
 (:class:`cardenvs.opponents.OpponentPool`), each shown only its own observation. ``reset``'s seed fixes
 the deals, the seats and the opponents drawn. The learner receives its own rewards: every reward of its
 seat, including the terminal one when an opponent's move ends the game (losses included). ``features``
-names the observation features the learner sees (:mod:`training.features`; default: the env's raw vector)
+names the observation features the learner sees (:mod:`cardenvs.training.features`; default: the env's raw vector)
 and ``margin_shaping`` adds a dense reward.
 """
 
@@ -21,25 +21,7 @@ from cardenvs.opponents import OpponentPool
 from cardenvs.registry import make
 
 from .features import feature_size, get_features
-
-
-def snapshot_opponent(path: str, features: str | None, base: Any):
-    """A saved MaskablePPO model as a batched opponent: ``f({"observation", "action_mask"}) -> actions``
-    (its greedy masked actions on the features it was trained with)."""
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(path, device="cpu")
-    fn = get_features(features)
-
-    def act(batch: dict) -> np.ndarray:
-        obs = batch["observation"]
-        if features not in (None, "raw"):
-            obs = np.stack([fn(base, o, m) for o, m in zip(obs, batch["action_mask"], strict=True)])
-        actions, _ = model.predict(obs, action_masks=batch["action_mask"], deterministic=True)
-        return np.asarray(actions, dtype=np.int64)
-
-    act.__name__ = f"ppo:{path}"
-    return act
+from .policies import PPOAgent, as_opponent
 
 
 def make_vector_selfplay(
@@ -71,10 +53,14 @@ def make_vector_selfplay(
     if seat == "random":
         raise ValueError("seat='random' is not supported; use 'rotate' (every seat in turn) or a seat index")
     base = make(env_id, **(options or {})).unwrapped
+
+    def model(path: str) -> Any:  # a saved MaskablePPO model as a batched opponent (its greedy masked moves)
+        return as_opponent(PPOAgent(base, path))
+
     weights: dict[Any, float] = {}
     for name, weight in opponents.items():
         is_model = isinstance(name, str) and name.startswith("ppo:")
-        weights[snapshot_opponent(name[4:], features, base) if is_model else name] = weight
+        weights[model(name[4:]) if is_model else name] = weight
     pool = OpponentPool(weights, snapshot_weight, max_snapshots)
     venv = vector.make(env_id, n_envs, learner=seat, opponents=pool, threads=threads, **(options or {}))
     feature_fn = get_features(features)
@@ -122,7 +108,7 @@ def make_vector_selfplay(
 
         def add_snapshot(self, path: str, weight: float | None = None) -> None:
             """A saved model joins the pool as a snapshot (``weight``: the snapshots' new total weight)."""
-            pool.add_snapshot(snapshot_opponent(path, features, base), weight)
+            pool.add_snapshot(model(path), weight)
 
         def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
             if method_name == "add_snapshot":
