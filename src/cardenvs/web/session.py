@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ..agent import load_agent, split_agent_names
+from ..config import parse_assignment
 from ..core import seeds
 from ..core.play import play_on
 from ..core.seeds import check_seed
@@ -104,15 +104,9 @@ def parse_options(text: str) -> dict[str, Any]:
         raise ValueError(f"the options are longer than {MAX_FIELD_CHARS} characters")
     options: dict[str, Any] = {}
     for part in text.replace("\n", ",").split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"option {part.strip()!r} must look like key=value (e.g. rounds=4)")
-        try:
-            options[key.strip()] = yaml.safe_load(value)
-        except (yaml.YAMLError, RecursionError):
-            raise ValueError(f"option {part.strip()!r}: the value {value.strip()!r} is not valid YAML") from None
+        if part.strip():
+            key, value = parse_assignment(part.strip(), "option", "rounds=4")
+            options[key] = value
     return options
 
 
