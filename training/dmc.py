@@ -24,12 +24,12 @@ starts the networks from a model (a warm start; :mod:`cardenvs.training.dmc_comb
 1. **Config** (:class:`cardenvs.training.dmc_args.Args`): YAML, ``--set`` overrides and flags
    (:mod:`cardenvs.config`). The run is ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its
    checkpoint and frame count.
-2. **Features** and 3. **networks**, one per role, and the agent that plays a checkpoint:
+2. **Features and networks**, one per role, and the agent that plays a checkpoint:
    :mod:`cardenvs.training.dmc_model`.
-4. **Actors** (:mod:`cardenvs.training.dmc_actors`): ``num_envs`` games of :func:`cardenvs.vector.make`,
+3. **Actors** (:mod:`cardenvs.training.dmc_actors`): ``num_envs`` games of :func:`cardenvs.vector.make`,
    batched inference without gradients; when a game ends its decisions get their seats' returns and go to the
    learner's per-role buffers (only finished episodes, each sample used once).
-5. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
+4. **Learner**: Adam on the mean squared error, per role, ``batch_size`` samples per update, gradient
    norm clipped, the step size constant or decaying linearly to 0 over the budget (:func:`learning_rate`).
    Torch uses ``torch_threads`` threads; actors and learner alternate in one process (on two cores that
    measured faster than an actor process feeding a learner process, which copies every batch). With
@@ -38,7 +38,7 @@ starts the networks from a model (a warm start; :mod:`cardenvs.training.dmc_comb
    learner waits for every actor's first rollout, then learns from whichever actor's samples arrive first
    and hands that actor the newest weights (so a Ray run does not replay exactly). ``device`` puts the
    learner on a GPU (``auto``: CUDA when torch sees one); the actors act on CPU copies of the networks.
-6. **Logs**: ``progress.csv`` (frames, frames/s, loss per role), ``actors.json`` (decisions and episodes each
+5. **Logs**: ``progress.csv`` (frames, frames/s, loss per role), ``actors.json`` (decisions and episodes each
    actor handed out) and TensorBoard; every ``eval_minutes`` a
    checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
    ``eval.csv``; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt``
