@@ -62,9 +62,9 @@ class Args(Network):
 
     @property
     def run_name(self) -> str:
-        from cardenvs import resolve_id
+        from cardenvs.registry import short_name
 
-        return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
+        return f"{short_name(self.game)}__{self.exp}__{self.seed}"
 
 
 def env_reward(target: str) -> str:

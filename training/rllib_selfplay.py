@@ -225,9 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     import ray
 
-    from cardenvs import resolve_id
+    from cardenvs.registry import short_name
 
-    run_name = f"{resolve_id(cfg['game']).rsplit('_v', 1)[0]}__{cfg['exp']}__{cfg['seed']}"
+    run_name = f"{short_name(cfg['game'])}__{cfg['exp']}__{cfg['seed']}"
     run_dir = Path(cfg["out"]).resolve() / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))

@@ -77,9 +77,9 @@ class Args:
 
     @property
     def run_name(self) -> str:
-        from cardenvs import resolve_id
+        from cardenvs.registry import short_name
 
-        return f"{resolve_id(self.game).rsplit('_v', 1)[0]}__{self.exp}__{self.seed}"
+        return f"{short_name(self.game)}__{self.exp}__{self.seed}"
 
 
 POLICIES = ("mlp", "action_features")  # values of Args.policy
