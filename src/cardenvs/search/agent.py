@@ -28,8 +28,8 @@ from .drivers import (
 
 METHODS = ("pimc", "ismcts")
 TO_END = (
-    "true: rollouts play to the end of the game even where it declares an earlier horizon (Two Way Street: "
-    "the end of the hand, scored by the match standings)"
+    "true: rollouts play to the end of the game even where it declares an earlier horizon (for example the end "
+    "of a hand, scored by the match standings)"
 )
 #: the agents' parameters: name -> (type, default, meaning); ``playouts`` None means DEFAULT_PLAYOUTS
 #: unless ``ms`` is given
