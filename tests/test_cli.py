@@ -294,12 +294,13 @@ def test_selfplay_config_keys_are_checked(tmp_path, capsys):
     from cardenvs.training.selfplay import parse_args
 
     for sets, message in (
-        (["ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),
+        (["game=twenty", "ppo.learnin_rate=1"], "unknown ppo keys ['learnin_rate']"),
         (["options=[1]"], "config key options must be a mapping"),
         (["game=twos", "options.players=9"], "players=9 is out of range"),
         (["game=chess"], "unknown game 'chess'"),
-        (["options.bogus=1"], "unknown option 'bogus'"),
+        (["game=twenty", "options.bogus=1"], "unknown option 'bogus'"),
         (["bogus_key=1"], "unknown config keys ['bogus_key']"),
+        (["seed=1"], "no game: name one"),
     ):
         with pytest.raises(SystemExit):
             parse_args([arg for s in sets for arg in ("--set", s)])

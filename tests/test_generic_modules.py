@@ -23,10 +23,7 @@ GENERIC = sorted(
 )
 PHASE_WORDS = {"bid", "bids", "bidding", "auction", "tribute", "level", "levels"}
 #: modules that still name a game, with what is left (work in progress elsewhere; remove a line once it is clean)
-ALLOWED: dict[str, str] = {
-    "training/rllib_selfplay.py": "Args.game defaults to twenty_v0",
-    "training/selfplay.py": "Args.game defaults to twenty_v0",
-}
+ALLOWED: dict[str, str] = {}
 
 
 def game_words() -> set[str]:

@@ -92,6 +92,7 @@ def test_settings_come_from_the_one_config_loader(tmp_path, capsys):
         (["--config", str(tmp_path / "none.yaml")], "does not exist"),
         (["--set", "opponents=[random]"], "config key opponents must be a mapping"),
         (["--steps", "0"], "argument --steps"),
+        (["--set", "lr=0.001"], "no game: name one"),
     ):
         with pytest.raises(SystemExit):
             parse_args(argv)

@@ -254,7 +254,8 @@ def test_selfplay_takes_the_shared_budget_flags_and_its_old_spellings():
     pytest.importorskip("sb3_contrib")
     from cardenvs.training.selfplay import parse_args
 
-    args = parse_args(["--steps", "700", "--minutes", "2.5", "--seed", "4", "--no-progress"])
+    game = ["--set", "game=twenty"]
+    args = parse_args([*game, "--steps", "700", "--minutes", "2.5", "--seed", "4", "--no-progress"])
     assert (args.total_timesteps, args.time_limit_minutes, args.seed, args.progress_bar) == (700, 2.5, 4, False)
-    old = parse_args(["--total-timesteps", "800", "--time-limit-minutes", "3", "--no-progress-bar"])
+    old = parse_args([*game, "--total-timesteps", "800", "--time-limit-minutes", "3", "--no-progress-bar"])
     assert (old.total_timesteps, old.time_limit_minutes, old.progress_bar) == (800, 3.0, False)

@@ -51,7 +51,7 @@ from .rllib_policies import RLlibAgent
 
 @dataclass
 class Args:
-    game: str = "twenty_v0"  # env id or short name
+    game: str = ""  # env id or short name (required: a config's game, --set game=..., or cardenvs train GAME)
     exp: str = "rllib"  # experiment name, part of the run name
     seed: int = 1
     options: dict = field(default_factory=dict)  # env options (the game variant)
@@ -102,6 +102,8 @@ def parse_args(argv: Sequence[str] | None) -> dict[str, Any]:
     for key in ("options", "opponents"):
         if not isinstance(values.get(key, {}), dict):
             parser.error(f"config key {key} must be a mapping (key: value lines, or {{}} for none)")
+    if not values.get("game"):
+        parser.error("no game: name one with a config's game, --set game=NAME, or cardenvs train GAME")
     return dataclasses.asdict(Args(**values))
 
 

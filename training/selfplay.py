@@ -42,7 +42,7 @@ from cardenvs.core import seeds
 
 @dataclass
 class Args:
-    game: str = "twenty_v0"  # env id or short name
+    game: str = ""  # env id or short name (required: a config's game, --set game=..., or cardenvs train GAME)
     exp: str = "ppo"  # experiment name, part of the run name
     seed: int = 1
     options: dict = field(default_factory=dict)  # env options (the game variant)
@@ -130,6 +130,8 @@ def _check_game_and_ppo(parser: argparse.ArgumentParser, values: dict[str, Any])
     from cardenvs import make, resolve_id
 
     game = values.get("game", Args.game)
+    if not game:
+        parser.error("no game: name one with a config's game, --set game=NAME, or cardenvs train GAME")
     try:
         make(resolve_id(str(game)), **values.get("options", {}))
     except ValueError as exc:
