@@ -10,7 +10,7 @@ from .rules import DECK, NO_CARD, RANKS
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
-    """Fill the seats, table and info lines of ``view`` (:func:`cardenvs.web.views.table_view`); the hands of
+    """Fill the seats, table and info lines of ``view`` (:func:`cardenvs.seatview.table_view`); the hands of
     seats other than ``viewer`` only as counts."""
     s = base.state
     for p, seat in enumerate(view["seats"]):

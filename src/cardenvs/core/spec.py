@@ -18,7 +18,7 @@ hooks only some games have, each optional:
 * ``skill_ladder`` and ``skill_ladder_quick``: agent names of rising strength that ``cardenvs analyze
   skill`` plays by default (:mod:`cardenvs.analysis.skill`), the second with ``--quick`` (empty: the first).
 * ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
-  package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.web.views.table_view`) and, for a
+  package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.seatview.table_view`) and, for a
   game whose plays are face up, ``fill_plays(base, viewer, view, plays)`` to draw them as the cards played.
 * ``studies``: ``cardenvs analyze NAME`` subcommands of the game's own, by name: a study module
   (``"module"``, with ``HELP``, ``add_arguments(parser)`` and ``run(args)``) or a :class:`Pairings`.

@@ -7,7 +7,7 @@ agent to move chooses one). In play mode the person holds one seat; after each o
 play until it is the person's turn again or the game is over, and the view is always the person's seat.
 
 For a game whose view draws what was played as cards (a ``fill_plays`` hook, :mod:`.views`), the session
-also keeps the cards each action took from its mover's hand (:class:`~.views.Play`): a second env, dealt
+also keeps the cards each action took from its mover's hand (:class:`~cardenvs.core.view.Play`): a second env, dealt
 alike, steps through the actions once, and the hand before and after each gives its cards. Played games,
 watched games and replays get them the same way, and stepping back only reads them.
 
@@ -40,19 +40,17 @@ from ..config import parse_assignment
 from ..core import seeds
 from ..core.play import play_on
 from ..core.seeds import check_seed
+from ..core.view import Play
 from ..registry import make, resolve_id
 from ..replay import Replay, replay_moves
+from ..seatview import hand_codes, public_move, table_view
 from .views import (
-    Play,
     cards_taken,
-    hand_codes,
     move_cards,
     move_label,
-    public_move,
     result_view,
     selection_token,
     shows_plays,
-    table_view,
     typed_codes,
 )
 

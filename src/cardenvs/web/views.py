@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.spec import load
-from ..core.view import SUIT_SYMBOLS, Play, card_face, card_name, names_and, number
-from ..registry import short_name, spec_of
+from ..core.view import SUIT_SYMBOLS, card_face, card_name, names_and, number
+from ..seatview import game_view, hand_codes
 
 #: a card code as a whole word of a text: a rank (10 or T for ten) and a suit letter, or a joker's code
 CARD_CODE = re.compile(r"(?<!\w)(?:10|[2-9TJQKA])[SCDH](?!\w)|(?<!\w)(?:BJ|RJ|JK)(?!\w)")
@@ -85,11 +84,6 @@ def card_back_svg(width: int = 30) -> str:
     )
 
 
-def hand_codes(base: Any, seat: int) -> list[str]:
-    """``seat``'s hand as :func:`table_view` shows it to that seat (empty for a game without hands)."""
-    return table_view(base, seat)["seats"][seat]["cards"] or []
-
-
 def cards_taken(before: Sequence[str], after: Sequence[str]) -> list[str]:
     """The cards of ``before`` that ``after`` no longer holds, each copy once, in ``before``'s order."""
     left = Counter(after)
@@ -104,52 +98,20 @@ def cards_taken(before: Sequence[str], after: Sequence[str]) -> list[str]:
 
 def shows_plays(env_id: str) -> bool:
     """Whether the game's view draws the plays (has a ``fill_plays`` hook): only then the session reads them."""
-    return hasattr(_game_view(env_id), "fill_plays")
+    return hasattr(game_view(env_id), "fill_plays")
 
 
 def move_label(base: Any, action: int, cards: Sequence[str]) -> str:
     """A legal move's name on its button: the game view's ``move_label`` (Twenty: the card it plays, where
     the action names only a value), else the action's name."""
-    hook = getattr(_game_view(base.metadata["name"]), "move_label", None)
+    hook = getattr(game_view(base.metadata["name"]), "move_label", None)
     return hook(base, action, cards) if hook else base.action_name(int(action))
-
-
-def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
-    """The name of a move as the viewer may see it (the game view's ``public_move`` hides what the viewer may
-    not see, e.g. Two Way Street's discards)."""
-    hook = getattr(_game_view(base.metadata["name"]), "public_move", None)
-    return hook(base, seat, action, viewer) if hook else base.action_name(int(action))
-
-
-def table_view(base: Any, viewer: int | None, plays: Sequence[Play] | None = None) -> dict[str, Any]:
-    """The public table and the hands ``viewer`` may see (None: every hand). ``plays``: every step so far, for
-    the game view's ``fill_plays`` to draw what was played as cards (None: not known; it draws words)."""
-    game = short_name(base.metadata["name"])
-    n = base.num_players
-    view: dict[str, Any] = {
-        "game": game,
-        "seats": [
-            {"seat": p, "name": base.possible_agents[p], "cards": None, "count": 0, "notes": [], "last_cards": []}
-            for p in range(n)
-        ],
-        "table": [],
-        "info": [],
-        "scores": [number(x) for x in base.scores()],
-        "select_join": " ",
-        "card_moves": True,  # whether a move now is made of cards of the hand (select them, or type it)
-    }
-    module = _game_view(base.metadata["name"])
-    if module is not None:  # a game without a view shows the seats, the scores and the text render
-        module.fill_view(base, viewer, view)
-        if hasattr(module, "fill_plays"):
-            module.fill_plays(base, viewer, view, plays)
-    return view
 
 
 def result_view(base: Any) -> dict[str, Any]:
     """How a finished game ended, for people: ``text`` says who won and why in words (the game view's
     ``describe_result``, else :func:`generic_result`), ``scores`` each seat's score in the game's own units."""
-    hook = getattr(_game_view(base.metadata["name"]), "describe_result", None)
+    hook = getattr(game_view(base.metadata["name"]), "describe_result", None)
     scores = [number(x) for x in base.scores()]
     return {
         "text": hook(base) if hook else generic_result(base),
@@ -189,16 +151,10 @@ def generic_result(base: Any) -> str:
     return f"{names_and(winners)} {verb} (scores: {scores})"
 
 
-def _game_view(env_id: str) -> Any:
-    """The module a game's spec names as its ``view`` (None without one)."""
-    spec = spec_of(env_id)
-    return load(spec.view) if spec.view else None
-
-
 def selection_token(env_id: str, code: str) -> str:
     """What a selected card adds to a typed move: the game view's ``selection_token`` (Dou Dizhu: the card's
     rank), else the card's code."""
-    module = _game_view(env_id)
+    module = game_view(env_id)
     token = getattr(module, "selection_token", None)
     return token(code) if token else code
 

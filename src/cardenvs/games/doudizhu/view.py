@@ -1,5 +1,5 @@
 """Dou Dizhu's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`fill_plays` draws the move to
+the table and the info lines of :func:`cardenvs.seatview.table_view`; :func:`fill_plays` draws the move to
 beat and each seat's last play as the cards played (every play is face up); :func:`describe_result` says
 how the hand ended; :func:`selection_token` is what a selected card adds to a typed move."""
 

@@ -1,5 +1,5 @@
 """Twenty's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+the table and the info lines of :func:`cardenvs.seatview.table_view`; :func:`describe_result` says how the
 match ended. An action is a card value (``A``, ``2`` .. ``9``, ``T``: the env plays the first card of that
 value held), so a move's button names the card it plays (:func:`move_label`: ``9♣``, not ``9``); the log
 keeps the values, as the env names them and a person types them."""

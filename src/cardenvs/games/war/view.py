@@ -1,5 +1,5 @@
 """War's web view for ``cardenvs serve`` (the ``view`` of its spec): :func:`fill_view` fills the seats,
-the table and the info lines of :func:`cardenvs.web.views.table_view`; :func:`describe_result` says how the
+the table and the info lines of :func:`cardenvs.seatview.table_view`; :func:`describe_result` says how the
 game ended."""
 
 from __future__ import annotations
