@@ -20,24 +20,22 @@ TWO_TYPES = {("war_v0", "cardenvs.core.rng.next_u64"), ("war_v0", "cardenvs.core
 
 #: kernels of other uses: the vector env's batch loops and drivers, the search's, the policies' and the
 #: determinizers'
+LOOPS, DISPATCH = "cardenvs.core.kernels.loops", "cardenvs.core.kernels.dispatch"
 BATCH = (
     "reset_range", "observe_range", "observe_rows", "step_range", "random_range", "policy_range",
-    "advance_range", "table_range", "apply_range", "_drive", "_drive_and_count", "policy", "determinize",
+    "advance_range", "table_range", "apply_range",
 )  # fmt: skip
-OTHER_USES = tuple(f"cardenvs.core.kernels.{name}" for name in BATCH)
+OTHER_USES = (
+    *(f"{LOOPS}.{name}" for name in BATCH),
+    *(f"cardenvs.core.kernels.parallel.{loop}_parallel" for loop in ("reset", "observe", "step", "random")),
+    *(f"cardenvs.core.kernels.parallel.{loop}_parallel" for loop in ("advance", "apply", "table")),
+    *(f"{DISPATCH}.{name}" for name in ("policy", "determinize")),
+)
 #: what the plain vector env (no opponents) does not need: the AEC env's own step (the vector env writes its
 #: step out in ``step_range``), and the policies' and the search's batch loops
-NOT_VECTOR = tuple(
-    f"cardenvs.core.kernels.{name}"
-    for name in (
-        "aec_step",
-        "_rewards_of_move",
-        "policy",
-        "determinize",
-        "policy_range",
-        "table_range",
-        "advance_range",
-    )
+NOT_VECTOR = (
+    *(f"{LOOPS}.{name}" for name in ("aec_step", "_rewards_of_move", "policy_range", "table_range", "advance_range")),
+    *(f"{DISPATCH}.{name}" for name in ("policy", "determinize")),
 )
 OTHER_MODULES = ("cardenvs.search",) + tuple(
     f"cardenvs.games.{env_id.rpartition('_v')[0]}.{module}" for env_id in env_ids()

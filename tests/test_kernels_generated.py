@@ -1,4 +1,4 @@
-"""The generated kernels (core/kernels.py): the generic functions' implementations and the batch loops' parallel
+"""The generated kernels (core/kernels/): the generic functions' implementations and the batch loops' parallel
 drivers are copies of templates, not written out. The drivers must give what the serial loops give, and both
 kinds must load from numba's cache in the next process (a closure over a numba function would not: its cache
 key pickles a uuid drawn per process, numba issue #6264)."""
@@ -143,10 +143,10 @@ def test_generated_kernels_load_from_the_cache_in_the_next_process(tmp_path):
     files = {p.relative_to(cache_home) for p in cache_home.rglob("*.nb[ic]")}
     names = {p.name for p in files}
     for loop in kernels.PARALLEL:
-        assert any(n.startswith(f"kernels.{loop}_parallel-") and n.endswith(".nbi") for n in names), loop
-        assert any(n.startswith(f"kernels.{loop}_parallel-") and n.endswith(".nbc") for n in names), loop
+        assert any(n.startswith(f"parallel.{loop}_parallel-") and n.endswith(".nbi") for n in names), loop
+        assert any(n.startswith(f"parallel.{loop}_parallel-") and n.endswith(".nbc") for n in names), loop
     for name in ("init", "status", "to_move", "apply", "legal_ids", "observe", "scores", "outcome", "policy"):
-        assert any(n.startswith(f"kernels.{name}.overload-") and n.endswith(".nbi") for n in names), name
+        assert any(n.startswith(f"dispatch.{name}.overload-") and n.endswith(".nbi") for n in names), name
     warm = run_probe(copy, cache_home)
     assert warm == {loop: [1, 0] for loop in kernels.PARALLEL}
     assert {p.relative_to(cache_home) for p in cache_home.rglob("*.nb[ic]")} == files

@@ -1,253 +1,31 @@
-"""The batched game core: what every game's numba rules provide, and the loops over a batch, written once.
-
-A game's core (in ``games/<game>/rules.py``) is a NumPy **structured dtype** ``STATE`` (one record per game:
-a few small arrays and counters, so the state of ``B`` games is one array of ``B`` records and
-``state["hands"]`` is a ``[B, ...]`` view) and a handful of ``@njit(cache=True)`` functions that touch only
-game ``b``. ``params`` is a one-element structured array of the constants of one configuration (number of
-players, tables that depend on options, stacked decks). The functions, with the signatures every game
-uses (all write in place; none allocates Python objects):
-
-==============================================  ===========================================================
-``init(state, b, params, deal_seed)``           start game ``b``: deal 0 is ``params[0].stacked[0]`` if
-                                                decks are stacked, else :func:`rng.deal_deck` of
-                                                ``deal_seed``; later deals of the episode likewise
-``to_move(state, b, params) -> int``            the seat to act
-``legal_ids(state, b, params, ids) -> int``     ids of the legal actions of the seat to act, ascending,
-                                                written to ``ids``; returns how many (0 once over)
-``apply(state, b, params, action)``             play a legal action
-``status(state, b, params) -> int``             :data:`RUNNING`, :data:`OVER` or :data:`TRUNCATED`
-``scores(state, b, params, out)``               each seat's score in the game's units (float64)
-``outcome(state, b, params, out)``              the ``"win"`` scale result (zeros unless over)
-``observe(state, b, params, p, out)``           seat ``p``'s observation into the zeroed row ``out``
-``policy(state, b, params, which, rng) -> int`` the game's numba heuristic number ``which`` (names in
-                                                the game's ``POLICIES``) choosing for the seat to act;
-                                                ``rng`` is a ``uint64[1]`` stream (:mod:`.rng`)
-==============================================  ===========================================================
-
-A game registers them with :func:`register` for its ``STATE`` dtype. The generic functions below of the
-same names dispatch on the state's dtype at compile time (``numba.extending.overload``), so the batch loops
-(:func:`reset_range`, :func:`step_range`, :func:`observe_range`, :func:`advance_range`, ...; :func:`run`
-picks the serial or the parallel form) are written once and compiled per game, cached. The AEC envs run
-the same functions on a batch of one (:mod:`.env`); the vector envs (:mod:`cardenvs.vector`) on ``B``
-games, on every core with ``prange`` when asked. The generic functions' implementations and the loops'
-parallel drivers are generated, each from one template (see "generated numba functions" below).
-"""
+"""The loops of the batched game core (:mod:`cardenvs.core.kernels`): one game's observation and step (the AEC
+envs'), and the batch loops over games ``which[lo:hi]`` (the vector envs', the arena's, the search's), written
+once over the generic functions of :mod:`.dispatch`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import FunctionType
-from typing import Any, TypeVar
+from typing import Any
 
 import numba
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
-from numba.np.numpy_support import from_dtype
+from numba import njit
 
-from .rng import splitmix64, uniform_index
-
-RUNNING, OVER, TRUNCATED = 0, 1, 2
-#: the overloads' jit options: compiled code cached on disk (typed Any: numba's stub of jit_options omits "cache")
-CACHED: Any = {"cache": True}
-FUNCTIONS = ("init", "to_move", "legal_ids", "apply", "status", "scores", "outcome", "observe", "policy")
-#: the registries the generic functions dispatch on: (state dtype, {generic function's name: numba function})
-_GAMES: list[tuple[np.dtype, dict]] = []
-_DETERMINIZERS: list[tuple[np.dtype, dict]] = []
-_HORIZONS: list[tuple[np.dtype, dict]] = []
-F = TypeVar("F", bound=Callable)
-
-
-def register(state_dtype: np.dtype, **functions) -> None:
-    """Make a game's numba functions the implementations of the generic ones for ``state_dtype``."""
-    missing = [name for name in FUNCTIONS if name not in functions]
-    extra = [name for name in functions if name not in FUNCTIONS]
-    if missing or extra:
-        raise ValueError(f"register: missing {missing}, unknown {extra}; a game provides {FUNCTIONS}")
-    _GAMES.append((np.dtype(state_dtype), functions))
-
-
-def register_rules(rules, policy) -> None:
-    """:func:`register` a game's rules module (its ``STATE`` and the functions of :data:`FUNCTIONS` by name)
-    with its numba ``policy`` dispatcher."""
-    functions = {name: getattr(rules, name) for name in FUNCTIONS if name != "policy"}
-    register(rules.STATE, policy=policy, **functions)
-
-
-def register_determinize(state_dtype: np.dtype, function) -> None:
-    """Make ``function`` the implementation of :func:`determinize` for ``state_dtype`` (games with hidden
-    cards register one in their ``__init__``)."""
-    _DETERMINIZERS.append((np.dtype(state_dtype), {"determinize": function}))
-
-
-def register_horizon(state_dtype: np.dtype, horizon, horizon_value) -> None:
-    """Make ``horizon`` and ``horizon_value`` the implementations of :func:`horizon` and :func:`horizon_value`
-    for ``state_dtype`` (games whose search rollouts may stop before the end; the others get the defaults:
-    no horizon)."""
-    _HORIZONS.append((np.dtype(state_dtype), {"horizon": horizon, "horizon_value": horizon_value}))
-
-
-def has_determinize(state_dtype: np.dtype) -> bool:
-    return any(dtype == np.dtype(state_dtype) for dtype, _ in _DETERMINIZERS)
-
-
-# ---------------------------------------------------------------- generated numba functions
-# The generic functions' implementations and the batch loops' parallel drivers are copies of a template of
-# this file made by _bind, not closures: numba keys a closure's cache entry by pickling its cells, and a numba
-# function pickles with a uuid drawn anew in each process, so the next process would never find the entry,
-# compile again and append one more (numba issue #6264). A copy has no cells: the function it calls is its
-# global _callee, resolved at compile time and left out of the key, which is the argument types (a game's
-# state record among them) and the template's bytecode; the copy's qualified name names its cache files. Like
-# every cached function here, a copy is as fresh as its cache folder, keyed by the package's source and
-# cleared when a game registered from outside the package has changed (cardenvs.cache).
-
-
-def _callee(*args):
-    """Stands for the numba function that a copy of a template calls (:func:`_bind` sets it)."""
-    raise NotImplementedError("template only")
-
-
-def _bind(template: Callable, qualname: str, callee) -> Callable:
-    """A copy of ``template`` named ``qualname`` whose global ``_callee`` is ``callee``."""
-    copy = FunctionType(template.__code__, {**globals(), "_callee": callee}, qualname.rpartition(".")[2])
-    copy.__qualname__ = qualname
-    return copy
-
-
-def _forward(*args):
-    """Template of the generic functions' implementations: the registered function, same arguments."""
-    return _callee(*args)
-
-
-def _dispatched(registry: list[tuple[np.dtype, dict]], default: Callable | None = None) -> Callable[[F], F]:
-    """Decorator of a generic function: numba compiles a call of it to a call of the function ``registry``
-    holds under its name for the record dtype of the state (the first argument), or of ``default`` (a numba
-    function) for a state no entry names."""
-
-    def decorate(generic: F) -> F:
-        name = generic.__name__
-
-        def typer(*args):
-            state = args[0]
-            if isinstance(state, types.Array) and isinstance(state.dtype, types.Record):
-                for dtype, functions in registry:
-                    if from_dtype(dtype) == state.dtype:
-                        return _bind(_forward, f"{name}.<overload>", functions[name])
-                if default is not None:
-                    return _bind(_forward, f"{name}.<default>", default)
-            return None
-
-        overload(generic, jit_options=CACHED)(typer)
-        return generic
-
-    return decorate
-
-
-# ---------------------------------------------------------------- generic functions (dispatch on the state)
-@_dispatched(_GAMES)
-def init(state, b, params, deal_seed):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def to_move(state, b, params):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def legal_ids(state, b, params, ids):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def apply(state, b, params, action):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def status(state, b, params):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def scores(state, b, params, out):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def outcome(state, b, params, out):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def observe(state, b, params, p, out):
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_GAMES)
-def policy(state, b, params, which, rng):
-    raise NotImplementedError("numba only")
-
-
-#: option bit of a determinizer's second stream word ``rng[1]``: forget the cards seen (a search's
-#: ``counting=false``; games offering it list ``"counting"`` in their determinizer module's ``SEARCH_OPTIONS``)
-FORGET_SEEN = 1
-
-
-@_dispatched(_DETERMINIZERS)
-def determinize(state, b, params, p, rng, out, ob):
-    """Write to ``out[ob]`` a copy of game ``b`` in which every card seat ``p`` cannot see is re-dealt at
-    random (from ``rng``, a ``uint64[1]`` stream), consistently with everything ``p`` has observed; cards
-    ``p`` can see and all public fields are unchanged. It must read nothing of ``state[b]`` that ``p``
-    has not observed, except to copy it through to where it is overwritten. ``rng`` may carry a second
-    word of option bits (:data:`FORGET_SEEN`); draws use ``rng[0]`` only."""
-    raise NotImplementedError("numba only")
-
-
-@njit(cache=True)
-def _no_horizon(state, b, params) -> int:
-    return -1
-
-
-@njit(cache=True)
-def _no_horizon_value(state, b, params, out) -> None:
-    outcome(state, b, params, out)
-
-
-@_dispatched(_HORIZONS, default=_no_horizon)
-def horizon(state, b, params):
-    """A count that grows at each point where a search rollout may stop and score the game with
-    :func:`horizon_value` (Two Way Street: hands played, so a rollout can stop at the end of its hand instead
-    of playing the whole match); -1 (the default, for games that register none): rollouts play to the end."""
-    raise NotImplementedError("numba only")
-
-
-@_dispatched(_HORIZONS, default=_no_horizon_value)
-def horizon_value(state, b, params, out):
-    """Each seat's estimated result on the win scale (the scale of :func:`outcome`) of game ``b``, still
-    running, into ``out`` (default: :func:`outcome`)."""
-    raise NotImplementedError("numba only")
-
-
-# ---------------------------------------------------------------- helpers games share
-@njit(cache=True)
-def win_share(scores_: np.ndarray, out: np.ndarray) -> None:
-    """Zero-sum result from scores: the best score wins; winners share +1, losers share -1; all equal: 0."""
-    best = scores_[0]
-    for s in scores_:  # a loop, not scores_.max(): cheaper to compile
-        best = max(best, s)
-    n_win = 0
-    for s in scores_:
-        if s == best:
-            n_win += 1
-    n = scores_.shape[0]
-    for i in range(n):
-        if n_win == n:
-            out[i] = 0.0
-        elif scores_[i] == best:
-            out[i] = 1.0 / n_win
-        else:
-            out[i] = -1.0 / (n - n_win)
+from ..rng import splitmix64, uniform_index
+from .dispatch import (
+    OVER,
+    RUNNING,
+    TRUNCATED,
+    apply,
+    init,
+    legal_ids,
+    observe,
+    outcome,
+    policy,
+    scores,
+    status,
+    to_move,
+)
 
 
 # ---------------------------------------------------------------- one game (used by the AEC envs too)
@@ -319,11 +97,6 @@ def compiled(dispatcher: Any, args: tuple) -> Callable:
     if signature not in dispatcher.overloads:
         dispatcher.compile(signature)
     return dispatcher.overloads[signature].entry_point
-
-
-@njit(cache=True)
-def _chunk(c: int, chunks: int, total: int) -> tuple[int, int]:
-    return c * total // chunks, (c + 1) * total // chunks
 
 
 # ---------------------------------------------------------------- batch loops
@@ -649,77 +422,6 @@ def apply_range(
             ended[b] = st
             for s in range(scratch.shape[0]):  # a loop: an array assigned to a row compiles a slow shape check
                 final_scores[b, s] = last_scores[b, s]
-
-
-def _drive(*args) -> None:
-    """Template of the parallel drivers: ``args`` are the serial function's with ``chunks`` in place of
-    ``lo, hi``; each chunk of ``which`` (the third argument) runs the serial function on a thread."""
-    chunks = args[-1]
-    head = args[:-1]
-    total = args[2].shape[0]
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, total)
-        _callee(*head, lo, hi)
-
-
-def _drive_and_count(*args) -> int:
-    """:func:`_drive` for a serial function that returns a count: the sum of the chunks' counts."""
-    chunks = args[-1]
-    head = args[:-1]
-    total = args[2].shape[0]
-    counts = np.zeros(chunks, dtype=np.int64)
-    for c in prange(chunks):
-        lo, hi = _chunk(c, chunks, total)
-        counts[c] = _callee(*head, lo, hi)
-    return counts.sum()
-
-
-def _parallel(loop: str, serial) -> Any:
-    """The cached parallel driver of batch loop ``loop`` whose serial function is ``serial`` (annotated
-    ``-> None``, or ``-> int`` for a count the driver sums)."""
-    template = {"None": _drive, "int": _drive_and_count}[serial.py_func.__annotations__["return"]]
-    return njit(cache=True, parallel=True)(_bind(template, f"{loop}_parallel", serial))
-
-
-# numba dispatchers, called as functions (mypy sees them as unrelated objects)
-SERIAL: dict[str, Any] = {
-    "reset": reset_range,
-    "observe": observe_range,
-    "step": step_range,
-    "random": random_range,
-    "advance": advance_range,
-    "apply": apply_range,
-    "table": table_range,
-}
-PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SERIAL.items()}
-
-
-def check_threads(threads: Any, what: str = "threads") -> int:
-    """``threads`` as an int from 1 to the threads numba has on this machine (``NUMBA_NUM_THREADS``, the
-    core count by default): the one rule of the vector envs and the search agents. Else a ``ValueError``."""
-    available = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # numba's stubs omit config
-    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"{what}={threads!r}: expected an integer from 1 to {available}")
-    if threads > available:
-        raise ValueError(
-            f"{what}={threads}: numba has {available} threads on this machine (NUMBA_NUM_THREADS); "
-            f"expected an integer from 1 to {available}"
-        )
-    return int(threads)
-
-
-def run(loop: str, threads: int, *args):
-    """Run batch loop ``loop`` over all of ``which`` (the third argument): on one thread the serial function,
-    else the parallel driver with ``4 * threads`` chunks (numba's thread count set for this call only)."""
-    which = args[2]
-    if threads <= 1 or len(which) < 2:
-        return SERIAL[loop](*args, 0, len(which))
-    saved = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        return PARALLEL[loop](*args, min(len(which), 4 * threads))
-    finally:
-        numba.set_num_threads(saved)
 
 
 @njit(cache=True)
