@@ -520,7 +520,7 @@ def test_a_missing_extra_is_one_line_naming_it(algo, module, extra, capsys, monk
 def test_a_missing_extra_found_only_on_import_is_one_line_too(capsys, monkeypatch):
     from cardenvs import cli
 
-    monkeypatch.setattr(cli, "_missing_extra", lambda algo, backend: None)
+    monkeypatch.setattr(cli.train, "_missing_extra", lambda algo, backend: None)
     monkeypatch.setitem(sys.modules, "torch", None)
     for name in [m for m in sys.modules if m.startswith("cardenvs.training.dmc")]:
         monkeypatch.delitem(sys.modules, name)  # imported again: import torch fails
@@ -547,7 +547,7 @@ def test_a_bug_in_a_trainer_keeps_its_traceback(monkeypatch):
 
 # ---------------------------------------------------------------- progress on stderr for long commands
 def test_every_study_has_a_no_progress_flag(capsys):
-    from cardenvs.cli import _analyses
+    from cardenvs.cli.games import _analyses
 
     for study in _analyses():
         with pytest.raises(SystemExit):
@@ -583,9 +583,9 @@ def test_bench_shows_progress_while_a_benchmark_runs(tmp_path, capsys, monkeypat
         "    return [{'benchmark': 'nap', 'value': 1.0, 'unit': 'naps/s'}]\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cli, "_checkout_benchmarks", lambda: {"nap": "slowbench:run"})
-    monkeypatch.setattr(cli, "_plugins", lambda group: {})
-    monkeypatch.setattr(cli, "BENCH_TICK_SECONDS", 0.1)
+    monkeypatch.setattr(cli.tools, "_checkout_benchmarks", lambda: {"nap": "slowbench:run"})
+    monkeypatch.setattr(cli.tools, "plugins", lambda group: {})
+    monkeypatch.setattr(cli.tools, "BENCH_TICK_SECONDS", 0.1)
     assert main(["bench"]) == 0
     captured = capsys.readouterr()
     assert "[1/1] running nap (slowbench:run) ..." in captured.err and "nap still running" in captured.err

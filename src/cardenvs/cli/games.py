@@ -1,0 +1,208 @@
+"""``cardenvs list``, ``arena``, ``play`` and ``analyze``: the commands that play and study games."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import pkgutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..config import at_least
+from ..registry import env_ids, resolve_id, spec_of
+from .common import CLIError, add_game_args, game_options, user_input
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from ..agent import agent_name_forms, known_agents
+    from ..search import METHODS, describe_parameters, game_policies
+
+    print(f"cardenvs {__version__}\n\ngames:")
+    for env_id in env_ids():
+        spec = spec_of(env_id)
+        print(f"  {env_id} (short name {spec.name})")
+        for o in spec.options():
+            print(f"    {o.name:18s} default {o.describe_default():10s} accepts {o.allowed()}")
+        if len(spec.variants()) > 1:
+            named = ", ".join(f"{k}={v}" for k, v in spec.variants().items() if k != "default")
+            print(f"    variants (-o variant=NAME): {named}")
+    lines = []
+    for name in known_agents():
+        game, _, method = name.partition(".")
+        searching = method in METHODS
+        lines.append(f"{name}({describe_parameters(method, game_policies(game))})" if searching else name)
+    print("\nagents:\n  " + "\n  ".join(lines) + "\n  " + agent_name_forms())
+    print("\nanalyses: " + ", ".join(sorted(_analyses())))
+    return 0
+
+
+# ------------------------------------------------------------------ arena
+def cmd_arena(args: argparse.Namespace) -> int:
+    from .. import arena
+    from ..agent import split_agent_names
+
+    with user_input():
+        env_id = resolve_id(args.game)
+    options = game_options(args, env_id)
+    agents = split_agent_names(args.agents)
+    if not all(agents):
+        raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    if args.out:
+        with user_input("--out: "):
+            arena.check_output_path(args.out, "results", json_with_csv=True)
+    if args.plot:
+        with user_input("--plot: "):
+            arena.check_output_path(args.plot, "plot")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise CLIError("--plot needs matplotlib (pip install 'cardenvs[plot]')")
+    with user_input():
+        plan = arena.plan_tournament(
+            env_id,
+            agents,
+            games=args.games,
+            seed=args.seed,
+            options=options,
+            duplicate=args.duplicate,
+            workers=args.workers,
+            round_robin=args.round_robin,
+            role_phase=args.role_phase,
+            replays=args.replays,
+            engine=args.engine,
+        )
+    results = arena.run_plan(plan, progress=not args.no_progress)
+    print(results.report())
+    if args.out:
+        results.save(args.out)
+        print(f"\nwrote {args.out} and {Path(args.out).with_suffix('.csv')}")
+    if args.plot:
+        results.plot(args.plot)
+        print(f"wrote {args.plot}")
+    if args.replays:
+        print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
+    return 0
+
+
+def _role_phase_flags() -> tuple[list[str], str]:
+    """The games' own names of their role phase (their specs' ``RolePhase``) as aliases of ``--role-phase``,
+    and the help's words for them."""
+    from ..registry import spec_of
+
+    games: dict[str, list[str]] = {}
+    for env_id in env_ids():
+        roles = spec_of(env_id).roles
+        if roles is not None and roles.phase is not None:
+            games.setdefault(roles.phase.flag, []).append(spec_of(env_id).title)
+    names = "; ".join(f"{flag}: {' and '.join(titles)}'s name for it" for flag, titles in games.items())
+    return list(games), names or "no game has one"
+
+
+# ------------------------------------------------------------------ play
+def cmd_play(args: argparse.Namespace) -> int:
+    from ..play import run_play, setup_play
+
+    with user_input():
+        env_id = resolve_id(args.game)
+    options = game_options(args, env_id)
+    with user_input():
+        session = setup_play(env_id, args.agents, options, args.seat, args.seed, args.reveal)
+    return run_play(session, sys.stdin, sys.stdout)
+
+
+# ------------------------------------------------------------------ analyze
+def _analyses() -> dict[str, Any]:
+    """Every ``cardenvs analyze`` study by command: the generic ones (a module of :mod:`cardenvs.analysis` with
+    ``COMMAND``) and each game's own (its spec's ``studies``). A study has ``HELP``, ``add_arguments(parser)``
+    and ``run(args)``."""
+    from .. import analysis
+    from ..analysis.pairings import PairingsStudy
+    from ..core.spec import Pairings, load
+    from ..registry import spec_of
+
+    out: dict[str, Any] = {}
+    for m in pkgutil.iter_modules(analysis.__path__):
+        module = importlib.import_module(f"cardenvs.analysis.{m.name}")
+        if hasattr(module, "COMMAND"):
+            out[module.COMMAND] = module
+    for env_id in env_ids():
+        for command, study in spec_of(env_id).studies.items():
+            out[command] = PairingsStudy(env_id, study) if isinstance(study, Pairings) else load(study)
+    return out
+
+
+def _run_study(command: str, study: Any, args: argparse.Namespace) -> int:
+    # the studies check their own arguments with ValueError (hand sizes, deal counts), so a study's
+    # ValueError is reported as a user error; known limitation: one raised later would be reported alike
+    with user_input(f"analyze {command}: "):
+        return study.run(args)
+
+
+def add_parsers(sub: Any) -> None:
+    """The parsers of ``list``, ``arena``, ``play`` and ``analyze``."""
+    p = sub.add_parser("list", help="games with their options, agents and analyses")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("arena", help="a tournament between agents, with confidence intervals and ratings")
+    add_game_args(p)
+    p.add_argument(
+        "--agents",
+        required=True,
+        help="comma-separated agent names, one per seat (more with --round-robin): random, a game's heuristics "
+        "and models as GAME.NAME, search as GAME.pimc(playouts=500,seed=1) (see cardenvs list)",
+    )
+    p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
+    p.add_argument(
+        "--duplicate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay each deal with the agents permuted over the seats (default on)",
+    )
+    aliases, names = _role_phase_flags()
+    p.add_argument(
+        "--role-phase",
+        *aliases,
+        dest="role_phase",
+        action="store_true",
+        help="for a game whose roles are chosen in a phase before play: duplicate deals with that phase played "
+        "instead of the roles the duplicate mode fixes; reports how often each agent plays each role and wins "
+        f"in it ({names})",
+    )
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
+    p.add_argument(
+        "--engine",
+        choices=("auto", "vector", "aec"),
+        default="auto",
+        help="vector: every game of a job at once on a vector env (agents with act_batch: random, the heuristics, "
+        "dmc models); aec: one game at a time; auto (default): vector for tables whose agents all batch and no "
+        "--replays. Same results",
+    )
+    p.add_argument("--round-robin", action="store_true", help="play every table of agents out of a larger list")
+    p.add_argument("--out", help="write results as JSON (and CSV beside it)")
+    p.add_argument("--plot", help="draw win rates with 95%% intervals to this PNG")
+    p.add_argument(
+        "--replays",
+        metavar="DIR",
+        help="write every game as a replay (JSON, DIR/game_NNNNNN.json; a new or empty folder)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("play", help="play against agents in the terminal")
+    add_game_args(p)
+    p.add_argument("--agents", default="random", help="opponents, comma-separated (cycled over the other seats)")
+    p.add_argument("--seat", type=at_least(0), default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=at_least(0), default=None, help="deal seed, an integer >= 0 (default: random)")
+    p.add_argument("--reveal", action="store_true", help="show every hand (teaching)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("analyze", help="exact and Monte Carlo studies")
+    asub = p.add_subparsers(dest="analysis", metavar="STUDY")
+    for command, study in sorted(_analyses().items()):
+        text = getattr(study, "HELP", "")
+        # argparse %-formats help strings, not descriptions
+        ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
+        study.add_arguments(ap)
+        ap.set_defaults(func=lambda a, c=command, s=study: _run_study(c, s, a))
