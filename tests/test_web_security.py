@@ -33,7 +33,8 @@ from cardenvs.arena import run_tournament  # noqa: E402
 from cardenvs.replay import replay_files  # noqa: E402
 from cardenvs.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH  # noqa: E402
 from cardenvs.web.files import MAX_REPLAY_BYTES, REFUSED  # noqa: E402
-from cardenvs.web.session import ACTIVE_SECONDS, MAX_SESSIONS, WEB_MAX_MS  # noqa: E402
+from cardenvs.web.session import WEB_MAX_MS  # noqa: E402
+from cardenvs.web.store import ACTIVE_SECONDS, MAX_SESSIONS  # noqa: E402
 
 from conftest import free_port, wait_until_serving  # noqa: E402
 

@@ -28,8 +28,8 @@ the game is busy with another. Agents think in worker threads, never on the even
 are served meanwhile. Bodies are JSON objects (``Content-Type: application/json``) of at most
 :data:`MAX_BODY_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep. Every request passes
 :class:`~cardenvs.web.guard.Guard` (Host and origin checks). Each game has its own session id in its URL,
-so two tabs never share a game. Unknown ids: 404. When the server holds :data:`~.session.MAX_SESSIONS`
-games, all used recently, a new game is refused with 503 (:class:`~.session.SessionStore`).
+so two tabs never share a game. Unknown ids: 404. When the server holds :data:`~.store.MAX_SESSIONS`
+games, all used recently, a new game is refused with 503 (:class:`~.store.SessionStore`).
 """
 
 from __future__ import annotations
@@ -55,16 +55,8 @@ from ..core.view import plural
 from ..registry import env_ids, spec_of
 from .files import REFUSED, Refused, ReplayFolder
 from .guard import Guard
-from .session import (
-    MAX_SESSIONS,
-    WEB_MAX_MS,
-    WEB_MAX_PLAYOUTS,
-    Conflict,
-    GameSession,
-    SessionStore,
-    StoreFull,
-    parse_options,
-)
+from .session import WEB_MAX_MS, WEB_MAX_PLAYOUTS, Conflict, GameSession, parse_options
+from .store import MAX_SESSIONS, SessionStore, StoreFull
 from .views import card_back_svg, card_names_in, card_svg, deck_names
 
 HERE = Path(__file__).parent
