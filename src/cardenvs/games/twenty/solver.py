@@ -175,10 +175,10 @@ def _new_slot(ctx_ints, slot_level, child_start, child_count) -> int:
 
 
 @njit(cache=True)
-def _expand(
-    slot, slot_vals, slot_n, slot_level, slot_unseen, child_start, child_count, weight, ctx_ints, samples, rng
-) -> None:
-    """Create the children of ``slot``'s chance node (the next hand's possible deals). In place."""
+def _expand(slot, tree) -> None:
+    """Create the children of ``slot``'s chance node (the next hand's possible deals) in ``tree`` (the slot
+    arrays of :func:`round_values`). In place."""
+    slot_vals, slot_n, slot_level, slot_unseen, child_start, child_count, weight, ctx_ints, samples, rng = tree
     level = slot_level[slot] + 1
     u = slot_unseen[slot]
     total = 0
@@ -244,32 +244,14 @@ def _expand(
 
 
 @njit(cache=True)
-def _node(
-    slot,
-    lmask,
-    fmask,
-    tally,
-    n_cards,
-    last,
-    slot_vals,
-    slot_n,
-    slot_level,
-    slot_unseen,
-    child_start,
-    child_count,
-    weight,
-    ctx_ints,
-    samples,
-    rng,
-    bonus,
-    memo,
-    moves,
-) -> float:
+def _node(slot, lmask, fmask, tally, n_cards, last, tree, bonus, memo, moves) -> float:
     """The value (leader's points - follower's, to the end of the round) of the position: slot ``slot``'s
     hands with the cards of masks ``lmask``/``fmask`` still held, the tally, its cards and the last scorer
     (-1 nobody, 0 leader, 1 follower). The leader is to move when both hold as many cards. A non-empty
     ``moves`` (the root's call; deeper calls get an empty slice of it) also gets each move's value from the
-    mover's side, ``moves[v - 1]``."""
+    mover's side, ``moves[v - 1]``. ``tree``: the slot arrays of :func:`round_values`."""
+    slot_vals, slot_n, slot_level = tree[0], tree[1], tree[2]
+    child_start, child_count, weight = tree[4], tree[5], tree[6]
     key = _key(slot, lmask, fmask, tally, n_cards, last)
     got = memo.get(key, np.nan)
     if not np.isnan(got):
@@ -279,44 +261,12 @@ def _node(
             value = float(bonus) if last == LEADER else -float(bonus) if last == FOLLOWER else 0.0
         else:
             if child_start[slot] < 0:
-                _expand(
-                    slot,
-                    slot_vals,
-                    slot_n,
-                    slot_level,
-                    slot_unseen,
-                    child_start,
-                    child_count,
-                    weight,
-                    ctx_ints,
-                    samples,
-                    rng,
-                )
+                _expand(slot, tree)
             value = 0.0
             for c in range(child_start[slot], child_start[slot] + child_count[slot]):
                 full_l = (1 << slot_n[c, LEADER]) - 1
                 full_f = (1 << slot_n[c, FOLLOWER]) - 1
-                value += weight[c] * _node(
-                    c,
-                    full_l,
-                    full_f,
-                    tally,
-                    n_cards,
-                    last,
-                    slot_vals,
-                    slot_n,
-                    slot_level,
-                    slot_unseen,
-                    child_start,
-                    child_count,
-                    weight,
-                    ctx_ints,
-                    samples,
-                    rng,
-                    bonus,
-                    memo,
-                    moves[:0],
-                )
+                value += weight[c] * _node(c, full_l, full_f, tally, n_cards, last, tree, bonus, memo, moves[:0])
         memo[key] = value
         return value
     who = LEADER if _popcount(lmask) >= _popcount(fmask) else FOLLOWER
@@ -339,16 +289,7 @@ def _node(
             new_tally,
             new_n,
             new_last,
-            slot_vals,
-            slot_n,
-            slot_level,
-            slot_unseen,
-            child_start,
-            child_count,
-            weight,
-            ctx_ints,
-            samples,
-            rng,
+            tree,
             bonus,
             memo,
             moves[:0],
@@ -426,27 +367,9 @@ def round_values(
             weight[c] = 1.0
             prev = c
     out[:] = -np.inf
-    _node(
-        root,
-        (1 << slot_n[root, LEADER]) - 1,
-        (1 << slot_n[root, FOLLOWER]) - 1,
-        tally,
-        n_cards,
-        last,
-        slot_vals,
-        slot_n,
-        slot_level,
-        slot_unseen,
-        child_start,
-        child_count,
-        weight,
-        ctx_ints,
-        samples,
-        rng,
-        bonus,
-        memo,
-        out,
-    )
+    tree = (slot_vals, slot_n, slot_level, slot_unseen, child_start, child_count, weight, ctx_ints, samples, rng)
+    full_l, full_f = (1 << slot_n[root, LEADER]) - 1, (1 << slot_n[root, FOLLOWER]) - 1
+    _node(root, full_l, full_f, tally, n_cards, last, tree, bonus, memo, out)
 
 
 DEFAULT_SAMPLES = (0, 8, 4, 2, 0)  # draws per chance node, by the hand it deals (the last is enumerated)
