@@ -129,6 +129,14 @@ def test_first_leader_is_drawn_from_the_deal_or_given():
     assert leaders == {0, 1, 2, 3}
     env.reset(seed=3, options={"first_leader": 2})
     assert env.state.to_move == 2
+    # a stacked deck is the whole deal: its leader follows from the deck's order, whatever the seed
+    d = deck()
+    expected = uniform_index(
+        stream(R.stacked_seed(np.array(cards(" ".join(d)), dtype=np.int16)), R.FIRST_LEADER_STREAM), 4
+    )
+    for seed in (1, 2, 3):
+        env.reset(seed=seed, options={"deck": d})
+        assert env.state.to_move == expected
     with pytest.raises(ValueError, match="first_leader"):
         env.reset(seed=3, options={"first_leader": 2, "previous_order": [0, 1, 2, 3]})
     with pytest.raises(ValueError, match="seat"):

@@ -34,8 +34,9 @@ Readings this implementation takes (the options name the alternatives):
 
 * The first leader of a match (and of a hand episode without ``previous_order``) is drawn from the deal's
   own stream :data:`FIRST_LEADER_STREAM` (so it is part of the deal), unless the reset option
-  ``first_leader`` names one. ``first_leader`` is refused beside ``previous_order``: such a hand's leader
-  follows from the tribute.
+  ``first_leader`` names one. A stacked deck is the whole deal: the leader is then drawn from a stream
+  seeded by the deck's order (:func:`stacked_seed`), whatever the deal seed. ``first_leader`` is refused
+  beside ``previous_order``: such a hand's leader follows from the tribute.
 * The return card (``return_rule``): ``"max10"`` (default) a card of rank 2..10 that is not of the level
   rank (so never a wild) and not a joker, the receiver's choice; with none, one of its lowest cards by card
   order. ``"max10_partner"``: that limit only when returning to one's own partner (after a 1-4), any card
@@ -73,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import kernels
-from cardenvs.core.rng import EXTRA_STREAM, episode_deck, stream, uniform_index
+from cardenvs.core.rng import EXTRA_STREAM, episode_deck, splitmix64, stream, uniform_index
 
 from . import moves
 
@@ -286,6 +287,15 @@ def next_active(state, b, p) -> int:
     return p
 
 
+@njit(cache=True)
+def stacked_seed(deck) -> np.uint64:
+    """The seed of a stacked deck's first-leader draw: its order, mixed (so the deck alone is the deal)."""
+    seed = np.uint64(0)
+    for i in range(deck.shape[0]):
+        seed = splitmix64(seed ^ np.uint64(deck[i]))
+    return seed
+
+
 # ---------------------------------------------------------------- a hand's start
 @njit(cache=True)
 def _begin_play(state, b, leader) -> None:
@@ -335,7 +345,8 @@ def _start_hand(state, b, params, k) -> None:
     if first < 0:  # no previous hand: the reset option or the deal's own draw
         leader = pr.first_leader
         if leader < 0:
-            leader = uniform_index(stream(s.deal_seed, np.int64(FIRST_LEADER_STREAM)), np.int64(PLAYERS))
+            seed = stacked_seed(deck) if k < pr.n_stacked else s.deal_seed
+            leader = uniform_index(stream(seed, np.int64(FIRST_LEADER_STREAM)), np.int64(PLAYERS))
         _begin_play(state, b, leader)
         return
     if not pr.tribute:
