@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -62,6 +63,21 @@ def example_position(env_id: str) -> str:
         env.step(action)
     board = env.render() or ""
     return "\n".join(["moves so far: " + "; ".join(played), "", board.rstrip()])
+
+
+def example_message(env_id: str) -> str:
+    """The protocol's message for the first decision of a seeded game, its legal moves cut to five."""
+    from cardenvs.agent.program import decision_message
+    from cardenvs.seatview import hand_codes
+
+    env = cardenvs.make(env_id)
+    env.reset(seed=EXAMPLE_SEED)
+    base = env.unwrapped
+    seat = base.agent_name_mapping[base.agent_selection]
+    message = decision_message(base, seat, base.observe(base.agent_selection), hand_codes(base, seat))
+    message["legal"] = message["legal"][:5]
+    message["time_left_ms"] = {"move": 5000, "game": 120000}
+    return json.dumps(message)
 
 
 def game_page(env_id: str) -> str:
@@ -125,6 +141,16 @@ def game_page(env_id: str) -> str:
             f"* `{name}`" + (f" (shipped model `{models[name].parent.name}`)" if name in models else "")
             for name in names
         ),
+        "",
+        "## As a program sees it",
+        "",
+        "What a bot playing through the line protocol (`cmd:COMMAND`, [bots as programs](../bots.md)) reads at "
+        f"the first decision after `reset(seed={EXAMPLE_SEED})` (the legal moves cut to five): the envelope of "
+        "every game, with this game's observation segments (the table above) by name.",
+        "",
+        "```json",
+        example_message(env_id),
+        "```",
         "",
         "## An example position",
         "",

@@ -44,8 +44,11 @@ game checked once for the row that knows the name):
   (:data:`cardenvs.search.PARAMETERS`). An unknown parameter or a bad value is a ``ValueError`` naming the
   accepted parameters with their defaults; other agents take no parameters.
 * ``module:Class``: any importable class taking the env (``Class(env)``) whose instances have ``act``.
+* ``cmd:COMMAND``: a program in any language speaking the line protocol of :mod:`.program` (one JSON line per
+  decision in, a move's name or id back), with limits in parentheses (``cmd:./bot(move_ms=500)``); a fault
+  loses the game or, with ``fallback=AGENT``, lets that agent move (``docs/bots.md``).
 
-Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class``, and
+Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class`` or ``cmd:``, and
 ``KIND:PATH`` only with a PATH inside a ``models_dir`` folder.
 
 Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).

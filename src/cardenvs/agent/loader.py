@@ -353,12 +353,27 @@ def _kind_prefix(kind: str) -> Callable[[str], str | None]:
     return lambda base: ANY_GAME if ":" in base and base.partition(":")[0] == kind else None
 
 
+def _load_program(request: AgentRequest, game: str) -> Agent:
+    """``cmd:COMMAND(key=value,...)``: a program speaking the line protocol (:mod:`.program`)."""
+    from .program import PARAMETERS, ProgramAgent
+
+    if request.registered_only:
+        raise ValueError(f"agent {request.name!r}: programs (cmd:COMMAND) are not run here")
+    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in PARAMETERS.items())
+    unknown = [k for k in request.params if k not in PARAMETERS]
+    if unknown:
+        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; cmd: accepts {described}")
+    values = {k: _convert(request.name, k, v, PARAMETERS[k][0], described) for k, v in request.params.items()}
+    return ProgramAgent(request.env, request.base.partition(":")[2], name=request.name, **values)
+
+
 #: the built-in kinds of names, in the order they are tried; agent_table adds the installed KIND:PATH kinds
 #: after the first three
 BUILT_IN_KINDS = (
     AgentKind("GAME.pimc(key=value,...)", _game_part(lambda: search_agent_names()), _load_search, parameters=True),
     AgentKind("GAME.dmc", _game_part(lambda: shipped_models()), _load_shipped),
     AgentKind("random", lambda base: ANY_GAME if base == "random" else None, lambda r, g: RandomAgent(r.env)),
+    AgentKind("cmd:COMMAND", lambda base: ANY_GAME if base.startswith("cmd:") else None, _load_program, True),
     AgentKind("module:Class", lambda base: ANY_GAME if ":" in base else None, _load_class),
     AgentKind(
         "GAME.POLICY",
@@ -397,7 +412,9 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
             continue
         if params and not kind.parameters:
             if base in known_agents():
-                raise ValueError(f"agent {base!r} takes no parameters (got {name!r}); only the search agents do")
+                raise ValueError(
+                    f"agent {base!r} takes no parameters (got {name!r}); only the search agents and cmd: programs do"
+                )
             break  # parameters after a name that is no agent: say so, with the close names
         if plays and game is not None and plays != game:
             shown = name if kind.parameters else base

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from ..agent import load_agent
+from ..agent.program import BotFault
 from ..core.play import play_episode
 from ..registry import make, spec_of
-from .records import GameRecord, agent_rng, deal_games, game_seed
+from .records import GameRecord, agent_rng, deal_games, fault_record, game_seed
 
 
 def play_one(
@@ -31,7 +32,19 @@ def play_one(
     for agent in agents:
         if hasattr(agent, "reset"):
             agent.reset()
-    episode = play_episode(env, lambda seat, obs: agents[seat].act(obs, rng), seed=seed, options=reset_options)
+    moved: list[int] = []  # the seat of each decision asked for
+
+    def choose(seat: int, observation: dict) -> int:
+        moved.append(seat)
+        return agents[seat].act(observation, rng)
+
+    try:
+        episode = play_episode(env, choose, seed=seed, options=reset_options)
+    except BotFault as fault:  # a program's fault loses the game for its seat, as an illegal action does
+        zeros = [0.0] * len(seats)
+        lost = [-1.0 if s == moved[-1] else 0.0 for s in range(len(seats))]
+        faults = [fault_record(seats[moved[-1]], fault, forfeit=True)]
+        return GameRecord(deal, replay, table, list(seats), zeros, zeros, lost, steps=len(moved) - 1, faults=faults)
     illegal = None if episode.illegal is None else seats[episode.illegal]
     if illegal is None:
         outcome = base.outcome()
@@ -52,6 +65,11 @@ def play_one(
         episode.truncated,
         seat_roles,
         role_values,
+        [
+            fault_record(seats[s], f, forfeit=False)
+            for s, agent in enumerate(agents)
+            for f in getattr(agent, "faults", [])
+        ],
     )
 
 
@@ -99,6 +117,9 @@ def play_deals(
             _write_replay(
                 recorder, record, [agent_names[i] for i in perm], options, seed, d, reset_options, replays_dir, index
             )
+    for agent in built:  # programs playing as agents stop with their table
+        if hasattr(agent, "close"):
+            agent.close()
     return records
 
 

@@ -36,6 +36,14 @@ class GameRecord:
     truncated: bool = False
     roles: list[int] | None = None  # games with roles: each seat's role index (None: none, e.g. a dead hand)
     role_values: dict[str, list[float]] = field(default_factory=dict)  # numbers per seat (the game's roles hook)
+    #: faults of programs playing as agents (:func:`fault_record`): one that lost the game (``forfeit``), or moves
+    #: their fallback agent made
+    faults: list[dict] = field(default_factory=list)
+
+
+def fault_record(label: str, fault, forfeit: bool) -> dict:
+    """A program's fault (:class:`cardenvs.agent.program.BotFault`) as a game's record keeps it."""
+    return {"agent": label, "kind": fault.kind, "detail": fault.detail, "forfeit": forfeit}
 
 
 def seatings(n: int, duplicate: bool) -> list[tuple[int, ...]]:

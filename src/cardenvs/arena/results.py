@@ -276,6 +276,13 @@ class Results:
         truncated = sum(r.truncated for r in self.records)
         if illegal or truncated:
             lines.append(f"\n{illegal} games ended by an illegal action, {truncated} truncated")
+        for label, counts in self.faults().items():
+            said = [f"{n} {kind}" for kind, n in sorted(counts["forfeits"].items())]
+            moves = [f"{n} {kind}" for kind, n in sorted(counts["fallback_moves"].items())]
+            lines.append(
+                f"{label}: games lost by a fault: {', '.join(said) or 'none'}; moves made by its fallback after a "
+                f"fault: {', '.join(moves) or 'none'} (the games' records say which and why)"
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -295,7 +302,20 @@ class Results:
         }
         if self.has_roles():
             out["roles"] = self.role_stats()
-        out["records"] = [asdict(r) for r in self.records]
+        if self.faults():
+            out["faults"] = self.faults()
+        out["records"] = [{k: v for k, v in asdict(r).items() if k != "faults" or v} for r in self.records]
+        return out
+
+    def faults(self) -> dict[str, dict[str, dict[str, int]]]:
+        """Per agent with faults (programs, :mod:`cardenvs.agent.program`): games lost by a fault and moves its
+        fallback agent made, by kind of fault (``{"forfeits": {"timeout": 2}, "fallback_moves": {...}}``)."""
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for r in self.records:
+            for f in r.faults:
+                counts = out.setdefault(f["agent"], {"forfeits": {}, "fallback_moves": {}})
+                which = counts["forfeits" if f["forfeit"] else "fallback_moves"]
+                which[f["kind"]] = which.get(f["kind"], 0) + 1
         return out
 
     @classmethod
