@@ -509,7 +509,11 @@ def _deal_hands(seed: int, count: int) -> list[tuple[np.ndarray, int, int]]:
     out = []
     for _ in range(count):
         hand = np.bincount(rng.permutation(deck)[:27], minlength=M.NUM_CARDS).astype(np.int8)
-        out.append((hand, int(rng.integers(13)), int(rng.integers(4))))
+        level = int(rng.integers(13))
+        hearts = np.flatnonzero(hand[3:52:4])
+        if rng.random() < 0.5 and hearts.size:  # half the hands at a level that makes some of their hearts wild
+            level = int(rng.choice(hearts))
+        out.append((hand, level, int(rng.integers(4))))
     return out
 
 
@@ -526,6 +530,8 @@ def test_action_tree_equals_brute_force(seed):
         reference = reference_plays(hand, level, flags)
         walked = M.exact_plays(hand, level, -1, flags)
         assert len(walked) == len(set(walked))  # one action path per play
+        pids = [p for p, _ in walked]
+        assert pids == sorted(pids)  # legal_patterns is ascending
         assert {_as_reading(p, c) for p, c in walked} == reference
         assert len({c for _, c in walked}) <= len(walked)
         # following a random pattern: the reference's plays that beat it (rule 13)

@@ -181,7 +181,14 @@ def _build_patterns() -> list[tuple[int, int, int, tuple[int, ...], int]]:
                 if size - wilds <= MAX_NATURAL:
                     add(BOMB, rank, -1, {rank: size - wilds}, wilds)
     add(JOKERS, RED, -1, {BLACK: DECKS, RED: DECKS}, 0)
-    return sorted(found, key=lambda p: (p[0], p[1], p[2], sum(p[3]) + p[4], p[4], p[3]))
+    return sorted(found, key=lambda p: (*_block_key(p), p[3]))
+
+
+def _block_key(p: tuple[int, int, int, tuple[int, ...], int]) -> tuple[int, ...]:
+    """Patterns sharing (kind, key, suit, size) compare alike (a strength group); inside one, a block also shares
+    the wilds and the natural cards of the key rank, so a hand lacking those skips the block at once."""
+    kind, key, suit, naturals, wilds = p
+    return kind, key, suit, sum(naturals) + wilds, wilds, -(naturals[key] if key < NUM_RANK_INDEX else 0)
 
 
 _PATTERNS = _build_patterns()
@@ -241,37 +248,66 @@ PAT_NEED_A, PAT_NEED_B, PAT_NEED_C = (_NEEDS[:, i].copy() for i in range(3))
 PAT_RANK_MASK = (PAT_NATURAL[:, :NUM_NATURAL_RANKS] > 0).astype(np.int64) @ (1 << np.arange(NUM_NATURAL_RANKS))
 PAT_JOKER_PAIR = (PAT_KIND == FULLHOUSE) & (PAT_NATURAL[:, BLACK:].sum(axis=1) > 0)  # needs R1
 
-# groups: runs of patterns with one (kind, key, suit, size), hence one strength at any level
-_GROUP_KEYS = [(p[0], p[1], p[2], sum(p[3]) + p[4]) for p in _PATTERNS]
-_STARTS = [i for i in range(NUM_PATTERNS) if i == 0 or _GROUP_KEYS[i] != _GROUP_KEYS[i - 1]]
-NUM_GROUPS = len(_STARTS)
-GROUP_START = np.array(_STARTS, dtype=np.int64)
-GROUP_END = np.array([*_STARTS[1:], NUM_PATTERNS], dtype=np.int64)
-GROUP_KIND = PAT_KIND[GROUP_START].astype(np.int64)
-# a hand that lacks what every pattern of a group needs (the AND of their words) skips the group; so does one
-# holding fewer of the group's cards (popcount over the OR of their words) than its smallest pattern needs
-GROUP_NEED = np.array([np.bitwise_and.reduce(_NEEDS[s:e], axis=0) for s, e in zip(GROUP_START, GROUP_END, strict=True)])
-GROUP_SUPPORT = np.array(
-    [np.bitwise_or.reduce(_NEEDS[s:e], axis=0) for s, e in zip(GROUP_START, GROUP_END, strict=True)]
-)
+
+# The generator's tree over the table, each node a run of pattern ids: keys (kind, key, flush suit), their
+# strength groups (+ size: one strength at any level), their blocks (see _block_key), their patterns.
+def _runs_of(keys: list[tuple[int, ...]]) -> list[int]:
+    return [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
+
+
+_BLOCK_STARTS = _runs_of([_block_key(p) for p in _PATTERNS])
+NUM_BLOCKS = len(_BLOCK_STARTS)
+BLOCK_START = np.array(_BLOCK_STARTS, dtype=np.int64)
+BLOCK_END = np.array([*_BLOCK_STARTS[1:], NUM_PATTERNS], dtype=np.int64)
+_GROUP_STARTS = _runs_of([_block_key(_PATTERNS[i])[:4] for i in _BLOCK_STARTS])  # as block indices
+NUM_GROUPS = len(_GROUP_STARTS)
+GROUP_FIRST_BLOCK = np.array(_GROUP_STARTS, dtype=np.int64)
+GROUP_END_BLOCK = np.array([*_GROUP_STARTS[1:], NUM_BLOCKS], dtype=np.int64)
+GROUP_START = BLOCK_START[GROUP_FIRST_BLOCK]  # the group's first pattern (its strength)
+GROUP_END = BLOCK_END[GROUP_END_BLOCK - 1]
+_KEY_STARTS = _runs_of([_block_key(_PATTERNS[i])[:3] for i in GROUP_START])  # as group indices
+NUM_KEYS = len(_KEY_STARTS)
+KEY_FIRST_GROUP = np.array(_KEY_STARTS, dtype=np.int64)
+KEY_END_GROUP = np.array([*_KEY_STARTS[1:], NUM_GROUPS], dtype=np.int64)
+KEY_KIND = PAT_KIND[GROUP_START[KEY_FIRST_GROUP]].astype(np.int64)
+KIND_KEY_START = np.array([int(np.searchsorted(KEY_KIND, k)) for k in range(NUM_KINDS + 1)], dtype=np.int64)
 
 
 def _popcount_py(x: int) -> int:
     return bin(int(x)).count("1")
 
 
-GROUP_MIN_BITS = np.array(
-    [
-        min(sum(_popcount_py(w) for w in _NEEDS[p]) for p in range(s, e))
-        for s, e in zip(GROUP_START, GROUP_END, strict=True)
-    ],
+def _filters(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run of patterns: what every pattern needs (AND of the words), every card any needs (OR) and the fewest
+    bits one needs. A hand lacking the first, or holding fewer bits of the second than the third, skips the run."""
+    runs = list(zip(starts, ends, strict=True))
+    need = np.array([np.bitwise_and.reduce(_NEEDS[s:e], axis=0) for s, e in runs])
+    support = np.array([np.bitwise_or.reduce(_NEEDS[s:e], axis=0) for s, e in runs])
+    bits = [min(sum(_popcount_py(w) for w in _NEEDS[p]) for p in range(s, e)) for s, e in runs]
+    return need, support, np.array(bits, dtype=np.int64)
+
+
+KEYS, GROUPS, BLOCKS = 0, 1, 2  # the filter tables, one row per node; a node with one child skips its own filter
+_FILTERS = [
+    _filters(GROUP_START[KEY_FIRST_GROUP], GROUP_END[KEY_END_GROUP - 1]),
+    _filters(GROUP_START, GROUP_END),
+    _filters(BLOCK_START, BLOCK_END),
+]
+FILTER_NEED = tuple(f[0] for f in _FILTERS)
+FILTER_SUPPORT = tuple(f[1] for f in _FILTERS)
+FILTER_MIN_BITS = tuple(f[2] for f in _FILTERS)
+KEY_FILTERED = KEY_END_GROUP - KEY_FIRST_GROUP > 1
+GROUP_FILTERED = GROUP_END_BLOCK - GROUP_FIRST_BLOCK > 1
+BLOCK_FILTERED = BLOCK_END - BLOCK_START > 1
+# a suit bitmask (bit per suit) spread to word C's planes: bit 16 * suit
+SUIT_SPREAD = np.array(
+    [sum(1 << (PLANE * suit) for suit in range(NUM_SUITS) if held >> suit & 1) for held in range(1 << NUM_SUITS)],
     dtype=np.int64,
 )
-KIND_GROUP_START = np.array([int(np.searchsorted(GROUP_KIND, k)) for k in range(NUM_KINDS + 1)], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------- order
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_order(rank: int, level: int) -> int:
     """Rule 5's order of a rank index (or LEVEL_KEY) at ``level``: 2 .. A, then the level rank, BJ, RJ."""
     if rank == level or rank == LEVEL_KEY:
@@ -283,7 +319,7 @@ def card_order(rank: int, level: int) -> int:
     return rank
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _strength(kind: int, key: int, size: int, level: int) -> int:
     if kind == STRAIGHT or kind == TUBE or kind == PLATE:
         return key  # rule 6: the top card's natural rank
@@ -312,7 +348,7 @@ def beats(a: int, b: int, level: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- the generator
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _popcount(x: int) -> int:
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
@@ -320,49 +356,56 @@ def _popcount(x: int) -> int:
     return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hand_words(hand: np.ndarray, level: int) -> tuple[int, int, int, int]:
     """The hand's words A, B, C (see PAT_NEED_A) and, for straights, bit 16 * suit + rank set when ``suit`` is
     the only suit the hand holds of natural rank ``rank``."""
     wild = NUM_SUITS * level + HEARTS
-    a = COLUMN_A[hand[wild]] << WILD_BIT
+    wilds = hand[wild]
+    a = COLUMN_A[wilds] << WILD_BIT
     b = 0
     c = 0
     only = 0
     for rank in range(NUM_NATURAL_RANKS):
+        first = NUM_SUITS * rank
         n = 0
-        suits = 0
-        last = 0
+        held = 0  # bit per suit
         for suit in range(NUM_SUITS):
-            card = NUM_SUITS * rank + suit
-            if card != wild and hand[card] > 0:
-                n += hand[card]
-                suits += 1
-                last = suit
-                c |= 1 << (PLANE * suit + rank)
+            k = hand[first + suit]
+            n += k
+            held |= (k > 0) << suit
+        if rank == level:  # the level rank's hearts are wilds
+            n -= wilds
+            held &= ~((wilds > 0) << HEARTS)
         a |= COLUMN_A[n] << rank
         b |= COLUMN_B[n] << rank
-        if suits == 1:
-            only |= 1 << (PLANE * last + rank)
+        spread = SUIT_SPREAD[held] << rank
+        c |= spread
+        only |= spread * (held & (held - 1) == 0)
     a |= (COLUMN_A[hand[BLACK_JOKER]] << BLACK) | (COLUMN_A[hand[RED_JOKER]] << RED)
     return a, b, c, only
 
 
-@njit(cache=True)
-def _scan(g: int, a: int, b: int, c: int, only: int, flags: int, out: np.ndarray, n: int) -> int:
-    """Append the playable patterns of group ``g`` to ``out[n:]``; returns the new length."""
-    if (GROUP_NEED[g, 0] & ~a) | (GROUP_NEED[g, 1] & ~b) | (GROUP_NEED[g, 2] & ~c):
-        return n
-    held = _popcount(GROUP_SUPPORT[g, 0] & a) + _popcount(GROUP_SUPPORT[g, 1] & b)
-    if held + _popcount(GROUP_SUPPORT[g, 2] & c) < GROUP_MIN_BITS[g]:
-        return n
-    for p in range(GROUP_START[g], GROUP_END[g]):
+@njit(cache=True, inline="always")
+def _skip(table: int, row: int, a: int, b: int, c: int) -> bool:
+    """Whether a hand with words a, b, c can skip node ``row`` of filter ``table`` (KEYS, GROUPS, BLOCKS)."""
+    need = FILTER_NEED[table]
+    if (need[row, 0] & ~a) | (need[row, 1] & ~b) | (need[row, 2] & ~c):
+        return True
+    support = FILTER_SUPPORT[table]
+    held = _popcount(support[row, 0] & a) + _popcount(support[row, 1] & b) + _popcount(support[row, 2] & c)
+    return held < FILTER_MIN_BITS[table][row]
+
+
+@njit(cache=True, inline="always")
+def _scan_block(block: int, a: int, b: int, c: int, only: int, flags: int, out: np.ndarray, n: int) -> int:
+    for p in range(BLOCK_START[block], BLOCK_END[block]):
         if (PAT_NEED_A[p] & ~a) | (PAT_NEED_B[p] & ~b) | (PAT_NEED_C[p] & ~c):
             continue
         if PAT_JOKER_PAIR[p] and not flags & FLAG_JOKER_FULLHOUSE:
             continue
         if PAT_KIND[p] == STRAIGHT and not flags & FLAG_SF_AS_STRAIGHT:
-            # rule 11: naturals the hand can only give in one suit, the same for every rank, are a flush
+            # rule 11: naturals the hand holds in one suit only, the same for every rank, are a flush
             forced = False
             for suit in range(NUM_SUITS):
                 if PAT_RANK_MASK[p] & ~(only >> (PLANE * suit)) == 0:
@@ -374,26 +417,47 @@ def _scan(g: int, a: int, b: int, c: int, only: int, flags: int, out: np.ndarray
     return n
 
 
+@njit(cache=True, inline="always")
+def _scan_key(
+    key: int, level: int, floor: int, wilds: int, a: int, b: int, c: int, only: int, flags: int, out: np.ndarray, n: int
+) -> int:
+    """Append the playable patterns of key node ``key`` stronger than ``floor`` (-1: all) to ``out[n:]``; returns
+    the new length. Blocks come by wilds: one needing more wilds than the hand holds ends its group."""
+    if KEY_FILTERED[key] and _skip(KEYS, key, a, b, c):
+        return n
+    for g in range(KEY_FIRST_GROUP[key], KEY_END_GROUP[key]):
+        if floor >= 0 and strength(GROUP_START[g], level) <= floor:
+            continue
+        if GROUP_FILTERED[g] and _skip(GROUPS, g, a, b, c):
+            continue
+        for block in range(GROUP_FIRST_BLOCK[g], GROUP_END_BLOCK[g]):
+            if PAT_WILDS[BLOCK_START[block]] > wilds:
+                break
+            if BLOCK_FILTERED[block] and _skip(BLOCKS, block, a, b, c):
+                continue
+            n = _scan_block(block, a, b, c, only, flags, out, n)
+    return n
+
+
 @njit(cache=True)
 def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: np.ndarray) -> int:
     """Write the ascending ids of the patterns ``hand`` (int8[54] counts) can play at ``level`` that beat pattern
     ``to_beat`` (-1: leading, anything) into ``out``; return how many. Pure (writes ``out`` only)."""
     a, b, c, only = _hand_words(hand, level)
+    wilds = hand[NUM_SUITS * level + HEARTS]
     n = 0
     if to_beat < 0:
-        for g in range(NUM_GROUPS):
-            n = _scan(g, a, b, c, only, flags, out, n)
+        for key in range(NUM_KEYS):
+            n = _scan_key(key, level, -1, wilds, a, b, c, only, flags, out, n)
         return n
     kind = PAT_KIND[to_beat]
     floor = strength(to_beat, level)
     if kind < FIRST_BOMB_KIND:
-        for g in range(KIND_GROUP_START[kind], KIND_GROUP_START[kind + 1]):
-            if strength(GROUP_START[g], level) > floor:
-                n = _scan(g, a, b, c, only, flags, out, n)
+        for key in range(KIND_KEY_START[kind], KIND_KEY_START[kind + 1]):
+            n = _scan_key(key, level, floor, wilds, a, b, c, only, flags, out, n)
         floor = -1  # any bomb beats it
-    for g in range(KIND_GROUP_START[FIRST_BOMB_KIND], NUM_GROUPS):
-        if strength(GROUP_START[g], level) > floor:
-            n = _scan(g, a, b, c, only, flags, out, n)
+    for key in range(KIND_KEY_START[FIRST_BOMB_KIND], NUM_KEYS):
+        n = _scan_key(key, level, floor, wilds, a, b, c, only, flags, out, n)
     return n
 
 
