@@ -108,7 +108,7 @@ def run(quick: bool = False) -> list[dict]:
     env_ids = [
         e
         for e in ("doudizhu_v0", "twos_v0", "twenty_v0", "war_v0", "two_way_street_v0")
-        if env_module(e).raw_env.CORE is not None
+        if env_module(e).raw_env.numba_core() is not None
     ]
     for env_id in env_ids:
         aec, _ = aec_random_steps_per_second(lambda env_id=env_id: make(env_id), seconds)

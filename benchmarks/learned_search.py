@@ -56,7 +56,7 @@ def main() -> None:
     args = parser.parse_args()
     env = make(args.game)
     base = env.unwrapped
-    heuristic = load_agent(f"{args.game}.{base.CORE.POLICIES[0]}", base)
+    heuristic = load_agent(f"{args.game}.{base.policy_names()[0]}", base)
     arms = {k: [Timed(load_agent(name, base)) for _ in range(2)] for k, name in (("a", args.a), ("b", args.b))}
     env.reset(seed=0)
     for timed in arms["a"] + arms["b"]:

@@ -58,7 +58,17 @@ is not installed means no Python agents (the numba policies remain); one that fa
 dependency, a broken module) raises its ``ImportError``.
 """
 
-from .base import Agent, BatchAgent, BatchGames, PolicyAgent, RandomAgent, acts_on_batches, takes_games
+from .base import (
+    Agent,
+    BatchAgent,
+    BatchGames,
+    Generators,
+    PolicyAgent,
+    RandomAgent,
+    acts_on_batches,
+    batch_actions,
+    takes_games,
+)
 from .loader import (
     AGENT_KINDS_GROUP,
     BUILT_IN_KINDS,
@@ -86,9 +96,11 @@ __all__ = [
     "AgentRequest",
     "BatchAgent",
     "BatchGames",
+    "Generators",
     "PolicyAgent",
     "RandomAgent",
     "acts_on_batches",
+    "batch_actions",
     "agent_kinds",
     "agent_name_forms",
     "agent_table",

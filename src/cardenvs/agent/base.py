@@ -5,7 +5,7 @@ docstring of :mod:`cardenvs.agent`."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -52,6 +52,46 @@ class BatchGames:
         return ids[self.indices], counts[self.indices]
 
 
+class Generators(Sequence[np.random.Generator]):
+    """The generators of an ``act_batch`` call's rows, each made when first asked for (a greedy model asks for
+    none): row ``i``'s is ``make(games[i])``, kept in ``cache`` by game (shared by every call that should see
+    the same generator of a game, e.g. every decision of an arena game)."""
+
+    def __init__(self, make: Callable[[int], np.random.Generator], games: np.ndarray, cache: dict | None = None):
+        self._make, self._games = make, games
+        self._cache: dict[int, np.random.Generator] = {} if cache is None else cache
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        g = int(self._games[i])
+        if g not in self._cache:
+            self._cache[g] = self._make(g)
+        return self._cache[g]
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+def batch_actions(
+    agent: Any, observations: Mapping[str, np.ndarray], rngs: Sequence[np.random.Generator], games: BatchGames | None
+) -> np.ndarray:
+    """One ``act_batch`` call of ``agent`` for the rows of ``observations`` (``games`` passed where given: pass
+    it to an agent that :func:`takes_games`), its actions checked: one integer per row, else a ``ValueError``
+    naming the agent. The batched arena and the vector envs' agent opponents call agents through this."""
+    count = len(rngs)
+    if games is not None:
+        chosen = np.asarray(agent.act_batch(observations, rngs, games=games))
+    else:
+        chosen = np.asarray(agent.act_batch(observations, rngs))
+    if chosen.shape != (count,) or not np.issubdtype(chosen.dtype, np.integer):
+        raise ValueError(
+            f"agent {getattr(agent, 'name', agent)}: act_batch returned {chosen.dtype} of shape "
+            f"{chosen.shape} for {count} games; expected one integer action per game"
+        )
+    return chosen
+
+
 def acts_on_batches(agent: Any) -> bool:
     """Whether ``agent`` has an ``act_batch`` method (the arena then plays it on a vector env)."""
     return callable(getattr(agent, "act_batch", None))
@@ -92,7 +132,7 @@ class PolicyAgent:
     """``GAME.NAME``: the game's numba policy ``NAME`` (one of its ``POLICIES``) in the AEC world, the one
     function the vector envs' opponents and the search rollouts also call.
 
-    At ``act`` it reads the env's current state (``env.unwrapped.states`` and ``params``, as
+    At ``act`` it reads the env's current state (``env.unwrapped.core_state()``, as
     :class:`cardenvs.search.SearchAgent` does) and asks the policy for the seat to act
     (:func:`cardenvs.core.kernels.policy_range`). A policy's random draws come from a ``uint64[1]`` stream
     (:func:`cardenvs.core.rng.stream`) seeded from one draw of the caller's ``rng``, so a seeded arena
@@ -107,7 +147,7 @@ class PolicyAgent:
     def __init__(self, env: Any, policy: str):
         base = getattr(env, "unwrapped", env)
         game = _game_of(base)
-        policies = tuple(getattr(getattr(base, "CORE", None), "POLICIES", ()))
+        policies = base.policy_names() if callable(getattr(base, "policy_names", None)) else ()
         if policy not in policies:
             known = ", ".join(policies) or "none"
             raise ValueError(f"{policy!r} is not a numba policy of {game} (its policies: {known})")
@@ -119,10 +159,8 @@ class PolicyAgent:
         self._out = np.zeros(1, dtype=np.int64)
 
     def _choose(self) -> int:
-        base = self.env
-        kernels.policy_range(
-            base.states, base.params, self._which, self.kind, self._stream, int(base.num_actions), self._out
-        )
+        _, states, params, _ = self.env.core_state()
+        kernels.policy_range(states, params, self._which, self.kind, self._stream, int(self.env.num_actions), self._out)
         return int(self._out[0])
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
@@ -162,7 +200,18 @@ class PolicyAgent:
 
 
 def _game_of(env: Any) -> str | None:
-    """The short game name of an env (``twos`` for ``twos_v0``), or None for an object without metadata."""
-    metadata = getattr(getattr(env, "unwrapped", env), "metadata", None) or {}
-    name = metadata.get("name")
-    return name.rsplit("_v", 1)[0] if isinstance(name, str) else None
+    """The short game name of an env (``twos`` for ``twos_v0``): its spec's, or the registered game's of its
+    id; the id itself for an env of no registered game; None for an object without one."""
+    base = getattr(env, "unwrapped", env)
+    spec = getattr(base, "SPEC", None)
+    if spec is not None:
+        return spec.name
+    name = (getattr(base, "metadata", None) or {}).get("name")
+    if not isinstance(name, str):
+        return None
+    from ..registry import short_name
+
+    try:
+        return short_name(name)
+    except ValueError:  # a name no game has: it matches no agent's game
+        return name

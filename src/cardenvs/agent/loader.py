@@ -102,7 +102,7 @@ def _search_games() -> list[str]:
     out = []
     for env_id in env_ids():
         spec = spec_of(env_id)
-        core = getattr(spec.env_class(), "CORE", None)
+        core = spec.core()
         if core is not None and kernels.has_determinize(core.STATE):
             out.append(spec.name)
     return out

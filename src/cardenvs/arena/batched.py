@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agent import BatchGames, PolicyAgent, load_agent, takes_games
+from ..agent import BatchGames, Generators, PolicyAgent, batch_actions, load_agent, takes_games
 from ..registry import make, spec_of
 from ..vector import VectorEnv
 from .records import GameRecord, agent_rng, deal_games, game_seed
@@ -100,25 +100,6 @@ class _Rows(Mapping[str, np.ndarray]):
 
     def __len__(self) -> int:
         return len(self._batch)
-
-
-class _Generators(Sequence[np.random.Generator]):
-    """The agents' generator of each game of ``games`` (``make(i)`` for game ``games[i]``), made on first use
-    and kept for the game's later decisions (``cache``, shared by every view of one batch)."""
-
-    def __init__(self, make: Any, games: np.ndarray, cache: dict[int, np.random.Generator]):
-        self._make, self._games, self._cache = make, games, cache
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(len(self))[i]]
-        g = int(self._games[i])
-        if g not in self._cache:
-            self._cache[g] = self._make(g)
-        return self._cache[g]
-
-    def __len__(self) -> int:
-        return len(self._games)
 
 
 def play_games(
@@ -200,19 +181,9 @@ def _play_batch(
             rows = live[movers == j] if len(players) > 1 else live
             if not len(rows):
                 continue
-            view = _Rows(batch, rows)
-            rngs = _Generators(generator, rows, generators)
-            if with_games[j]:
-                chosen = agent.act_batch(view, rngs, games=BatchGames(env, rows, mask))
-            else:
-                chosen = agent.act_batch(view, rngs)
-            chosen = np.asarray(chosen)
-            if chosen.shape != rows.shape or not np.issubdtype(chosen.dtype, np.integer):
-                raise ValueError(
-                    f"agent {getattr(agent, 'name', agent)}: act_batch returned {chosen.dtype} of shape "
-                    f"{chosen.shape} for {len(rows)} games; expected one integer action per game"
-                )
-            actions[rows] = chosen
+            games_of_rows = BatchGames(env, rows, mask) if with_games[j] else None
+            rngs = Generators(generator, rows, generators)
+            actions[rows] = batch_actions(agent, _Rows(batch, rows), rngs, games_of_rows)
         proposed = actions[live]
         outside = (proposed < 0) | (proposed >= num_actions)
         if outside.any():  # the AEC env refuses these (a ValueError) rather than ending the game

@@ -184,7 +184,7 @@ def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[st
     if engine == "aec":
         return False
     why = None
-    if getattr(probe, "CORE", None) is None:
+    if probe.numba_core() is None:
         why = f"{env_id} has no numba core, which vector envs need"
     elif replays is not None:
         why = "replays are written by the aec engine"

@@ -1,4 +1,5 @@
-"""Stacked decks: the ``deck`` reset option of every env, parsed and checked.
+"""Dealing: each deal's deck (:class:`Dealing`, part of :class:`cardenvs.core.env.CardEnv`), stacked by the
+``deck`` reset option of every env, parsed and checked here, or shuffled by the dealing generator.
 
 A deck is a list of card codes (``"AS"``, ``"10H"``, ``"BJ"``), top card first, or one string of codes
 separated by spaces or commas; ``options["deck"]`` is one deck or a list of decks, one per deal. It may
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .cards import check_permutation, parse_cards
+from .rng import deal_deck
 
 FORMS = (
     "a list of card codes ('AS', '10H', 'BJ'), top card first, or one string of codes separated "
@@ -94,3 +96,54 @@ def check_deck_count(stacked: int, dealt: int | None, limit: int | None, config:
             f"{name}: options['deck'] holds {stacked} decks; an episode deals as many as it "
             f"needs, but at most {limit} can be stacked"
         )
+
+
+class Dealing:
+    """The part of :class:`cardenvs.core.env.CardEnv` that deals: deal ``k`` of an episode is the ``k``-th
+    stacked deck if given, else the dealing generator's shuffle of ``(deal seed, k)``."""
+
+    # what the env sets up (CardEnv's construction and reset, the game's _configure)
+    config: dict[str, Any]
+    deck: np.ndarray
+    metadata: dict[str, Any]
+    _stacked: list[np.ndarray]
+    _deal_count: int
+    _deal_seed: int
+
+    def decks_per_episode(self) -> int | None:
+        """How many decks an episode deals, so how many ``options["deck"]`` may stack; None: as many as the
+        episode needs (a match to a target score), up to the core's stacked limit.
+
+        The default reads the options: a ``rounds`` option deals one deck per round (per pair of rounds with
+        ``swap_deals``, which deals each deck twice), a ``target`` option deals until someone reaches it
+        (None), anything else deals one deck. A game that deals otherwise overrides this."""
+        c = self.config
+        if "rounds" in c:
+            return c["rounds"] // 2 if c.get("swap_deals") else c["rounds"]
+        if "target" in c:
+            return None
+        return 1
+
+    def _stacked_limit(self) -> int | None:
+        """How many decks the numba core's params can hold (None: no core, no limit)."""
+        params = getattr(self, "params", None)
+        if params is None or "stacked" not in (params.dtype.names or ()):
+            return None
+        return int(params["stacked"].shape[1])
+
+    def _stacked_decks(self, deck_option: Any) -> list[np.ndarray]:
+        """``options["deck"]`` parsed and checked against what an episode deals (:mod:`cardenvs.core.decks`)."""
+        name = self.metadata["name"]
+        stacked = parse_decks(deck_option, self.deck, name)
+        check_deck_count(len(stacked), self.decks_per_episode(), self._stacked_limit(), self.config, name)
+        return stacked
+
+    def _deal(self) -> np.ndarray:
+        """The next deal's deck, top card first: stacked if given, else shuffled by the dealing generator."""
+        k = self._deal_count
+        self._deal_count += 1
+        if k < len(self._stacked):
+            return self._stacked[k].copy()
+        out = np.empty_like(self.deck)
+        deal_deck(self.deck, np.uint64(self._deal_seed), k, out)
+        return out

@@ -45,10 +45,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import kernels
-from .decks import check_deck_count, parse_decks
+from .decks import Dealing
 from .numba_core import NumbaCore
 from .options import REWARD_OPTION, Option, resolve_options
-from .rng import deal_deck
 from .seeds import check_seed, deal_seed, env_generator
 from .spec import GameSpec
 
@@ -56,7 +55,7 @@ from .spec import GameSpec
 API_TEST_RESET_OPTIONS = {"options": 1}
 
 
-class CardEnv(NumbaCore, AECEnv):
+class CardEnv(Dealing, NumbaCore, AECEnv):
     """Base class of every cardenvs AEC environment.
 
     Hooks a game implements (``p`` is a seat index ``0..n-1``):
@@ -78,6 +77,14 @@ class CardEnv(NumbaCore, AECEnv):
     ``legal_ids``, ``apply``, ``status``, ``scores``, ``outcome``, ``observe``, ``card_locations``) and
     ``self.params`` in ``_configure``; every hook but ``_configure`` and ``_render`` then comes from the
     core. ``_set_reset_params(params)`` writes per-episode reset options into ``params``.
+
+    For generic code (:mod:`cardenvs.core.numba_core`): the vector envs, search, the agents and the web app
+    reach a game's numba core and its game in progress only through these, never through ``CORE``,
+    ``states``, ``params`` or the hooks: ``numba_core()``, ``policy_names()`` and ``determinizer_options()``
+    (class facts, which the spec hands out too); ``core_state()``, the core, state array, params and layout
+    (:class:`~cardenvs.core.numba_core.CoreState`) to read; ``set_state(state, params, scores)`` to put another
+    game of the configuration in progress here (a vector env's); ``preview(action)``, a copy with a move
+    applied; ``render_state(states)``, another game's table. Ids: the env's ``SPEC``, never its id's text.
     """
 
     metadata: dict[str, Any] = {"name": "card_env", "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -145,45 +152,6 @@ class CardEnv(NumbaCore, AECEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_spaces[agent]
-
-    # ------------------------------------------------------------------ dealing
-    def decks_per_episode(self) -> int | None:
-        """How many decks an episode deals, so how many ``options["deck"]`` may stack; None: as many as the
-        episode needs (a match to a target score), up to the core's stacked limit.
-
-        The default reads the options: a ``rounds`` option deals one deck per round (per pair of rounds with
-        ``swap_deals``, which deals each deck twice), a ``target`` option deals until someone reaches it
-        (None), anything else deals one deck. A game that deals otherwise overrides this."""
-        c = self.config
-        if "rounds" in c:
-            return c["rounds"] // 2 if c.get("swap_deals") else c["rounds"]
-        if "target" in c:
-            return None
-        return 1
-
-    def _stacked_limit(self) -> int | None:
-        """How many decks the numba core's params can hold (None: no core, no limit)."""
-        params = getattr(self, "params", None)
-        if params is None or "stacked" not in (params.dtype.names or ()):
-            return None
-        return int(params["stacked"].shape[1])
-
-    def _stacked_decks(self, deck_option: Any) -> list[np.ndarray]:
-        """``options["deck"]`` parsed and checked against what an episode deals (:mod:`cardenvs.core.decks`)."""
-        name = self.metadata["name"]
-        stacked = parse_decks(deck_option, self.deck, name)
-        check_deck_count(len(stacked), self.decks_per_episode(), self._stacked_limit(), self.config, name)
-        return stacked
-
-    def _deal(self) -> np.ndarray:
-        """The next deal's deck, top card first: stacked if given, else shuffled by the dealing generator."""
-        k = self._deal_count
-        self._deal_count += 1
-        if k < len(self._stacked):
-            return self._stacked[k].copy()
-        out = np.empty_like(self.deck)
-        deal_deck(self.deck, np.uint64(self._deal_seed), k, out)
-        return out
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -382,18 +350,6 @@ class CardEnv(NumbaCore, AECEnv):
         if not self._has_reset:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before render_text()")
         return self._render()
-
-    def render_state(self, states: np.ndarray) -> str:
-        """The table of another game's state, a one-game state array of this env's core (a vector env's game
-        ``i`` is ``states[i : i + 1]``), as :meth:`render_text` shows it; the env itself is left as it was."""
-        saved: dict[str, Any] = {k: self.__dict__.pop(k) for k in ("states", "state") if k in self.__dict__}
-        self.states = np.array(states, dtype=self.CORE.STATE).reshape(1)
-        self.state = self.states.view(np.recarray)[0]
-        try:
-            return self._render()
-        finally:
-            del self.states, self.state
-            self.__dict__.update(saved)
 
     def close(self) -> None:
         pass

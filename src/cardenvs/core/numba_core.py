@@ -1,14 +1,29 @@
 """A game's numba core in its AEC env: the hooks :class:`cardenvs.core.env.CardEnv` takes from the rules module
-(``CORE``), the compiled entry points of its step and observe, and what pickling leaves out of them."""
+(``CORE``), the compiled entry points of its step and observe, what pickling leaves out of them, and the door
+through which generic code reaches the core and the game in progress (:class:`CoreState`, "For generic code" in
+:class:`~cardenvs.core.env.CardEnv`'s docstring)."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import sys
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from . import kernels
 from .observation import Layout
+
+
+class CoreState(NamedTuple):
+    """What generic code that runs a game's numba core needs of an env (:meth:`NumbaCore.core_state`): the
+    env's own arrays, not copies (Dou Dizhu's ``params`` is a megabyte): read them, and write the game through
+    :meth:`NumbaCore.set_state`."""
+
+    core: Any  # the rules module: STATE, init, to_move, legal_ids, apply, status, scores, outcome, observe, ...
+    states: np.ndarray  # the env's batch of games: game 0 in progress after reset, no game (shape (0,)) before
+    params: np.ndarray  # the configuration's parameters (options, stacked decks, reset options)
+    layout: Layout  # the observation layout ``observe`` writes
 
 
 class NumbaCore:
@@ -38,6 +53,13 @@ class NumbaCore:
     _deal_seed: int
     _ids: np.ndarray
     _legal_n: int
+    _last_scores: np.ndarray
+    metadata: dict[str, Any]
+
+    if TYPE_CHECKING:  # CardEnv's
+
+        def _after_change(self) -> None: ...
+        def _render(self) -> str: ...
 
     #: what an env keeps that pickling cannot carry: the compiled entry points (looked up again on the next
     #: step) and the record view of game 0 (made again over the copied ``states``)
@@ -54,6 +76,75 @@ class NumbaCore:
         if "states" in state:
             self.state = self.states.view(np.recarray)[0]
 
+    # ------------------------------------------------------------------ the door for generic code
+    @classmethod
+    def numba_core(cls) -> Any:
+        """The game's numba rules module (``CORE``), or None for a game without one."""
+        return cls.CORE
+
+    @classmethod
+    def policy_names(cls) -> tuple[str, ...]:
+        """The names of the game's numba heuristics (the core's ``POLICIES``: ``("heuristic",)``), in declared
+        order; the kernels' code of policy ``k`` is ``2 + k``."""
+        return tuple(getattr(cls.CORE, "POLICIES", ()))
+
+    @classmethod
+    def determinizer_options(cls) -> tuple[str, ...]:
+        """The search options the game's determinizer offers (its module's ``SEARCH_OPTIONS``: ``("counting",)``
+        where a search may ignore the cards seen); () without a determinizer."""
+        module = sys.modules.get(getattr(getattr(cls.DETERMINIZE, "py_func", cls.DETERMINIZE), "__module__", ""))
+        return tuple(getattr(module, "SEARCH_OPTIONS", ()))
+
+    def core_state(self) -> CoreState:
+        """The numba core, the env's state array, its params and its layout (:class:`CoreState`); a game
+        without a numba core is a ``ValueError``."""
+        if self.CORE is None:
+            raise ValueError(f"{self.metadata['name']} has no numba core")
+        states = self.__dict__.get("states")
+        if states is None:  # before the first reset: no game yet
+            states = np.zeros(0, dtype=self.CORE.STATE)
+        return CoreState(self.CORE, states, self.params, self.layout)
+
+    def set_state(self, state: Any = None, params: np.ndarray | None = None, scores: Any = None) -> None:
+        """Put another game of this env's configuration in progress here (a vector env's game for code written
+        for the AEC env): ``state`` is one game's record (a vector env's ``state[i]``), copied into the env's
+        state; ``params`` and ``scores``, each seat's score so far (rewards count from them on), are copied
+        too; None keeps the env's own. The seat to act and its mask are read from the new state; the agents'
+        flags and rewards stay those of the env's last ``reset``, which must have been called."""
+        if not self.__dict__.get("_has_reset"):
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before set_state()")
+        if params is not None:
+            np.copyto(self.params, params)
+        if state is not None:
+            self.states[0] = state
+        if scores is not None:
+            self._last_scores = np.array(scores, dtype=np.float64)
+        self._after_change()
+
+    def preview(self, action: int) -> Any:
+        """A shallow copy of this env holding its own copy of the game, with ``action`` applied by the rules
+        (``apply``: no check that it is legal, no rewards, no agent selection): what a move does, for looking
+        ahead (the web app draws the cards a move takes from the copy's hand). This env is not touched."""
+        core = self.core_state().core
+        after = copy.copy(self)
+        after.states = self.states.copy()
+        after.state = after.states.view(np.recarray)[0]
+        core.apply(after.states, 0, self.params, action)
+        return after
+
+    def render_state(self, states: np.ndarray) -> str:
+        """The table of another game's state, a one-game state array of this env's core (a vector env's game
+        ``i`` is ``states[i : i + 1]``), as :meth:`render_text` shows it; the env itself is left as it was."""
+        saved: dict[str, Any] = {k: self.__dict__.pop(k) for k in ("states", "state") if k in self.__dict__}
+        self.states = np.array(states, dtype=self.CORE.STATE).reshape(1)
+        self.state = self.states.view(np.recarray)[0]
+        try:
+            return self._render()
+        finally:
+            del self.states, self.state
+            self.__dict__.update(saved)
+
+    # ------------------------------------------------------------------ the hooks from the core
     def _set_reset_params(self, params: np.ndarray) -> None:
         """Write the episode's reset options (``self.reset_options``) into ``params`` (games override)."""
 

@@ -5,8 +5,9 @@ trainers, the web app) learns what it needs of a game here and from the env clas
 from the game's name (OpenSpiel's ``GameType``/``GameInfo``, Pgx's per-game ``Env``). The env class carries
 the facts every env has (options and variants, the numba core and its policies, the determinizer, the
 observation layout, move names and parsing, duplicate-reset options), which the spec hands out
-(:meth:`GameSpec.options`, :meth:`~GameSpec.variants`, :meth:`~GameSpec.policy_agents`,
-:meth:`~GameSpec.env_class`; :func:`cardenvs.registry.short_name` for an id's short name); the spec adds the
+(:meth:`GameSpec.options`, :meth:`~GameSpec.variants`, :meth:`~GameSpec.policy_agents`, :meth:`~GameSpec.core`,
+:meth:`~GameSpec.env_class`; :func:`cardenvs.registry.short_name` for an id's short name) and an env gives to
+generic code through the door its class documents (:class:`cardenvs.core.env.CardEnv`); the spec adds the
 hooks only some games have, each optional:
 
 * ``roles`` (:class:`Roles`): seats that play different parts (Dou Dizhu's landlord and farmers). The arena
@@ -191,10 +192,13 @@ class GameSpec:
         """The named option sets, ``default`` first (``variant=NAME`` builds one)."""
         return dict(self.env_class().VARIANTS)
 
+    def core(self) -> Any:
+        """The game's numba rules module (the env class's ``numba_core()``), or None for a game without one."""
+        return self.env_class().numba_core()
+
     def policy_agents(self) -> tuple[str, ...]:
         """The agent names of the game's numba heuristics (``"twos.heuristic"``), in declared order."""
-        core = getattr(self.env_class(), "CORE", None)
-        return tuple(f"{self.name}.{policy}" for policy in getattr(core, "POLICIES", ()))
+        return tuple(f"{self.name}.{policy}" for policy in self.env_class().policy_names())
 
     def hook(self, path: str | None) -> Callable | None:
         return None if path is None else load(path)

@@ -43,7 +43,7 @@ Both return a :class:`SearchResult` (``action``, candidate ``actions``, their me
 ``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.
 
 :class:`SearchAgent` ``(env, method="pimc", **parameters)`` is the agent (``act(observation, rng)``): it reads
-the env's current state (``env.unwrapped.states``, ``params``) only through ``determinize`` for the seat to
+the env's current state (``env.unwrapped.core_state()``) only through ``determinize`` for the seat to
 act; the search seed of each move mixes ``seed`` with one draw from the caller's ``rng`` (the arena seeds
 it), so a game replays exactly under a playout budget. Its parameters (:data:`PARAMETERS`) come from agent
 names such as ``doudizhu.pimc(playouts=2000)`` or ``twos.ismcts(ms=50,seed=3)`` (:mod:`cardenvs.agent`).

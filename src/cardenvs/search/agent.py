@@ -7,7 +7,6 @@ with the parameters of :data:`PARAMETERS` (agent names such as ``doudizhu.pimc(p
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
@@ -93,7 +92,8 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
 
 def has_search(env: Any) -> bool:
     """Does the env's game register a determinizer (so ``GAME.pimc`` and ``GAME.ismcts`` play it)?"""
-    core = getattr(getattr(env, "unwrapped", env), "CORE", None)
+    numba_core = getattr(getattr(env, "unwrapped", env), "numba_core", None)
+    core = numba_core() if numba_core is not None else None
     return core is not None and kernels.has_determinize(core.STATE)
 
 
@@ -131,15 +131,15 @@ def load_model(value: str, who: str, loader: Any) -> Any:
 
 def game_policies(game: str) -> tuple[str, ...]:
     """The numba heuristics (``POLICIES``) of a game by env id or short name."""
-    from ..registry import raw_env_class
+    from ..registry import spec_of
 
-    return tuple(getattr(getattr(raw_env_class(game), "CORE", None), "POLICIES", ()))
+    return spec_of(game).env_class().policy_names()
 
 
 class SearchAgent:
     """A search agent: PIMC or ISMCTS (``method``) for the seat to act, over the env's numba core.
 
-    At ``act`` it reads the env's current state (``env.unwrapped.states`` and ``params``) and hands it to
+    At ``act`` it reads the env's current state (``env.unwrapped.core_state()``) and hands it to
     :func:`pimc` or :func:`ismcts`, which read the true state only through the game's ``determinize`` for
     the acting seat: every card that seat cannot see is re-dealt before anything looks at it, so the agent
     plays on the acting seat's information alone. Parameters: :data:`PARAMETERS` (a bad one is a
@@ -151,12 +151,12 @@ class SearchAgent:
         if method not in METHODS:
             raise ValueError(f"search method {method!r} is unknown; known: {', '.join(METHODS)}")
         base = getattr(env, "unwrapped", env)
-        game = str(getattr(base, "metadata", {}).get("name", "?")).rsplit("_v", 1)[0]
+        game = base.SPEC.name if getattr(base, "SPEC", None) is not None else "?"
         if not has_search(base):
             raise ValueError(f"{game} has no determinizer registered, so no search agent plays it")
         accepted = PARAMETERS[method]
         self.name = f"{game}.{method}"
-        policies = tuple(getattr(base.CORE, "POLICIES", ()))
+        policies = base.policy_names()
         hint = f"{self.name} accepts {describe_parameters(method, policies)}"
         unknown = [k for k in parameters if k not in accepted]
         if unknown:
@@ -235,9 +235,7 @@ class SearchAgent:
         offers it (its module's ``SEARCH_OPTIONS``) and rollouts (not a learned model)."""
         counting = self._flag("counting", value, hint)
         if not counting:
-            det = getattr(base, "DETERMINIZE", None)
-            module = sys.modules.get(getattr(getattr(det, "py_func", det), "__module__", ""), None)
-            if "counting" not in getattr(module, "SEARCH_OPTIONS", ()):
+            if "counting" not in base.determinizer_options():
                 raise ValueError(f"{self.name}: counting=false: {game}'s determinizer cannot ignore the cards seen")
             if learned:
                 raise ValueError(f"{self.name}: counting=false works with heuristic rollouts, not a learned model")
@@ -255,17 +253,18 @@ class SearchAgent:
     def search(self, seed: int) -> SearchResult:
         """Search the env's current position for the seat to act with search seed ``seed``."""
         base = self.env
+        _, states, params, layout = base.core_state()
         options = dict(self.parameters)
         options["seed"] = seed
         if self.model is not None:
             return pimc_learned(
-                base.states,
+                states,
                 0,
-                base.params,
+                params,
                 num_actions=int(base.num_actions),
                 num_players=int(base.num_players),
                 model=self.model,
-                observation=(int(base.layout.size), base.layout.dtype),
+                observation=(int(layout.size), layout.dtype),
                 leaf=self.leaf,
                 rollout=self.rollout,
                 playouts=options["playouts"],
@@ -278,9 +277,9 @@ class SearchAgent:
             options["candidates"], prior_q = self.prior_moves()
         fn = pimc if self.method == "pimc" else ismcts
         result = fn(
-            base.states,
+            states,
             0,
-            base.params,
+            params,
             num_actions=int(base.num_actions),
             num_players=int(base.num_players),
             rollout=self.rollout,
@@ -298,9 +297,10 @@ class SearchAgent:
         """The ``top`` legal moves (ascending ids) the prior model values highest in the acting seat's own
         observation (ties: the lower id first; all of them when there are no more), and the model's Q of each."""
         base = self.env
-        observation = (int(base.layout.size), base.layout.dtype)
+        _, states, params, layout = base.core_state()
+        observation = (int(layout.size), layout.dtype)
         game = np.zeros(1, np.int64)
-        ids, q = _model_values(self.prior, base.states, base.params, game, observation, int(base.num_actions))
+        ids, q = _model_values(self.prior, states, params, game, observation, int(base.num_actions))
         n = int(np.isfinite(q[0]).sum())
         order = np.argsort(-q[0, :n], kind="stable")[: self.top]
         keep = np.sort(order)  # legal ids are ascending, so are the kept ones

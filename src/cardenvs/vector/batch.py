@@ -40,13 +40,13 @@ class Batch:
         threads = kernels.check_threads(threads)
         self.threads = threads if self.num_envs >= SMALL_BATCH else 1
         proto: CardEnv = raw_env_class(self.env_id)(**options)
-        if proto.CORE is None:
+        if proto.numba_core() is None:
             raise ValueError(f"{self.env_id} has no numba core yet; vector envs need one")
         self.proto = proto
         self.options = dict(options)
-        self.core = proto.CORE
-        self.params = proto.params.copy()
-        self.layout = proto.layout
+        self.core, _, params, self.layout = proto.core_state()
+        self.params = params.copy()
+        self.policies = proto.policy_names()  # the game's numba heuristics: kernels' code 2 + k
         self.num_players = proto.num_players
         self.num_actions = proto.num_actions
         self.points = proto.config["reward"] == "points"
@@ -135,7 +135,7 @@ class Batch:
                 "decks in the AEC env to replay a deal)"
             )
         self.proto.reset(seed=0, options=options)
-        np.copyto(self.params, self.proto.params)
+        np.copyto(self.params, self.proto.core_state().params)
 
     def games(self, games: Any) -> np.ndarray:
         """Game indices ``games`` as int64 (all games for None); ValueError for one outside the batch."""

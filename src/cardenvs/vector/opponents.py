@@ -30,7 +30,7 @@ def policy_kind(batch: Batch, opponent: Any) -> int:
         raise ValueError(f"opponent {opponent!r}: expected 'random', a policy name or a callable")
     if opponent == "random":
         return 1
-    names = tuple(batch.core.POLICIES)
+    names = batch.policies
     name = _policy_name(batch, opponent)
     if name not in names:
         known = ", ".join(["random"] + [f"{batch.game}.{p}" for p in names])
@@ -41,7 +41,7 @@ def policy_kind(batch: Batch, opponent: Any) -> int:
 
 
 def is_policy(batch: Batch, opponent: Any) -> bool:
-    return opponent == "random" or _policy_name(batch, opponent) in tuple(batch.core.POLICIES)
+    return opponent == "random" or _policy_name(batch, opponent) in batch.policies
 
 
 class AgentOpponent:
@@ -76,7 +76,7 @@ class AgentOpponent:
             batch = self.batch
             env: CardEnv = raw_env_class(batch.env_id)(**batch.options)
             env.reset(seed=0)  # every attribute of a running game; its state is replaced before each decision
-            np.copyto(env.params, batch.params)
+            env.set_state(params=batch.params)
             self.players[b] = (env, load_agent(self.name, env))
         return self.players[b]
 
@@ -85,15 +85,14 @@ class AgentOpponent:
         (reset options such as Dou Dizhu's ``landlord`` live there)."""
         self.decisions[:] = 0
         for env, _ in self.players.values():
-            np.copyto(env.params, self.batch.params)
+            env.set_state(params=self.batch.params)
 
     def __call__(self, observations: dict[str, np.ndarray], games: np.ndarray) -> np.ndarray:
         batch = self.batch
         out = np.zeros(len(games), dtype=np.int64)
         for i, b in enumerate(np.asarray(games, dtype=np.int64).tolist()):
             env, agent = self._player(b)
-            env.states[0] = batch.state[b]
-            env._after_change()  # the seat to act and its mask, from the new state
+            env.set_state(batch.state[b])
             rng = seeds.generator(batch.seed, b, int(self.decisions[b]), stream="vector_agents")
             self.decisions[b] += 1
             row = {

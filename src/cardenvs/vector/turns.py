@@ -157,12 +157,9 @@ class VectorEnv:
             self._aec = raw_env_class(b.env_id)(**b.options)
             self._aec.reset(seed=0)  # every attribute of a running game; its state is replaced below
         env = self._aec
-        if not self._aec_params:  # a megabyte for Dou Dizhu: copied once per reset, not per game
-            np.copyto(env.params, b.params)
-            self._aec_params = True
-        env.states[0] = b.state[game]
-        env._last_scores = b.last_scores[game].copy()
-        env._after_change()  # the seat to act and its mask, from the new state
+        params = None if self._aec_params else b.params  # a megabyte for Dou Dizhu: copied once per reset
+        env.set_state(b.state[game], params, b.last_scores[game])
+        self._aec_params = True
         return env
 
     def _info(self, done: np.ndarray) -> dict:

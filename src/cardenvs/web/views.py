@@ -16,14 +16,11 @@ templates). The JSON API keeps the codes, which the envs parse.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 from collections.abc import Sequence
 from html import escape
 from typing import Any
-
-import numpy as np
 
 from ..core.view import SUIT_SYMBOLS, card_face, card_name, names_and, number
 from ..seatview import game_view, hand_codes
@@ -121,23 +118,14 @@ def result_view(base: Any) -> dict[str, Any]:
 
 def move_cards(base: Any, seat: int, actions: list[int]) -> dict[int, list[str]]:
     """The cards each of ``actions`` takes from ``seat``'s hand (its turn), to draw the moves as cards: the hand
-    as :func:`table_view` shows it, before and after the move applied to a copy of the state by the game's
-    rules (``CORE.apply``), so no game is named here. A move that takes no card (pass, a bid, a declaration,
-    a flip from a hidden pile) gets none; so does one after which the hand is redealt with a card of the
-    same name (the difference would not show it). The env is not touched: the moves are applied on a shallow
-    copy of it holding its own state."""
-    core = getattr(base, "CORE", None)
+    as :func:`table_view` shows it, before and after the move applied by the game's rules to a copy of the env
+    (:meth:`~cardenvs.core.env.CardEnv.preview`), so no game is named here. A move that takes no card (pass, a
+    bid, a declaration, a flip from a hidden pile) gets none; so does one after which the hand is redealt with
+    a card of the same name (the difference would not show it). The env is not touched."""
     before = hand_codes(base, seat)
-    if core is None or not before:
+    if base.numba_core() is None or not before:
         return {a: [] for a in actions}
-    after = copy.copy(base)
-    out = {}
-    for action in actions:
-        after.states = base.states.copy()
-        after.state = after.states.view(np.recarray)[0]
-        core.apply(after.states, 0, base.params, action)
-        out[action] = cards_taken(before, hand_codes(after, seat))
-    return out
+    return {action: cards_taken(before, hand_codes(base.preview(action), seat)) for action in actions}
 
 
 def generic_result(base: Any) -> str:
