@@ -275,6 +275,16 @@ def test_count_singles_pairs_triple_full_house():
     assert len(plays) == 11 and len({p for p, _ in plays}) == 6
 
 
+def test_count_plate_bomb_and_full_houses():
+    # level 2, KS KC KD KH AS AC AD: singles 4 + 3 = 7; pairs KK C(4,2) = 6, AA C(3,2) = 3: 9; triples KKK 4,
+    # AAA 1: 5; full houses KKK+AA 4 x 3 = 12, AAA+KK 1 x 6 = 6: 18; plate KKK-AAA 4 x 1 = 4; bomb KKKK 1:
+    # 44 plays over 10 patterns (2 singles, 2 pairs, 2 triples, 2 full houses, a plate, a bomb)
+    plays = M.exact_plays(hand_of("KS KC KD KH AS AC AD"), level_of("2"))
+    assert len(plays) == 44 and len({p for p, _ in plays}) == 10
+    kinds = [int(M.PAT_KIND[p]) for p, _ in plays]
+    assert kinds.count(M.PLATE) == 4 and kinds.count(M.FULLHOUSE) == 18 and kinds.count(M.BOMB) == 1
+
+
 def test_count_tube():
     # level 9, AS AD 2S 2D 3S 3D 3C: singles 7; pairs AA, 22, 33 three ways = 5; triple 333 = 1; full houses
     # 333+AA, 333+22 = 2; tube A-2-3 with three choices of the 3s = 3; no plate (one triple): 18
@@ -354,7 +364,8 @@ def test_count_plays_is_the_tree_size():
 
 # ------------------------------------------------------------------ names
 def test_move_names_and_parse_errors():
-    assert M.move_name(parse_cards("5S 6S 7S 8S 7H"), pid_of("5S 6S 7S 8S 7H=sf9", "7"), 7 - 2) == "5S 6S 7S 8S 7H=sf9"
+    sf9 = pid_of("5S 6S 7S 8S 7H=sf9", "7")
+    assert M.move_name(parse_cards("5S 6S 7S 8S 7H"), sf9, level_of("7")) == "5S 6S 7S 8S 7H=sf9"
     assert M.move_name(parse_cards("5D AS 3C 4S 2D"), pid_of("AS 2D 3C 4S 5D", "9"), level_of("9")) == "AS 2D 3C 4S 5D"
     hand = hand_of("8S 8D 9S 9D 2H 3C")
     assert M.parse_move("8S 8D 9S 9D 2H=fh9", hand, 0)[0] == pid_of("8S 8D 9S 9D 2H=fh9", "2")
