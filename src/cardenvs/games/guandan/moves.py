@@ -97,6 +97,8 @@ from .patterns import (
     BLOCK_START,
     BLOCKS,
     BOMB,
+    CODES_OF_TOTAL,
+    CODES_OF_TOTAL_COUNT,
     COLUMN_A,
     COLUMN_B,
     DEFAULT_FLAGS,
@@ -429,7 +431,9 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
         if rank < 0:
             break
         n = 0
-        for code in range(NUM_SUIT_CODES):
+        total = PAT_NATURAL[pid, rank]
+        for i in range(CODES_OF_TOTAL_COUNT[total]):
+            code = CODES_OF_TOTAL[total, i]
             if _suit_ok(hand, pid, level, flags, chosen, rank, code):
                 out[n] = code
                 n += 1

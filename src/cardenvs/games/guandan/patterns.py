@@ -139,6 +139,13 @@ NUM_ACTIONS = SUIT0 + NUM_SUIT_CODES
 SUIT_CODE_COUNTS = np.array(
     [[code // SUIT_BASE**s % SUIT_BASE for s in range(NUM_SUITS)] for code in range(NUM_SUIT_CODES)], dtype=np.int8
 )
+# the codes taking ``total`` cards of a rank, ascending: row ``total``, CODES_OF_TOTAL_COUNT[total] of them
+_CODE_TOTALS = SUIT_CODE_COUNTS.sum(axis=1)
+CODES_OF_TOTAL_COUNT = np.bincount(_CODE_TOTALS, minlength=MAX_NATURAL + 1).astype(np.int64)
+CODES_OF_TOTAL = np.full((MAX_NATURAL + 1, int(CODES_OF_TOTAL_COUNT.max())), -1, dtype=np.int64)
+for _total in range(MAX_NATURAL + 1):
+    _codes = np.flatnonzero(_CODE_TOTALS == _total)
+    CODES_OF_TOTAL[_total, : _codes.size] = _codes
 
 # ---------------------------------------------------------------------------------------------- requirement words
 # A hand and a pattern's needs are three int64 words, so "the hand holds it" is (need & ~have) == 0 for each:
