@@ -114,6 +114,7 @@ from .patterns import (
     GROUP_START,
     GROUPS,
     HEARTS,
+    JOKER_PAIR_BIT,
     JOKERS,
     JOKERS_TIER,
     KEY_END_GROUP,
@@ -296,21 +297,23 @@ def _skip(table: int, row: int, a: int, b: int, c: int) -> bool:
 
 @njit(cache=True, inline="always")
 def _scan_block(block: int, a: int, b: int, c: int, only: int, flags: int, out: np.ndarray, n: int) -> int:
-    for p in range(BLOCK_START[block], BLOCK_END[block]):
-        if (PAT_NEED_A[p] & ~a) | (PAT_NEED_B[p] & ~b) | (PAT_NEED_C[p] & ~c):
-            continue
-        if PAT_JOKER_PAIR[p] and not flags & FLAG_JOKER_FULLHOUSE:
-            continue
-        if PAT_KIND[p] == STRAIGHT and not flags & FLAG_SF_AS_STRAIGHT:
+    start, end = BLOCK_START[block], BLOCK_END[block]
+    if PAT_KIND[start] == STRAIGHT and not flags & FLAG_SF_AS_STRAIGHT:
+        for p in range(start, end):
+            if (PAT_NEED_A[p] & ~a) | (PAT_NEED_B[p] & ~b):
+                continue
             # rule 11: naturals the hand holds in one suit only, the same for every rank, are a flush
             forced = False
             for suit in range(NUM_SUITS):
                 if PAT_RANK_MASK[p] & ~(only >> (PLANE * suit)) == 0:
                     forced = True
-            if forced:
-                continue
+            if not forced:
+                out[n] = p
+                n += 1
+        return n
+    for p in range(start, end):  # branch-free: write every id, keep the playable ones
         out[n] = p
-        n += 1
+        n += ((PAT_NEED_A[p] & ~a) | (PAT_NEED_B[p] & ~b) | (PAT_NEED_C[p] & ~c)) == 0
     return n
 
 
@@ -341,6 +344,8 @@ def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: 
     """Write the ascending ids of the patterns ``hand`` (int8[54] counts) can play at ``level`` that beat pattern
     ``to_beat`` (-1: leading, anything) into ``out``; return how many. Pure (writes ``out`` only)."""
     a, b, c, only = _hand_words(hand, level)
+    if flags & FLAG_JOKER_FULLHOUSE:
+        c |= JOKER_PAIR_BIT
     wilds = hand[NUM_SUITS * level + HEARTS]
     n = 0
     if to_beat < 0:

@@ -151,7 +151,8 @@ for _total in range(MAX_NATURAL + 1):
 # A hand and a pattern's needs are three int64 words, so "the hand holds it" is (need & ~have) == 0 for each:
 # A: bit 16 * (k - 1) + r when rank index r has at least k natural cards (k = 1..4), the wilds as rank 15;
 # B: the same for k = 5..8; C: bit 16 * suit + rank for the natural cards a straight flush needs (suits matter
-# there only). Planes of 16 bits keep every word below 2**63 (numba's int64 arithmetic).
+# there only), and bit 15 for a full house with a joker pair (R1's flag). Planes of 16 bits keep every word below
+# 2**63 (numba's int64 arithmetic).
 PLANE = 16
 WILD_BIT = LEVEL_KEY  # the wilds' column
 PLANES_A = 4
@@ -164,10 +165,14 @@ def _column(count: int, first_plane: int) -> int:
 COLUMN_A = np.array([_column(c, 1) for c in range(MAX_NATURAL + 1)], dtype=np.int64)
 COLUMN_B = np.array([_column(c, 1 + PLANES_A) for c in range(MAX_NATURAL + 1)], dtype=np.int64)
 
+PAT_JOKER_PAIR = (PAT_KIND == FULLHOUSE) & (PAT_NATURAL[:, BLACK:].sum(axis=1) > 0)  # needs R1
+JOKER_PAIR_BIT = 1 << WILD_BIT  # in word C: a hand has it when FLAG_JOKER_FULLHOUSE is on
+
 
 def _need_words(p: int) -> tuple[int, int, int]:
     a = int(COLUMN_A[PAT_WILDS[p]]) << WILD_BIT
-    b = c = 0
+    b = 0
+    c = JOKER_PAIR_BIT if PAT_JOKER_PAIR[p] else 0
     for rank in range(NUM_RANK_INDEX):
         n = int(PAT_NATURAL[p, rank])
         if PAT_KIND[p] == STRAIGHT_FLUSH:
@@ -181,7 +186,6 @@ def _need_words(p: int) -> tuple[int, int, int]:
 _NEEDS = np.array([_need_words(p) for p in range(NUM_PATTERNS)], dtype=np.int64)
 PAT_NEED_A, PAT_NEED_B, PAT_NEED_C = (_NEEDS[:, i].copy() for i in range(3))
 PAT_RANK_MASK = (PAT_NATURAL[:, :NUM_NATURAL_RANKS] > 0).astype(np.int64) @ (1 << np.arange(NUM_NATURAL_RANKS))
-PAT_JOKER_PAIR = (PAT_KIND == FULLHOUSE) & (PAT_NATURAL[:, BLACK:].sum(axis=1) > 0)  # needs R1
 
 
 # The generator's tree over the table, each node a run of pattern ids: keys (kind, key, flush suit), their
