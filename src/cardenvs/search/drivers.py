@@ -17,7 +17,7 @@ from ..core.rng import splitmix64
 from ..core.seeds import seed64
 from .kernels import (
     apply_rows,
-    ismcts_iterations,
+    ismcts_trees,
     ismcts_trees_parallel,
     learned_leaves,
     legal_rows,
@@ -99,6 +99,36 @@ def _trivial(moves: np.ndarray, start: float) -> SearchResult:
     return SearchResult(int(moves[0]), moves, np.zeros(1), np.zeros(1, dtype=np.int64), 0, time.perf_counter() - start)
 
 
+def _next_batch(start: float, t0: float, limit: float, count: int, least: int, grown: int) -> int:
+    """The size of a search's next batch, 0 to stop: its time limit (seconds since ``start``) is reached; else,
+    with a limit, a quarter of the time left at the pace of the last batch (``count`` items since ``t0``), at
+    least ``least``; without one, ``grown``."""
+    spent = time.perf_counter() - t0
+    now = time.perf_counter() - start
+    if now >= limit:
+        return 0
+    if math.isfinite(limit):
+        return max(least, int((limit - now) / 4 / max(spent / count, 1e-7)))
+    return grown
+
+
+def _best_mean(blocks: list[np.ndarray], moves: np.ndarray, start: float) -> SearchResult:
+    """The move with the best mean value over the deals (``blocks`` of ``[deals, moves]``); the first maximum,
+    the lowest id among ties (moves are ascending)."""
+    table = np.concatenate(blocks)
+    means = table.mean(axis=0)
+    n_moves, deals = len(moves), len(table)
+    return SearchResult(
+        int(moves[int(np.argmax(means))]),
+        moves,
+        means,
+        np.full(n_moves, deals, dtype=np.int64),
+        deals * n_moves,
+        time.perf_counter() - start,
+        {"deals": deals},
+    )
+
+
 def pimc(
     state: np.ndarray,
     b: int,
@@ -147,53 +177,16 @@ def pimc(
         hi = min(deals_cap, done + batch)
         values = np.empty((hi - done, n_moves), dtype=np.float64)
         t0 = time.perf_counter()
+        args = (state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results, values, forget, to_end)
         if threads > 1:
-            _with_threads(
-                threads,
-                pimc_deals_parallel,
-                state,
-                b,
-                params,
-                seat,
-                moves,
-                seed_u,
-                done,
-                hi,
-                rollout,
-                dets,
-                sims,
-                results,
-                values,
-                forget,
-                to_end,
-            )
+            _with_threads(threads, pimc_deals_parallel, *args)
         else:
-            pimc_deals(
-                state, b, params, seat, moves, seed_u, done, hi, rollout, dets, sims, results[0], values, forget, to_end
-            )
+            pimc_deals(*args)
         blocks.append(values)
-        spent = time.perf_counter() - t0
-        done = hi
-        now = time.perf_counter() - start
-        if now >= limit:
+        done, batch = hi, _next_batch(start, t0, limit, len(values), chunks, max(batch, min(deals_cap - hi, 4 * batch)))
+        if not batch:
             break
-        if math.isfinite(limit):  # size the next batch to a quarter of the time left
-            per_deal = max(spent / max(1, len(values)), 1e-7)
-            batch = max(chunks, int((limit - now) / 4 / per_deal))
-        else:
-            batch = max(batch, min(deals_cap - done, 4 * batch))
-    table = np.concatenate(blocks)
-    means = table.mean(axis=0)
-    best = int(np.argmax(means))  # first maximum: the lowest id among ties (moves are ascending)
-    return SearchResult(
-        int(moves[best]),
-        moves,
-        means,
-        np.full(n_moves, len(table), dtype=np.int64),
-        len(table) * n_moves,
-        time.perf_counter() - start,
-        {"deals": len(table)},
-    )
+    return _best_mean(blocks, moves, start)
 
 
 def _model_values(model: Any, sims, params, which: np.ndarray, observation: tuple[int, Any], num_actions: int):
@@ -306,27 +299,13 @@ def pimc_learned(
             observation=observation, num_actions=num_actions, num_players=num_players, det=det, mix=mix,
         )  # fmt: skip
         blocks.append(values)
-        spent = time.perf_counter() - t0
-        done = hi
-        now = time.perf_counter() - start
-        if now >= limit:
+        # without a time limit batches grow (a model call costs about the same for 1 row as for 100) up to
+        # MODEL_ROWS moves
+        grown = min(deals_cap - hi, max(2 * batch, MODEL_ROWS // n_moves)) or 1
+        done, batch = hi, _next_batch(start, t0, limit, len(values), 1, grown)
+        if not batch:
             break
-        if math.isfinite(limit):  # size the next batch to a quarter of the time left
-            batch = max(1, int((limit - now) / 4 / max(spent / len(values), 1e-7)))
-        else:  # batches grow (a model call costs about the same for 1 row as for 100) up to MODEL_ROWS moves
-            batch = min(deals_cap - done, max(2 * batch, MODEL_ROWS // n_moves)) or 1
-    table = np.concatenate(blocks)
-    means = table.mean(axis=0)
-    best = int(np.argmax(means))  # first maximum: the lowest id among ties (moves are ascending)
-    return SearchResult(
-        int(moves[best]),
-        moves,
-        means,
-        np.full(n_moves, len(table), dtype=np.int64),
-        len(table) * n_moves,
-        time.perf_counter() - start,
-        {"deals": len(table)},
-    )
+    return _best_mean(blocks, moves, start)
 
 
 def ismcts(
@@ -378,60 +357,15 @@ def ismcts(
             trees_i = np.concatenate([trees_i, np.zeros((trees, grow, 5), dtype=np.int32)], axis=1)
             trees_f = np.concatenate([trees_f, np.zeros((trees, grow, 3), dtype=np.float64)], axis=1)
         t0 = time.perf_counter()
+        buffers = (trees_i, trees_f, n_nodes, sims, slots, ids, results)  # indexed by tree
+        args = (state, b, params, seat, seeds, done, hi, rollout, c, *buffers, to_end)
         if trees > 1 and threads > 1:
-            _with_threads(
-                threads,
-                ismcts_trees_parallel,
-                state,
-                b,
-                params,
-                seat,
-                seeds,
-                done,
-                hi,
-                rollout,
-                c,
-                trees_i,
-                trees_f,
-                n_nodes,
-                sims,
-                slots,
-                ids,
-                results,
-                to_end,
-            )
+            _with_threads(threads, ismcts_trees_parallel, *args)
         else:
-            for t in range(trees):
-                ismcts_iterations(
-                    state,
-                    b,
-                    params,
-                    seat,
-                    seeds[t],
-                    done,
-                    hi,
-                    rollout,
-                    c,
-                    trees_i[t],
-                    trees_f[t],
-                    n_nodes[t],
-                    sims[t : t + 1],
-                    slots[t],
-                    ids[t],
-                    results[t],
-                    to_end,
-                )
-        spent = time.perf_counter() - t0
-        n_batch = hi - done
-        done = hi
-        now = time.perf_counter() - start
-        if now >= limit:
+            ismcts_trees(*args)
+        done, batch = hi, _next_batch(start, t0, limit, hi - done, 1, min(per_tree - hi, 4 * batch) or 1)
+        if not batch:
             break
-        if math.isfinite(limit):
-            per_it = max(spent / n_batch, 1e-7)
-            batch = max(1, int((limit - now) / 4 / per_it))
-        else:
-            batch = min(per_tree - done, 4 * batch) or 1
     index = {int(a): i for i, a in enumerate(moves)}
     visits = np.zeros(len(moves), dtype=np.float64)
     rewards = np.zeros(len(moves), dtype=np.float64)

@@ -81,20 +81,11 @@ def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result
         values_row[i] = rollout_value(sim, params, seat, rollout, stream(seed, 2 * d + 1), result, mark)
 
 
-@njit(cache=True, nogil=True)  # releases the GIL: a server thread searching blocks no other
-def pimc_deals(
-    state, b, params, seat, moves, seed, d_lo, d_hi, rollout, det, sim, result, values, forget, to_end
-) -> None:
-    """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``."""
-    for d in range(d_lo, d_hi):
-        _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values[d - d_lo], forget, to_end)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def pimc_deals_parallel(
+def _pimc_chunks(
     state, b, params, seat, moves, seed, d_lo, d_hi, rollout, dets, sims, results, values, forget, to_end
 ) -> None:
-    """:func:`pimc_deals` with the deals spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
+    """Deals ``d_lo .. d_hi - 1``: the outcome for ``seat`` of each move into ``values[d - d_lo]``, the deals
+    spread over ``dets.shape[0]`` chunks (each with its own buffers)."""
     chunks = dets.shape[0]
     for c in prange(chunks):
         for d in range(d_lo + c, d_hi, chunks):
@@ -114,6 +105,11 @@ def pimc_deals_parallel(
                 forget,
                 to_end,
             )
+
+
+#: :func:`_pimc_chunks` on one thread (releasing the GIL: a server thread searching blocks no other) and on
+#: the cores
+pimc_deals, pimc_deals_parallel = kernels.serial_and_parallel(_pimc_chunks, "pimc_deals", nogil=True)
 
 
 # ---------------------------------------------------------------- numba: PIMC with a learned model
@@ -281,8 +277,7 @@ def ismcts_iterations(
     return it_hi - it_lo
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def ismcts_trees_parallel(
+def _ismcts_trees(
     state,
     b,
     params,
@@ -301,7 +296,7 @@ def ismcts_trees_parallel(
     results,
     to_end,
 ) -> None:
-    """:func:`ismcts_iterations` for every tree ``t`` (seed ``seeds[t]``), the trees over the cores."""
+    """:func:`ismcts_iterations` for every tree ``t`` (seed ``seeds[t]``)."""
     for t in prange(seeds.shape[0]):
         ismcts_iterations(
             state,
@@ -322,3 +317,7 @@ def ismcts_trees_parallel(
             results[t],
             to_end,
         )
+
+
+#: :func:`_ismcts_trees` on one thread (releasing the GIL) and with the trees over the cores
+ismcts_trees, ismcts_trees_parallel = kernels.serial_and_parallel(_ismcts_trees, "ismcts_trees", nogil=True)

@@ -76,13 +76,13 @@ from .loops import (
     step_range,
     table_range,
 )
-from .parallel import PARALLEL, SERIAL, check_threads, run
+from .parallel import PARALLEL, SERIAL, check_threads, run, serial_and_parallel
 
 __all__ = [
     "FORGET_SEEN", "FUNCTIONS", "OVER", "PARALLEL", "PROBE", "RUNNING", "SERIAL", "TRUNCATED", "advance_range",
     "aec_step", "apply", "apply_range", "check_threads", "compiled", "determinize", "first_illegal",
     "has_determinize", "horizon", "horizon_value", "init", "legal_ids", "observe", "observe_one", "observe_range",
     "observe_rows", "outcome", "padded_ids", "policy", "policy_range", "random_range", "register",
-    "register_determinize", "register_horizon", "register_rules", "reset_range", "run", "scores", "status",
-    "step_range", "table_range", "to_move", "win_share",
+    "register_determinize", "register_horizon", "register_rules", "reset_range", "run", "scores",
+    "serial_and_parallel", "status", "step_range", "table_range", "to_move", "win_share",
 ]  # fmt: skip

@@ -1,8 +1,10 @@
 """The batch loops' parallel drivers, generated from the serial loops of :mod:`.loops`, and :func:`run`, which
-picks the serial or the parallel form; :func:`check_threads`, the one rule of a thread count."""
+picks the serial or the parallel form; :func:`check_threads`, the one rule of a thread count;
+:func:`serial_and_parallel`, the two forms of another loop (the search's) from one template."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -59,6 +61,14 @@ SERIAL: dict[str, Any] = {
     "table": table_range,
 }
 PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SERIAL.items()}
+
+
+def serial_and_parallel(template: Callable, name: str, **options: Any) -> tuple[Any, Any]:
+    """Cached numba functions ``name`` and ``name_parallel`` (``parallel=True``) made from one template whose
+    ``prange`` loops the first runs as plain loops: copies named apart (:func:`.dispatch.bind`), so their cache
+    entries are too. ``options`` go to both (``nogil``)."""
+    serial = njit(cache=True, **options)(bind(template, name, None))
+    return serial, njit(cache=True, parallel=True, **options)(bind(template, f"{name}_parallel", None))
 
 
 def check_threads(threads: Any, what: str = "threads") -> int:
