@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from cardenvs.core.encoding import counts_to_ids
 from cardenvs.core.rng import stream, uniform_index
 
 from .rules import card_points, points_for
@@ -218,12 +219,7 @@ def _expand(slot, tree) -> None:
                 break
     else:
         k = samples[level]
-        pool = np.empty(total, dtype=np.int64)
-        j = 0
-        for v in range(NUM_VALUES):
-            for _ in range(u[v]):
-                pool[j] = v
-                j += 1
+        pool = counts_to_ids(u)
         for _ in range(k):
             for i in range(2 * HAND):  # partial Fisher-Yates: the first ten cards of a shuffle
                 r = i + uniform_index(rng, total - i)

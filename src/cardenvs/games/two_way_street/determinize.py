@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.encoding import counts_to_ids
 from cardenvs.core.rng import next_u64, shuffle, uniform_index
 
 from .policies import expected_tricks
@@ -166,15 +167,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
             stock_slots[n_slots] = pos
             n_slots += 1
     cap[MAX_PLAYERS] = n_slots
-    total = 0
-    for c in range(NUM_IDS):
-        total += pool_counts[c]
-    pool = np.empty(total, dtype=np.int64)
-    k = 0
-    for c in range(NUM_IDS):
-        for _ in range(pool_counts[c]):
-            pool[k] = c
-            k += 1
+    pool = counts_to_ids(pool_counts)
     shuffle(pool, rng)
     seats = np.empty(n - 1, dtype=np.int64)
     m = 0
