@@ -36,15 +36,20 @@ Replays: with ``replays=DIR`` (``cardenvs arena --replays DIR``) every game is a
 ``DIR/game_NNNNNN.json`` by the process that plays it (:mod:`cardenvs.replay`); ``NNNNNN`` numbers the games
 over the whole tournament (table, then deal, then seating), so the names do not depend on ``workers``.
 
+Deal files: ``deals=FILE`` plays the deals of a deal file and ``save_deals=FILE`` writes the tournament's deals
+to one and plays them from it (``cardenvs arena --deals``, ``--save-deals``; :mod:`.deals`), on the aec engine.
+
 A win is a positive result on the env's ``"win"`` scale (:meth:`CardEnv.outcome`) whatever the reward
 option; an illegal action loses the game for the agent that made it (the others draw).
 
-Modules: :mod:`.records` (a game's record, the seeds, the games of a deal: what both engines use),
+Modules: :mod:`.records` (a game's record, the seeds, the games of a deal: what both engines use), :mod:`.deals`
+(deal files),
 :mod:`.results` (:class:`Results`), :mod:`.plans` (checks, jobs, workers), :mod:`.aec` and :mod:`.batched`
 (the engines).
 """
 
 from .aec import play_one
+from .deals import load_deals, make_deals, save_deals
 from .plans import ENGINES, Plan, labels_for, plan_tournament, play, run_plan, run_plans, run_tournament
 from .records import GameRecord, agent_rng, deal_games, game_seed, seatings
 from .results import Z95, Results, check_output_path, mean_ci
@@ -60,6 +65,8 @@ __all__ = [
     "deal_games",
     "game_seed",
     "labels_for",
+    "load_deals",
+    "make_deals",
     "mean_ci",
     "play",
     "play_one",
@@ -67,5 +74,6 @@ __all__ = [
     "run_plan",
     "run_plans",
     "run_tournament",
+    "save_deals",
     "seatings",
 ]

@@ -85,9 +85,11 @@ def play_deals(
     role_phase: bool = False,
     replays_dir: str | None = None,
     total_deals: int = 0,
+    deal_resets: dict[int, dict] | None = None,
 ) -> list[GameRecord]:
     """An arena job on this engine: the games of ``deals``, one by one; with ``replays_dir`` each is written
-    as a replay numbered over the whole tournament (``total_deals`` per table)."""
+    as a replay numbered over the whole tournament (``total_deals`` per table); ``deal_resets``: the reset
+    options that deal each deal, from a deal file (:mod:`.deals`)."""
     env = make(env_id, **options)
     base = env.unwrapped
     games = deal_games(base, deals, duplicate, role_phase)
@@ -106,7 +108,7 @@ def play_deals(
             [labels[i] for i in perm],
             game_seed(seed, d),
             agent_rng(seed, d, k),
-            reset_options or None,
+            {**(deal_resets or {}).get(d, {}), **reset_options} or None,
             d,
             k,
             table,

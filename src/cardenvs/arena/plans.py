@@ -39,13 +39,18 @@ def labels_for(agent_names: Sequence[str]) -> list[str]:
 
 
 def _worker(job: tuple) -> list[GameRecord]:
-    spec, (env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total, vector, run) = job
+    spec, (env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total, vector, run) = (
+        job[:2]
+    )
+    resets = job[2]  # the deals' reset options from a deal file (deal -> options), or empty
     register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
     if vector:  # the agents and envs are built once per tournament (its id) and process
         from . import batched
 
         return batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, run)
-    return aec.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total)
+    return aec.play_deals(
+        env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total, resets
+    )
 
 
 @dataclass
@@ -66,6 +71,7 @@ class Plan:
     replays: str | None = None  # folder for one replay file per game (cardenvs.replay)
     engine: str = "auto"  # as asked (ENGINES)
     batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
+    deal_resets: list[dict] = field(default_factory=list)  # deals from a deal file: the reset options of each
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -86,12 +92,16 @@ def plan_tournament(
     role_phase: bool = False,
     replays: str | None = None,
     engine: str = "auto",
+    deals: str | None = None,
+    save_deals: str | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
     below 1, a negative seed, ``role_phase`` for a game without one, an agent that declares
     ``plays_role_phase = False`` where the phase is played, a ``replays`` folder that cannot take the
-    replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches)."""
+    replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches, a bad deal file or
+    more ``games`` than it holds). ``deals``: play the deals of a deal file (:mod:`.deals`); ``save_deals``: write
+    the tournament's deals to a deal file, then play them from it."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -121,13 +131,17 @@ def plan_tournament(
                 f"({', '.join(agent_names)}): name one agent per seat, or use --round-robin"
             )
         tables = [tuple(range(n))]
+    deal_resets = _deal_file(env_id, options, seed, games, deals, save_deals)
     extra = _check_role_phase(env_id, probe, built, options, duplicate, role_phase)
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
     if replays is not None:
         from ..replay import check_replays_folder
 
         check_replays_folder(str(replays))
-    batched = [_batched(engine, env_id, probe, [agent_names[i] for i in t], batches, replays) for t in tables]
+    aec_why = "replays are written by the aec engine" if replays is not None else None
+    if deal_resets:
+        aec_why = "deal files are played by the aec engine (vector envs deal from seeds)"
+    batched = [_batched(engine, env_id, probe, [agent_names[i] for i in t], batches, aec_why) for t in tables]
     return Plan(
         env_id,
         agent_names,
@@ -143,7 +157,25 @@ def plan_tournament(
         None if replays is None else str(replays),
         engine,
         batched,
+        deal_resets,
     )
+
+
+def _deal_file(env_id: str, options: dict, seed: int, games: int, deals, save_deals) -> list[dict]:
+    """The reset options of each deal of a deal file (``deals``, or ``save_deals`` once written); none without."""
+    from . import deals as deal_files
+
+    if deals is not None and save_deals is not None:
+        raise ValueError("give a deal file to play (deals) or one to write (save_deals), not both")
+    if save_deals is not None:
+        deal_files.save_deals(save_deals, deal_files.make_deals(env_id, options, seed, games))
+        deals = save_deals
+    if deals is None:
+        return []
+    resets = deal_files.load_deals(str(deals), env_id, options)
+    if games > len(resets):
+        raise ValueError(f"games={games}, but the deal file {deals} holds {len(resets)} deals")
+    return resets[:games]
 
 
 def _check_role_phase(
@@ -179,15 +211,16 @@ def _check_role_phase(
     return extra
 
 
-def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[str, bool], replays) -> bool:
-    """Whether a table of agents ``names`` plays on a vector env (see "Engines" in the module doc)."""
+def _batched(engine: str, env_id: str, probe, names: list[str], batches: dict[str, bool], aec_why) -> bool:
+    """Whether a table of agents ``names`` plays on a vector env (see "Engines" in the module doc); ``aec_why``:
+    why the tournament needs the aec engine, if it does (replays, deal files)."""
     if engine == "aec":
         return False
     why = None
     if probe.numba_core() is None:
         why = f"{env_id} has no numba core, which vector envs need"
-    elif replays is not None:
-        why = "replays are written by the aec engine"
+    elif aec_why is not None:
+        why = aec_why
     else:
         slow = [name for name in names if not batches[name]]
         if slow:
@@ -226,6 +259,7 @@ def _jobs(plan: Plan) -> list[tuple]:
                         plan.batched[t] if plan.batched else False,
                         tournament,
                     ),
+                    {d: plan.deal_resets[d] for d in range(start, min(games, start + chunk)) if plan.deal_resets},
                 )
             )
     return jobs
@@ -309,15 +343,30 @@ def run_tournament(
     role_phase: bool = False,
     replays: str | None = None,
     engine: str = "auto",
+    deals: str | None = None,
+    save_deals: str | None = None,
 ) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
     ``role_phase``: duplicate deals with the roles chosen in the game's phase before play (its spec's
     :class:`~cardenvs.core.spec.RolePhase`: Dou Dizhu's bidding) instead of fixed; ``replays``:
     a folder to write every game to (:mod:`cardenvs.replay`); ``engine``: ``"auto"``, ``"vector"`` or
-    ``"aec"`` (module doc, "Engines")."""
+    ``"aec"`` (module doc, "Engines"); ``deals`` and ``save_deals``: a deal file to play, or to write and play
+    (:mod:`.deals`)."""
     return run_plan(
         plan_tournament(
-            env_id, agents, games, seed, options, duplicate, workers, round_robin, role_phase, replays, engine
+            env_id,
+            agents,
+            games,
+            seed,
+            options,
+            duplicate,
+            workers,
+            round_robin,
+            role_phase,
+            replays,
+            engine,
+            deals,
+            save_deals,
         ),
         progress,
     )

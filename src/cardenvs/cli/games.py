@@ -59,10 +59,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
         if importlib.util.find_spec("matplotlib") is None:
             raise CLIError("--plot needs matplotlib (pip install 'cardenvs[plot]')")
     with user_input():
+        games = args.games
+        if games is None:
+            games = len(arena.load_deals(args.deals, env_id, options)) if args.deals else 100
         plan = arena.plan_tournament(
             env_id,
             agents,
-            games=args.games,
+            games=games,
             seed=args.seed,
             options=options,
             duplicate=args.duplicate,
@@ -71,6 +74,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
             role_phase=args.role_phase,
             replays=args.replays,
             engine=args.engine,
+            deals=args.deals,
+            save_deals=args.save_deals,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -82,6 +87,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"wrote {args.plot}")
     if args.replays:
         print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
+    if args.save_deals:
+        print(f"wrote the {results.deals} deals to {args.save_deals} (play them again with --deals)")
     return 0
 
 
@@ -152,7 +159,7 @@ def add_parsers(sub: Any) -> None:
         help="comma-separated agent names, one per seat (more with --round-robin): random, a game's heuristics "
         "and models as GAME.NAME, search as GAME.pimc(playouts=500,seed=1) (see cardenvs list)",
     )
-    p.add_argument("--games", type=at_least(1), default=100, help="deals to play (default 100)")
+    p.add_argument("--games", type=at_least(1), default=None, help="deals to play (default 100, or a deal file's)")
     p.add_argument("--seed", type=at_least(0), default=0, help="tournament seed, an integer >= 0 (default 0)")
     p.add_argument(
         "--duplicate",
@@ -186,6 +193,18 @@ def add_parsers(sub: Any) -> None:
         "--replays",
         metavar="DIR",
         help="write every game as a replay (JSON, DIR/game_NNNNNN.json; a new or empty folder)",
+    )
+    p.add_argument(
+        "--deals",
+        metavar="FILE",
+        help="play the deals of a deal file (the first --games of them; all by default), on the aec engine; "
+        "FORMAT:FILE for a game's own format (Dou Dizhu: douzero:FILE, DouZero's evaluation data)",
+    )
+    p.add_argument(
+        "--save-deals",
+        metavar="FILE",
+        help="write the deals to a deal file (JSON, or FORMAT:FILE) and play them from it, so --deals FILE with "
+        "the same --seed gives the same results",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)

@@ -25,6 +25,9 @@ hooks only some games have, each optional:
   (``"module"``, with ``HELP``, ``add_arguments(parser)`` and ``run(args)``) or a :class:`Pairings`.
 * ``baselines`` (:class:`Baseline`): the seeded matches of its heuristics that ``cardenvs analyze
   baselines`` plays (the README's table).
+* ``deal_formats``: deal-file formats of the game's own by name (``"module"`` with ``read(path)`` returning
+  deal-file entries and ``write(deals, path)``), named ``NAME:FILE`` in ``cardenvs arena --deals`` and
+  ``--save-deals`` (:mod:`cardenvs.arena.deals`).
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
@@ -171,6 +174,7 @@ class GameSpec:
     skill_ladder_quick: tuple[str, ...] = ()
     studies: dict[str, str | Pairings] = field(default_factory=dict)
     baselines: tuple[Baseline, ...] = ()
+    deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
 
     @property
     def env_id(self) -> str:

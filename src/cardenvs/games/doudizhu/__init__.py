@@ -26,6 +26,7 @@ SPEC = GameSpec(
         phase=RolePhase("bidding", option="bidding"),  # cardenvs arena --bidding, alias of --role-phase
     ),
     move_features="cardenvs.games.doudizhu.features:move_features",
+    deal_formats={"douzero": "cardenvs.games.doudizhu.deal_formats"},  # DouZero's pickled evaluation deals
     view="cardenvs.games.doudizhu.view",
     # PIMC at 50 playouts below the rule agent, as measured (docs/luck-and-skill.md, "Ladder order": 40 deals,
     # 79 and 47 Elo below it with the landlord fixed and with bidding, intervals apart)
