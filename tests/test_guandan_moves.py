@@ -382,6 +382,12 @@ def test_move_names_and_parse_errors():
         M.parse_move("8S 1X", hand, 0)
     with pytest.raises(ValueError, match="not a"):
         M.move_name(parse_cards("8S 8D"), pid_of("9S 9D", "2"), 0)
+    with pytest.raises(ValueError, match="bad level"):
+        M.exact_plays(hand, 13)
+    with pytest.raises(ValueError, match="bad pattern to beat"):
+        M.exact_plays(hand, 0, M.NUM_PATTERNS)
+    with pytest.raises(ValueError, match="bad hand"):
+        M.exact_plays(np.full(M.NUM_CARDS, 3, dtype=np.int8), 0)
 
 
 # ------------------------------------------------------------------ the brute-force reference

@@ -1,4 +1,4 @@
-"""Guandan plays: the rank-pattern table built from the rules, the numba move generator and the suit decisions.
+"""Guandan plays: the rank-pattern table built from the rules, the numba move generator, suit decisions, names.
 
 Cards are :mod:`cardenvs.core.cards` ids (``4 * rank + suit``, ranks 2..A, suits S C D H; 52 = ``BJ``,
 53 = ``RJ``); a hand is ``int8[54]`` counts (two decks: 0..2 copies of a card). ``level`` is a natural rank
@@ -38,8 +38,9 @@ other card is *natural*. Patterns count natural cards by rank index: 0..12 the n
 
 ## The encoding: rank patterns, then suit decisions
 
-Exact moves (cards by rank and suit + reading) number 1,064,806 over all levels, 131,584 to 134,452 at one
-level: too many for a dense mask. Readings alone (kind, key, flush suit: 223) say too little. The middle is the
+Exact moves (cards by rank and suit + reading) number 131,584 to 134,452 at one level (the tests count them
+from the whole deck; RULES.md: 1,064,806 over all levels): too many for a dense mask. Readings alone (kind, key,
+flush suit, a bomb's size: 223 over all levels) say too little. The middle is the
 **rank pattern**: the reading, the natural card counts by rank and the number of wilds (``PAT_*`` tables),
 built here from the rules over all levels. **2,188 patterns** (871 full houses, 640 straight flushes, 234
 bombs, 160 straights, 120 tubes, 78 plates, 39 triples, 29 pairs, 16 singles, the four jokers); at one level
@@ -76,7 +77,15 @@ wilds and the key rank's natural count), patterns. A node with several children 
 what all its patterns need (the AND of their words) or holds fewer of their cards (popcount over the OR) than
 the smallest needs; blocks come by wilds, so the first block needing more wilds than the hand holds ends its
 group. A straight is refused when the hand holds each of its natural ranks in one suit only, the same for all
-(rule 11). ``legal_patterns`` takes about 3 microseconds for a leading 27-card hand and 1 for a following one.
+(rule 11). ``legal_patterns`` takes about 3 microseconds for a leading 27-card hand and 1 for a following one;
+a suit decision (``next_suit_choice``) about 0.25.
+
+## Helpers
+
+``count_plays`` (numba) counts a pattern's exact plays. For people and tests, in Python: ``readings`` (every
+pattern an exact card set is at a level), ``pattern_name``, ``move_name`` and ``parse_move`` (rule 34: the card
+codes, then ``=tag`` + key rank when the cards have more than one reading, ``5S 6S 7S 8S 7H=sf9``) and
+``exact_plays`` (every legal play, by walking the action tree).
 """
 
 from __future__ import annotations
@@ -615,6 +624,13 @@ def pattern_name(pid: int) -> str:
     return f"{KIND_NAMES[PAT_KIND[pid]]}{suit}{_key_name(int(PAT_KEY[pid]), None)} {ranks or '-'}{wilds}"
 
 
+def _check(level: int, to_beat: int = -1) -> None:
+    if not 0 <= level < NUM_NATURAL_RANKS:
+        raise ValueError(f"bad level {level!r}: a level is a natural rank index 0..{NUM_NATURAL_RANKS - 1} (0 = two)")
+    if not -1 <= to_beat < NUM_PATTERNS:
+        raise ValueError(f"bad pattern to beat {to_beat!r}: -1 (leading) or a pattern id 0..{NUM_PATTERNS - 1}")
+
+
 def _counts(cards: Iterable[int]) -> np.ndarray:
     counts = np.zeros(NUM_CARDS, dtype=np.int8)
     for card in cards:
@@ -631,6 +647,7 @@ for _p in range(NUM_PATTERNS):
 
 def readings(cards: Iterable[int], level: int, flags: int = DEFAULT_FLAGS) -> list[int]:
     """The patterns that the exact cards ``cards`` (ids, copies repeated) are at ``level``: one per reading."""
+    _check(level)
     counts = _counts(cards)
     wild = NUM_SUITS * level + HEARTS
     naturals = np.zeros(NUM_RANK_INDEX, dtype=np.int8)
@@ -683,6 +700,7 @@ def move_name(cards: Iterable[int], pid: int, level: int, flags: int = DEFAULT_F
 def parse_move(text: str, hand: np.ndarray, level: int, flags: int = DEFAULT_FLAGS) -> tuple[int, tuple[int, ...]]:
     """``"8S 8D 9S 9D 7H=fh8"`` -> (pattern id, exact card ids sorted); ``"pass"`` -> (PASS, ()). The cards must
     be in ``hand`` (int8[54] counts) and a play at ``level``; a card set with several readings needs its tag."""
+    _check(level)
     if text.strip().lower() == "pass":
         return PASS, ()
     cards_text, _, tag = text.partition("=")
@@ -712,7 +730,10 @@ def exact_plays(
 ) -> list[tuple[int, tuple[int, ...]]]:
     """Every legal play as (pattern id, exact card ids sorted), found by walking the action tree: each pattern
     of :func:`legal_patterns`, then every suit decision :func:`next_suit_choice` offers."""
+    _check(level, to_beat)
     hand = np.asarray(hand, dtype=np.int8)
+    if hand.shape != (NUM_CARDS,) or hand.min() < 0 or hand.max() > DECKS:
+        raise ValueError(f"bad hand: {NUM_CARDS} counts of 0..{DECKS} (card ids as cardenvs.core.cards), got {hand!r}")
     ids = np.empty(NUM_PATTERNS, dtype=np.int64)
     codes = np.empty(NUM_SUIT_CODES, dtype=np.int64)
     plays: list[tuple[int, tuple[int, ...]]] = []
