@@ -212,6 +212,7 @@ PAT_NATURAL = np.array([p[3] for p in _PATTERNS], dtype=np.int8)
 PAT_WILDS = np.array([p[4] for p in _PATTERNS], dtype=np.int8)
 PAT_SIZE = (PAT_NATURAL.sum(axis=1) + PAT_WILDS).astype(np.int8)
 PATTERN_ID = {p: i for i, p in enumerate(_PATTERNS)}
+MAX_PATTERN_RANKS = int((PAT_NATURAL > 0).sum(axis=1).max())  # a straight's five
 
 # action layout
 PASS = NUM_PATTERNS
@@ -579,7 +580,7 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
 @njit(cache=True)
 def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
     """How many exact plays (action paths) pattern ``pid`` has from ``hand``: the leaves of its suit decisions."""
-    depth_max = NUM_KINDS  # more than the natural ranks of any pattern
+    depth_max = MAX_PATTERN_RANKS + 1  # one decision a rank at most, and the leaf
     stack = np.zeros((depth_max, NUM_CARDS), dtype=np.int8)
     codes = np.zeros((depth_max, NUM_SUIT_CODES), dtype=np.int64)
     size = np.zeros(depth_max, dtype=np.int64)
