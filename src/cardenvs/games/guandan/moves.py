@@ -468,7 +468,8 @@ def _scan_key(
 @njit(cache=True)
 def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: np.ndarray) -> int:
     """Write the ascending ids of the patterns ``hand`` (int8[54] counts) can play at ``level`` that beat pattern
-    ``to_beat`` (-1: leading, anything) into ``out``; return how many. Pure (writes ``out`` only)."""
+    ``to_beat`` (-1: leading, anything) into ``out``; return how many. Pure (writes ``out`` only; ``out`` needs
+    NUM_PATTERNS entries: ids past the count are scratch)."""
     a, b, c, only = _hand_words(hand, level)
     if flags & FLAG_JOKER_FULLHOUSE:
         c |= JOKER_PAIR_BIT
