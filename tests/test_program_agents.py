@@ -71,6 +71,10 @@ def test_the_message_holds_the_seats_own_view():
     assert [m["id"] for m in message["legal"]] == [int(a) for a in np.flatnonzero(observation["action_mask"])]
     assert set(message["observation"]) == set(base.layout.slices)
     assert agent.act(observation, np.random.default_rng(0)) == message["legal"][0]["id"]
+    assert message["history"] == []
+    env.step(message["legal"][0]["id"])
+    later = decision_message(base, seat, base.observe(base.agent_selection), agent.hand(seat))
+    assert later["history"] == [{"seat": seat, "move": message["legal"][0]["name"]}]
     agent.close()
 
 

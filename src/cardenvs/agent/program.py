@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core.env import legal_actions
+from ..seatview import hand_codes, public_move
 
 PROTOCOL = "cardenvs-bot/1"
 #: the parameters of a ``cmd:`` name: type, default, what it limits
@@ -73,7 +74,9 @@ def _jsonable(value: Any) -> Any:
 def decision_message(base: Any, seat: int, observation: dict[str, np.ndarray], hand: Sequence[str]) -> dict:
     """What seat ``seat`` of the AEC env ``base`` may know at its decision, as the protocol sends it (the time
     left is added by the agent). ``observation`` is the seat's ``{"observation", "action_mask"}``; its named
-    segments (the env's layout) carry everything public the game shows, the history of play included."""
+    segments (the env's layout) carry everything public the game shows; ``history`` names the episode's moves
+    (the env's ``actions_taken``) as the game's view shows them to this seat (another seat's hidden choices,
+    such as Two Way Street's discards, without what was chosen)."""
     legal = legal_actions(observation)
     return {
         "protocol": PROTOCOL,
@@ -83,7 +86,7 @@ def decision_message(base: Any, seat: int, observation: dict[str, np.ndarray], h
         "agent": base.possible_agents[seat],
         "players": base.num_players,
         "hand": list(hand),
-        "history": [{"seat": s, "move": name} for s, name in getattr(base, "public_history", lambda seat: [])(seat)],
+        "history": [{"seat": s, "move": public_move(base, s, a, seat)} for s, a in base.actions_taken],
         "observation": {k: _jsonable(v) for k, v in base.layout.decode(observation["observation"]).items()},
         "legal": [{"id": int(a), "name": base.action_name(int(a))} for a in legal],
     }
@@ -152,8 +155,6 @@ class ProgramAgent:
 
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as codes, as the game's view shows them to that seat (empty without a view)."""
-        from ..seatview import hand_codes
-
         return hand_codes(self.env, seat)
 
     def _action(self, line: str, observation: dict[str, np.ndarray]) -> int:

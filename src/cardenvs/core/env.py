@@ -201,6 +201,7 @@ class CardEnv(Dealing, NumbaCore, AECEnv):
         self._points = self.config["reward"] == "points"
         self._step_rewards = np.zeros(self.num_players)
         self.infos = {a: {"score": float(self._last_scores[i])} for i, a in enumerate(self.agents)}
+        self.actions_taken: list[tuple[int, int]] = []  # (seat, action) of every move of this episode
         self._after_change()
 
     def _after_change(self) -> None:
@@ -266,6 +267,7 @@ class CardEnv(Dealing, NumbaCore, AECEnv):
             self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
+        self.actions_taken.append((player, action))
         if self.CORE is not None:  # one compiled call: move, rewards, next seat and its mask
             args: tuple = (self.states, self.params, action, self._points, self._last_scores, self._step_rewards)
             args += (self._mask, self._ids)

@@ -55,6 +55,7 @@ class NumbaCore:
     _legal_n: int
     _last_scores: np.ndarray
     metadata: dict[str, Any]
+    actions_taken: list[tuple[int, int]]
 
     if TYPE_CHECKING:  # CardEnv's
 
@@ -110,7 +111,8 @@ class NumbaCore:
         for the AEC env): ``state`` is one game's record (a vector env's ``state[i]``), copied into the env's
         state; ``params`` and ``scores``, each seat's score so far (rewards count from them on), are copied
         too; None keeps the env's own. The seat to act and its mask are read from the new state; the agents'
-        flags and rewards stay those of the env's last ``reset``, which must have been called."""
+        flags and rewards stay those of the env's last ``reset``, which must have been called; the moves taken
+        (``actions_taken``) are forgotten."""
         if not self.__dict__.get("_has_reset"):
             raise RuntimeError(f"{self.metadata['name']}: call reset() before set_state()")
         if params is not None:
@@ -119,6 +121,7 @@ class NumbaCore:
             self.states[0] = state
         if scores is not None:
             self._last_scores = np.array(scores, dtype=np.float64)
+        self.actions_taken = []  # the moves that led here are not known
         self._after_change()
 
     def preview(self, action: int) -> Any:
