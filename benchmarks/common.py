@@ -1,4 +1,5 @@
-"""The benchmark loop shared by every AEC measurement."""
+"""What the benchmarks share: the loop of every AEC measurement, a row of results, and the search scripts'
+timed agent and interval (``search_goals.py`` and ``learned_search.py`` import this module as ``common``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from cardenvs.arena import mean_ci
 from cardenvs.core.play import play_episode
 
 SAMPLER_NOTE = (
@@ -54,3 +56,26 @@ def row(
         "ratio": None if ratio is None else float(ratio),
         "note": note,
     }
+
+
+class Timed:
+    """Wraps an agent and records the wall time and the CPU time (this process only) of each ``act``."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.name = agent.name
+        self.times: list[float] = []
+        self.cpu: list[float] = []
+
+    def act(self, observation, rng):
+        t, c = time.perf_counter(), time.process_time()
+        a = self.agent.act(observation, rng)
+        self.times.append(time.perf_counter() - t)
+        self.cpu.append(time.process_time() - c)
+        return a
+
+
+def ci(values) -> str:
+    """``"mean [low, high] (n=N)"``, the 95% interval of :func:`cardenvs.arena.mean_ci`."""
+    mean, low, high = mean_ci(values)
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}] (n={len(values)})"

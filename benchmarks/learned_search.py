@@ -15,33 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
+from common import Timed, ci  # this folder is on the path of a script run from it
 
 from cardenvs import make
 from cardenvs.agent import load_agent
 from cardenvs.arena import agent_rng, game_seed, play_one
-
-
-class Timed:
-    """Wraps an agent and records the wall time of each ``act``."""
-
-    def __init__(self, agent):
-        self.agent, self.name, self.times = agent, agent.name, []
-
-    def act(self, observation, rng):
-        t = time.perf_counter()
-        a = self.agent.act(observation, rng)
-        self.times.append(time.perf_counter() - t)
-        return a
-
-
-def ci(values) -> str:
-    x = np.asarray(values, dtype=float)
-    half = 1.959963984540054 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.nan
-    return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}] (n={len(x)})"
 
 
 def main() -> None:

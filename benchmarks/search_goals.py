@@ -22,39 +22,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
+from common import Timed, ci  # this folder is on the path of a script run from it
 
 from cardenvs import make
 from cardenvs.agent import load_agent
 from cardenvs.arena import agent_rng, game_seed, play_one
 
 HEURISTICS = {"twos": "twos.heuristic", "twenty": "twenty.greedy", "two_way_street": "two_way_street.heuristic"}
-
-
-class Timed:
-    """Wraps an agent and records the wall time and the CPU time of each ``act``."""
-
-    def __init__(self, agent):
-        self.agent = agent
-        self.name = agent.name
-        self.times: list[float] = []
-        self.cpu: list[float] = []
-
-    def act(self, observation, rng):
-        t, c = time.perf_counter(), time.process_time()
-        a = self.agent.act(observation, rng)
-        self.times.append(time.perf_counter() - t)
-        self.cpu.append(time.process_time() - c)
-        return a
-
-
-def ci(values) -> str:
-    x = np.asarray(values, dtype=float)
-    half = 1.959963984540054 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.nan
-    return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}] (n={len(x)})"
 
 
 def main() -> None:
