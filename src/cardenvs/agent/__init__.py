@@ -11,7 +11,9 @@ is to move and ``"action_mask"`` to their bool ``[k, A]`` masks (the vector envs
 when first read), ``rngs`` holds the k games' generators, and it returns the k actions (integers). Row ``i``
 must get the action ``act`` would return for that observation and ``rngs[i]``, drawing from ``rngs[i]`` what
 ``act`` draws (index ``rngs`` only for the rows that draw): then the arena plays its games on a vector env,
-one call per agent and step, with the results of the AEC env (:mod:`cardenvs.arena.batched`). An agent that reads
+one call per agent and step, with the results of the AEC env (:mod:`cardenvs.arena.batched`), and the learner
+view plays it as an opponent the same way (:class:`cardenvs.vector.AgentOpponent`); both call it through
+:func:`batch_actions`, with lazily made generators (:class:`Generators`). An agent that reads
 the game's state rather than its observation (a numba policy) also takes the keyword ``games``, a
 :class:`BatchGames`: the vector env and the game of each row. ``act_batch`` keeps nothing per game between
 calls (``reset`` is for the AEC env's one game at a time). :class:`RandomAgent`, :class:`PolicyAgent` and the

@@ -37,8 +37,9 @@ class BatchAgent(Protocol):
 @dataclass(frozen=True)
 class BatchGames:
     """Where the rows of an ``act_batch`` call are: row ``i`` is game ``indices[i]`` of ``env`` (a
-    :class:`cardenvs.vector.VectorEnv`), whose state a numba policy reads; ``mask`` is every game's bool
-    action mask ``[B, A]`` (the rows' are ``mask[indices]``)."""
+    :class:`cardenvs.vector.VectorEnv`, whose state a numba policy reads; for an opponent in the learner view,
+    the batch under it, which gives ``legal_ids()`` only); ``mask`` is every game's bool action mask ``[B, A]``
+    (the rows' are ``mask[indices]``)."""
 
     env: Any
     indices: np.ndarray

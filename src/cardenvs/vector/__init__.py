@@ -10,10 +10,11 @@ Two views of one batch (:mod:`cardenvs.core.kernels` runs the games; no Python r
   :class:`LearnerVectorEnv`, a ``gymnasium.vector.VectorEnv`` for one learner per game: the opponents act
   inside ``step`` -- ``"random"`` and the game's numba heuristics (``"heuristic"``, ``"twos.heuristic"``,
   ...) with no Python per game, any callable (a frozen network) once per round with the batch of
-  observations where it is to move, any other agent name (``"twenty.solver"``) as such a callable that
-  plays one agent per game (:class:`AgentOpponent`). The learner receives every reward of its seat, the
-  terminal one included when an opponent's move ends the game. ``action_masks()`` is there for
-  sb3-contrib, and :func:`cardenvs.sb3.SB3VecEnv` wraps it as an SB3 ``VecEnv``.
+  observations where it is to move, any other agent name (``"twenty.solver"``, ``"dmc:PATH"``) or an agent
+  object with ``act_batch`` as such a callable (:class:`AgentOpponent`): an agent that acts on batches (the
+  models) with one ``act_batch`` call per round, any other one agent per game. The learner receives every
+  reward of its seat, the terminal one included when an opponent's move ends the game. ``action_masks()``
+  is there for sb3-contrib, and :func:`cardenvs.sb3.SB3VecEnv` wraps it as an SB3 ``VecEnv``.
 
 Autoreset: Gymnasium's **same-step** mode (``AutoresetMode.SAME_STEP``). A game that ends in ``step``
 reports its rewards and end flags, and the observation returned for it is already the first one of its

@@ -26,8 +26,10 @@ class LearnerVectorEnv(GymVectorEnv):
     seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
     ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
     ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move, or the name
-    of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``): an
-    :class:`AgentOpponent`, one agent per game, seeded from ``reset``'s seed. Or a pool,
+    of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``, ``"dmc:PATH"``), or an
+    agent object with ``act_batch`` (a frozen model): an :class:`AgentOpponent`, seeded from ``reset``'s seed,
+    whose agent acts on the batch of games where it is to move with one ``act_batch`` call where it has one
+    (the models), else one agent per game. Or a pool,
     ``{opponent: weight}`` or a :class:`cardenvs.opponents.OpponentPool` (``self.pool``): each seat of each
     deal draws its opponent by weight from a generator seeded by ``reset``'s seed (``add_opponent``,
     ``set_opponent_weight`` and ``pool.add_snapshot`` change it from the next deals on, e.g. with snapshots
@@ -111,7 +113,9 @@ class LearnerVectorEnv(GymVectorEnv):
         self._final_ids = np.zeros_like(b.legal)
 
     def _kind(self, opponent: Opponent) -> int:
-        if isinstance(opponent, str) and not is_policy(self._b, opponent):
+        from ..agent import acts_on_batches
+
+        if (isinstance(opponent, str) and not is_policy(self._b, opponent)) or acts_on_batches(opponent):
             opponent = AgentOpponent(opponent, self._b)
         if callable(opponent):
             self.callables.append(opponent)

@@ -14,7 +14,7 @@ from ..opponents import OpponentPool
 from ..registry import raw_env_class
 from .batch import Batch
 
-Opponent = Any  # "random", a policy name of the game, or a callable
+Opponent = Any  # "random", a policy name of the game, another agent's name, an agent with act_batch, or a callable
 #: what the learner view's ``opponents`` takes: one opponent per other seat (or one for all), or a pool
 Opponents = Sequence[Opponent] | Mapping[Opponent, float] | OpponentPool
 
@@ -45,26 +45,40 @@ def is_policy(batch: Batch, opponent: Any) -> bool:
 
 
 class AgentOpponent:
-    """An agent by name as a batched opponent: any name :func:`cardenvs.agent.load_agent` accepts that is not
-    a numba policy (``twenty.solver``, ``twos.pimc(playouts=200)``, a ``KIND:PATH`` model), played in Python.
+    """An agent as a batched opponent: any name :func:`cardenvs.agent.load_agent` accepts that is not a numba
+    policy (``twenty.solver``, ``twos.pimc(playouts=200)``, a ``KIND:PATH`` model), or an agent object that
+    acts on batches (a frozen snapshot of the learner), played in Python.
 
-    One agent per game of the batch, built on the game's first decision with its own AEC env (the batch's
-    options); before each decision the env is given that game's state (``states``, ``params``, the seat to
-    act), so agents that read the env's state (the search agents, a numba policy's fallback) see their game.
     ``__call__(observations, games)`` returns the action of each game ``games[i]`` from its observation row.
+    An agent with ``act_batch`` (:class:`cardenvs.agent.BatchAgent`: the random agent, the models ``dmc:PATH``,
+    ``ppo:PATH``, ``rllib:PATH``) is one agent for every game, asked once per call for all of them (through
+    :func:`cardenvs.agent.batch_actions`, as the batched arena asks it; with ``games``, a
+    :class:`~cardenvs.agent.BatchGames` over the batch, where it takes them). Any other agent is one agent
+    per game, built on the game's first decision with its own AEC env (the batch's options); before each
+    decision the env is given that game's state (:meth:`~cardenvs.core.env.CardEnv.set_state`), so agents
+    that read the env's state (the search agents) see their game, and ``act`` is called game by game.
     Decision ``k`` of game ``b`` gets the agent the rng ``default_rng([seed, b, k, ...])`` of the batch's
-    ``reset`` seed: a seeded batch replays exactly (``decisions`` counts, and is restored with the batch).
+    ``reset`` seed (made only when it draws, for a batch agent): a seeded batch replays exactly
+    (``decisions`` counts, and is restored with the batch), and both ways give the same actions.
     """
 
-    def __init__(self, name: str, batch: Batch):
-        from ..agent import load_agent
+    def __init__(self, agent: Any, batch: Batch):
+        from ..agent import acts_on_batches, load_agent, takes_games
 
-        self.name = name
         self.batch = batch
-        try:
-            load_agent(name, batch.proto)  # an unknown name fails here, not at the first decision
-        except ValueError as exc:
-            raise ValueError(f"opponent {name!r} for {batch.env_id}: {exc}; or pass a callable") from None
+        if isinstance(agent, str):
+            self.name = agent
+            try:
+                agent = load_agent(agent, batch.proto)  # an unknown name fails here, not at the first decision
+            except ValueError as exc:
+                raise ValueError(f"opponent {self.name!r} for {batch.env_id}: {exc}; or pass a callable") from None
+        elif acts_on_batches(agent):
+            self.name = str(getattr(agent, "name", agent))
+        else:
+            raise ValueError(f"opponent {agent!r}: expected an agent name or an agent with act_batch")
+        #: the one agent of every game where it acts on batches, else None (an agent per game, in ``players``)
+        self.agent = agent if acts_on_batches(agent) else None
+        self._with_games = self.agent is not None and takes_games(self.agent)
         self.players: dict[int, tuple[CardEnv, Any]] = {}
         self.decisions = np.zeros(batch.num_envs, dtype=np.int64)
 
@@ -87,8 +101,19 @@ class AgentOpponent:
         for env, _ in self.players.values():
             env.set_state(params=self.batch.params)
 
+    def _generator(self, b: int) -> np.random.Generator:
+        """The generator of game ``b``'s decision being made (``decisions[b]`` counts it already)."""
+        return seeds.generator(self.batch.seed, b, int(self.decisions[b]) - 1, stream="vector_agents")
+
     def __call__(self, observations: dict[str, np.ndarray], games: np.ndarray) -> np.ndarray:
         batch = self.batch
+        if self.agent is not None:  # one call for every game where it is to act
+            from ..agent import BatchGames, Generators, batch_actions
+
+            which = np.asarray(games, dtype=np.int64)
+            self.decisions[which] += 1
+            rows = BatchGames(batch, which, batch.mask) if self._with_games else None
+            return batch_actions(self.agent, observations, Generators(self._generator, which), rows)
         out = np.zeros(len(games), dtype=np.int64)
         for i, b in enumerate(np.asarray(games, dtype=np.int64).tolist()):
             env, agent = self._player(b)

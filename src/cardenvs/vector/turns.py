@@ -210,8 +210,9 @@ class VectorEnv:
         """The actions agent ``name`` takes for the player to move in ``games`` (indices; all by default):
         ``"random"`` and the game's numba policies as :meth:`policy_actions` (in numba), any other name
         :func:`cardenvs.agent.load_agent` accepts (``"rlcard.rule"``, a search agent, a ``KIND:PATH`` model) in
-        Python, one agent per game (:class:`AgentOpponent`, kept for later calls; its decisions draw from the
-        reset seed, counted from each ``reset``, so a seeded reset replays them). Nothing is stepped. Raises
+        Python (:class:`AgentOpponent`, kept for later calls: one ``act_batch`` call for the games where the
+        agent has one, else one agent per game; its decisions draw from the reset seed, counted from each
+        ``reset``, so a seeded reset replays them). Nothing is stepped. Raises
         ValueError for a name no agent has."""
         b = self._b
         if not b.has_reset:
