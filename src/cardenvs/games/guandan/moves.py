@@ -474,19 +474,22 @@ def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: 
     if flags & FLAG_JOKER_FULLHOUSE:
         c |= JOKER_PAIR_BIT
     wilds = hand[NUM_SUITS * level + HEARTS]
+    # the keys to scan: two runs, each with a strength floor (-1: any). Leading: every key. Following a non-bomb:
+    # the kind's keys, then the bombs at any strength; following a bomb: the bombs. One loop compiles one scan.
+    lo0, hi0, floor0, lo1, hi1, floor1 = 0, NUM_KEYS, -1, 0, 0, -1
+    if to_beat >= 0:
+        kind = PAT_KIND[to_beat]
+        floor = strength(to_beat, level)
+        bombs = KIND_KEY_START[FIRST_BOMB_KIND]
+        if kind < FIRST_BOMB_KIND:
+            lo0, hi0, floor0, lo1, hi1 = KIND_KEY_START[kind], KIND_KEY_START[kind + 1], floor, bombs, NUM_KEYS
+        else:
+            lo0, floor0 = bombs, floor
     n = 0
-    if to_beat < 0:
-        for key in range(NUM_KEYS):
-            n = _scan_key(key, level, -1, wilds, a, b, c, only, flags, out, n)
-        return n
-    kind = PAT_KIND[to_beat]
-    floor = strength(to_beat, level)
-    if kind < FIRST_BOMB_KIND:
-        for key in range(KIND_KEY_START[kind], KIND_KEY_START[kind + 1]):
+    for run in range(2):
+        lo, hi, floor = (lo0, hi0, floor0) if run == 0 else (lo1, hi1, floor1)
+        for key in range(lo, hi):
             n = _scan_key(key, level, floor, wilds, a, b, c, only, flags, out, n)
-        floor = -1  # any bomb beats it
-    for key in range(KIND_KEY_START[FIRST_BOMB_KIND], NUM_KEYS):
-        n = _scan_key(key, level, floor, wilds, a, b, c, only, flags, out, n)
     return n
 
 
