@@ -566,7 +566,9 @@ def test_move_names_round_trip():
 
 
 def test_leading_counts_over_2000_deals(capsys):
-    """RULES.md's measured table, reproduced: 2,000 deals x 4 hands at a random level, default flags."""
+    """RULES.md's measured table, reproduced (printed): 2,000 deals x 4 hands at a random level, default flags.
+    This run: patterns max 760, mean 162, median 78; plays max 5,312, mean 755, median 463 (RULES.md, other deals:
+    782 / 163 / 78 and 6,070 / 754 / 465). Asserted: only bounds that follow from the rules."""
     rng = np.random.default_rng(2026)
     deck = make_deck(jokers=2, decks=2)
     ids = np.empty(M.NUM_PATTERNS, dtype=np.int64)
@@ -577,21 +579,22 @@ def test_leading_counts_over_2000_deals(capsys):
         for seat in range(4):
             hand = np.bincount(cards[27 * seat : 27 * seat + 27], minlength=M.NUM_CARDS).astype(np.int8)
             n = M.legal_patterns(hand, level, -1, M.DEFAULT_FLAGS, ids)
+            plays = sum(M.count_plays(hand, int(p), level, M.DEFAULT_FLAGS) for p in ids[:n])
+            wild = 4 * level + 3
+            ranks = {c // 4 for c in np.flatnonzero(hand[:52]) if c != wild} | {c for c in (52, 53) if hand[c]}
+            # every held natural rank (and joker) leads a single pattern, and every distinct card a single play
+            assert n >= len(ranks) + (hand[wild] > 0) and plays >= np.count_nonzero(hand)
+            # each pattern has one play at least; no hand plays the whole table
+            assert n <= plays and n < M.NUM_PATTERNS
             patterns.append(n)
-            moves.append(sum(M.count_plays(hand, int(p), level, M.DEFAULT_FLAGS) for p in ids[:n]))
-            wild_counts.append(int(hand[4 * level + 3]))
+            moves.append(plays)
+            wild_counts.append(int(hand[wild]))
     moves_a, patterns_a, wilds_a = np.array(moves), np.array(patterns), np.array(wild_counts)
     with capsys.disabled():
-        for name, values in (("moves", moves_a), ("patterns", patterns_a)):
+        for name, values in (("plays", moves_a), ("patterns", patterns_a)):
             by_wilds = [int(values[wilds_a == w].max()) for w in range(3)]
             print(
                 f"\n{name}: max {values.max()} mean {values.mean():.0f} median {np.median(values):.0f} "
                 f"99th {np.percentile(values, 99):.0f}; max with 0/1/2 wilds {by_wilds}"
             )
-    # bounds that follow from the rules: a pattern has one play at least and at most the 81 suit vectors of each
-    # of its natural ranks, every 27-card hand leads its 27 cards' singles, and no hand plays the whole table
-    assert (patterns_a <= moves_a).all() and patterns_a.max() < M.NUM_PATTERNS
-    assert moves_a.max() < 10_000 and patterns_a.min() >= 8
-    # RULES.md's table: patterns max 782 (median 78), moves max 6,070 (median 465); loose: same order
-    assert 400 < patterns_a.max() < 1200 and 40 < np.median(patterns_a) < 150
-    assert 2000 < moves_a.max() < 10_000 and 200 < np.median(moves_a) < 1000
+    assert M.NUM_ACTIONS < 10_000  # the widest mask
