@@ -192,6 +192,32 @@ def cli_page() -> str:
     return "\n".join(lines)
 
 
+def leaderboard_page(board: Path) -> str:
+    """Each game's graded ladder: its anchors' reference ratings and the agents placed in ``board``."""
+    from cardenvs.analysis import grading
+
+    rows = json.loads(board.read_text()) if board.exists() else []
+    lines = [
+        "# Leaderboard",
+        "",
+        "Each game's graded ladder (`cardenvs ladder`, {mod}`cardenvs.analysis.grading`): anchor agents rated once "
+        "by a reference run (every pair on duplicate deals, one Bradley-Terry fit, Elo scale, `random` at 0), and "
+        "agents placed against them with 95% intervals (bootstrap over the deals), without moving the anchors. "
+        "Place your own agent, a program included (`cmd:COMMAND`), with "
+        "`cardenvs ladder GAME AGENT --games 100 --leaderboard FILE`. Generated from "
+        "`docs/results/leaderboard.json`; each row names its deals and seed there.",
+        "",
+    ]
+    for env_id in cardenvs.ENV_IDS:
+        try:
+            ref = grading.load_reference(env_id)
+        except ValueError:
+            continue
+        lines += [f"## {spec_of(env_id).title}", "", f"Reference run: `{ref['command']}`.", ""]
+        lines += [*grading.table(rows, ref), ""]
+    return "\n".join(lines)
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:  # unchanged pages keep their time: no needless rebuild
@@ -207,6 +233,7 @@ def generate(app) -> None:
         index.append(spec.name)
     _write(src / "games" / "index.md", "\n".join([*index, "```", ""]))
     _write(src / "reference" / "cli.md", cli_page())
+    _write(src / "results" / "leaderboard.md", leaderboard_page(src / "results" / "leaderboard.json"))
 
 
 def setup(app):

@@ -1,10 +1,11 @@
-"""``cardenvs list``, ``arena``, ``play`` and ``analyze``: the commands that play and study games."""
+"""``cardenvs list``, ``arena``, ``ladder``, ``play`` and ``analyze``: the commands that play and study games."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import importlib.util
+import json
 import pkgutil
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 from .. import __version__
 from ..config import at_least
 from ..registry import env_ids, resolve_id, spec_of
-from .common import CLIError, add_game_args, game_options, user_input
+from .common import CLIError, add_game, add_game_args, game_options, user_input
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -89,6 +90,39 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
     if args.save_deals:
         print(f"wrote the {results.deals} deals to {args.save_deals} (play them again with --deals)")
+    return 0
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from ..analysis import grading
+
+    with user_input():
+        env_id = resolve_id(args.game)
+    games = args.games or (40 if args.reference else 100)
+    if args.reference:
+        if args.agent:
+            raise CLIError("--reference rates the game's anchors: name no agent")
+        with user_input():
+            ref = grading.reference(env_id, games, args.seed, args.workers)
+        out = Path(args.out) if args.out else grading.ANCHORS_DIR / f"{spec_of(env_id).name}.json"
+        out.write_text(json.dumps(ref, indent=1) + "\n")
+        print("\n".join(f"{name:40s} {rating:8.1f}" for name, rating in ref["anchors"].items()))
+        print(f"wrote {out}")
+        return 0
+    if not args.agent:
+        raise CLIError(f"name the agent to place, e.g. cardenvs ladder {args.game} {spec_of(env_id).name}.NAME")
+    with user_input():
+        row = grading.place(env_id, args.agent, games, args.seed, args.workers, args.anchors)
+    print(
+        f"{row['agent']} on the {env_id} ladder: rating {row['rating']:.0f} [{row['interval'][0]:.0f}, "
+        f"{row['interval'][1]:.0f}] (95% interval, {games} duplicate deals per anchor, seed {args.seed})"
+    )
+    ref = grading.load_reference(env_id, args.anchors)
+    print("\n".join(grading.table([row], ref)))
+    if args.leaderboard:
+        with user_input(f"--leaderboard {args.leaderboard}: "):
+            grading.append(args.leaderboard, row)
+        print(f"added to {args.leaderboard}")
     return 0
 
 
@@ -208,6 +242,22 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("ladder", help="place an agent on a game's graded ladder of anchor agents, with an interval")
+    add_game(p)
+    p.add_argument("agent", nargs="?", help="the agent to place (any name the arena takes, cmd:COMMAND included)")
+    p.add_argument("--games", type=at_least(1), default=None, help="duplicate deals per anchor (default 100)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="seed of the deals and the bootstrap (default 0)")
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
+    p.add_argument("--leaderboard", metavar="FILE", help="append the placement to this leaderboard (JSON)")
+    p.add_argument("--anchors", metavar="FILE", help="reference ratings to place against (default: the shipped)")
+    p.add_argument(
+        "--reference",
+        action="store_true",
+        help="rate the anchors instead (every pair, --games deals each, default 40) and write their ratings",
+    )
+    p.add_argument("--out", help="with --reference: where to write (default: the shipped file)")
+    p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("play", help="play against agents in the terminal")
     add_game_args(p)

@@ -48,6 +48,7 @@ STREAMS: dict[str, int | None] = {
     "dmc_actors": None,  # a DMC run's actors (exploration, opponents), from the frames done so far
     "skill_bootstrap": 0x5C111,  # analyze skill's bootstrap resamples of deals
     "skill_coin_flips": 0xC014,  # analyze skill's coin-flip calibration: draw d at keep k, keys (k, d)
+    "ladder_bootstrap": 0x1ADD,  # cardenvs ladder's bootstrap resamples of deals
 }
 #: streams whose salt comes right after the seed, before the keys (kept from before the table, so documented
 #: runs replay)

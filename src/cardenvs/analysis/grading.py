@@ -1,0 +1,177 @@
+"""A graded ladder per game: fixed anchor agents rated once, and any agent placed on their scale
+(``cardenvs ladder GAME AGENT``).
+
+* **Anchors**: each game's agents from weak to strong (its spec's quick skill ladder, else its skill ladder:
+  random, the heuristics, search, the shipped model), rated once by a committed reference run
+  (``cardenvs ladder GAME --reference``, written to ``anchors/GAME.json`` beside this module): every pair of
+  anchors plays duplicate deals, and a Bradley-Terry fit over all pairs of seats where the two met (one ahead
+  of the other, ties half) gives Elo-scale ratings with ``random`` at 0.
+* **Placement**: the new agent plays every anchor on duplicate deals (per anchor, the tables of the pair as
+  :func:`cardenvs.analysis.skill.ladder.tables_for` builds them: seats alternate between the two, so in a team
+  game each plays with itself as partner), and its rating is the maximum-likelihood Bradley-Terry rating with
+  the anchors' ratings held fixed (so placing an agent never moves the anchors). The 95% interval is the
+  percentile interval over bootstrap resamples of the deals (a deal is the unit: its seatings share the cards).
+* **Leaderboard**: each placement appends a row (game, agent, rating and interval, deals, seed, version) to a
+  JSON file; the docs page "Leaderboard" is generated from the committed one (``docs/results/leaderboard.json``).
+
+Any agent name the arena takes can be placed: a heuristic, a model file, a search agent with parameters, a
+``module:Class`` or a program (``cmd:COMMAND``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardenvs import arena
+from cardenvs.core import seeds
+from cardenvs.registry import make, resolve_id, spec_of
+
+from .skill.ladder import tables_for
+from .skill.measures import BT_PRIOR, ELO, bradley_terry, resample_weights
+
+ANCHORS_DIR = Path(__file__).parent / "anchors"
+RESAMPLES = 1000
+NEWTON_STEPS = 50
+
+
+def anchors_of(env_id: str) -> list[str]:
+    """The game's anchor agents, weak to strong (module doc)."""
+    spec = spec_of(env_id)
+    return list(spec.skill_ladder_quick or spec.skill_ladder or ("random", *spec.policy_agents()))
+
+
+def pair_counts(env_id: str, a: str, b: str, games: int, seed: int, workers: int = 1) -> tuple[np.ndarray, ...]:
+    """``a`` against ``b`` on ``games`` duplicate deals: per deal, the pairs of seats where ``a`` finished ahead
+    of ``b`` (ties half) and the pairs where they met."""
+    seats = make(env_id).unwrapped.num_players
+    beat, met = np.zeros(games), np.zeros(games)
+    for table in tables_for([a, b], seats):
+        results = arena.run_tournament(env_id, table, games, seed, workers=workers)
+        name_of = dict(zip(results.agents, results.agent_names, strict=True))
+        for r in results.records:
+            names = [name_of[label] for label in r.seats]
+            for i, j in itertools.combinations(range(seats), 2):
+                if {names[i], names[j]} != {a, b}:
+                    continue
+                x, y = (i, j) if names[i] == a else (j, i)
+                beat[r.deal] += 1.0 if r.outcome[x] > r.outcome[y] else 0.5 if r.outcome[x] == r.outcome[y] else 0.0
+                met[r.deal] += 1.0
+    return beat, met
+
+
+def reference(env_id: str, games: int, seed: int, workers: int = 1) -> dict[str, Any]:
+    """The anchors' reference run: every pair plays, one Bradley-Terry fit over them (``random`` at 0)."""
+    env_id = resolve_id(env_id)
+    anchors = anchors_of(env_id)
+    n = len(anchors)
+    beat, met = np.zeros((1, n, n)), np.zeros((1, n, n))
+    for i, j in itertools.combinations(range(n), 2):
+        b, m = pair_counts(env_id, anchors[i], anchors[j], games, seed, workers)
+        beat[0, i, j], beat[0, j, i] = b.sum(), m.sum() - b.sum()
+        met[0, i, j] = met[0, j, i] = m.sum()
+    ratings = bradley_terry(beat, met)[0]
+    zero = ratings[anchors.index("random")] if "random" in anchors else ratings.mean()
+    return {
+        "game": env_id,
+        "anchors": {name: round(float(r - zero), 1) for name, r in zip(anchors, ratings, strict=True)},
+        "deals_per_pair": games,
+        "seed": seed,
+        "command": f"cardenvs ladder {spec_of(env_id).name} --reference --games {games} --seed {seed}",
+    }
+
+
+def load_reference(env_id: str, path: str | Path | None = None) -> dict[str, Any]:
+    """The committed reference ratings of ``env_id``'s anchors (or those of the file ``path``)."""
+    env_id = resolve_id(env_id)
+    file = Path(path) if path is not None else ANCHORS_DIR / f"{spec_of(env_id).name}.json"
+    if not file.exists():
+        raise ValueError(
+            f"no reference ratings for {env_id} ({file}); make them with cardenvs ladder "
+            f"{spec_of(env_id).name} --reference"
+        )
+    data = json.loads(file.read_text())
+    if data.get("game") != env_id or not isinstance(data.get("anchors"), dict):
+        raise ValueError(f"{file} holds no reference ratings of {env_id}")
+    return data
+
+
+def fit_rating(beat: np.ndarray, met: np.ndarray, anchors: np.ndarray) -> np.ndarray:
+    """Ratings ``[B]`` of one agent against anchors rated ``anchors[A]`` (Elo scale, held fixed) from its pair
+    counts ``beat[B, A]`` (ahead of anchor ``a``) and ``met[B, A]``: the maximum-likelihood Bradley-Terry rating,
+    by Newton's method, with :data:`BT_PRIOR` wins each way per anchor met."""
+    prior = BT_PRIOR * (met > 0)
+    wins, games = beat + prior, met + 2 * prior
+    rating = np.zeros(beat.shape[0])
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-(rating[:, None] - anchors[None, :]) / ELO))
+        gradient = ((wins - games * p) / ELO).sum(axis=1)
+        curvature = (games * p * (1 - p) / ELO**2).sum(axis=1)
+        step = np.where(curvature > 0, gradient / np.maximum(curvature, 1e-300), 0.0)
+        rating = rating + np.clip(step, -400.0, 400.0)
+        if np.abs(step).max() < 1e-9:
+            break
+    return rating
+
+
+def place(
+    env_id: str, agent: str, games: int, seed: int, workers: int = 1, reference_file: str | Path | None = None
+) -> dict[str, Any]:
+    """Place ``agent`` on the game's ladder: its rating with a 95% interval and its score against each anchor."""
+    from cardenvs import __version__
+
+    env_id = resolve_id(env_id)
+    ref = load_reference(env_id, reference_file)
+    names = list(ref["anchors"])
+    ratings = np.array([ref["anchors"][a] for a in names], dtype=np.float64)
+    beat = np.zeros((games, len(names)))
+    met = np.zeros((games, len(names)))
+    for k, anchor in enumerate(names):
+        if anchor == agent:
+            raise ValueError(f"{agent} is an anchor of the {env_id} ladder (rated {ref['anchors'][agent]})")
+        beat[:, k], met[:, k] = pair_counts(env_id, agent, anchor, games, seed, workers)
+    weights = resample_weights(games, RESAMPLES, seeds.generator(seed, stream="ladder_bootstrap"))
+    point = fit_rating(beat.sum(axis=0)[None, :], met.sum(axis=0)[None, :], ratings)[0]
+    draws = fit_rating(weights @ beat, weights @ met, ratings)
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return {
+        "game": env_id,
+        "agent": agent,
+        "rating": round(float(point), 1),
+        "interval": [round(float(low), 1), round(float(high), 1)],
+        "against": {
+            a: round(float(beat[:, k].sum() / met[:, k].sum()), 3) if met[:, k].sum() else None
+            for k, a in enumerate(names)
+        },
+        "deals": games,
+        "seed": seed,
+        "version": __version__,
+    }
+
+
+def append(leaderboard: str | Path, row: dict[str, Any]) -> None:
+    """Add a placement to a leaderboard file (a JSON list; made if missing)."""
+    file = Path(leaderboard)
+    rows = json.loads(file.read_text()) if file.exists() else []
+    if not isinstance(rows, list):
+        raise ValueError(f"{file} is not a leaderboard (a JSON list of placements)")
+    file.write_text(json.dumps([*rows, row], indent=1) + "\n")
+
+
+def table(rows: Sequence[dict[str, Any]], ref: dict[str, Any]) -> list[str]:
+    """A game's leaderboard as Markdown table lines: the anchors and the agents placed, best first."""
+    entries: list[tuple[float, str, dict[str, Any] | None]] = [(r, a, None) for a, r in ref["anchors"].items()]
+    entries += [(row["rating"], row["agent"], row) for row in rows if row["game"] == ref["game"]]
+    lines = ["| agent | rating | 95% interval | deals |", "|---|---|---|---|"]
+    for rating, name, row in sorted(entries, key=lambda e: -e[0]):
+        if row is None:
+            lines.append(f"| `{name}` (anchor) | {rating:.0f} | fixed | {ref['deals_per_pair']} a pair |")
+        else:
+            low, high = row["interval"]
+            lines.append(f"| `{name}` | {rating:.0f} | [{low:.0f}, {high:.0f}] | {row['deals']} per anchor |")
+    return lines
