@@ -360,6 +360,7 @@ def test_count_plays_is_the_tree_size():
     for pid, _ in plays:
         per_pattern[pid] = per_pattern.get(pid, 0) + 1
     assert all(M.count_plays(hand, pid, level, M.DEFAULT_FLAGS) == n for pid, n in per_pattern.items())
+    assert M.count_plays(hand, pid_of("9S 9C 9D", "2"), level, M.DEFAULT_FLAGS) == 0  # one 9: no triple of 9s
 
 
 # ------------------------------------------------------------------ names

@@ -577,7 +577,8 @@ def _suit_ok(hand: np.ndarray, pid: int, level: int, flags: int, chosen: np.ndar
 def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen: np.ndarray, out: np.ndarray) -> int:
     """Write the legal suit codes for pattern ``pid``'s next open rank to ``out`` (ascending); return how many.
     Ranks with one legal suit vector (and the jokers) are fixed in ``chosen`` on the way (in place). Returns 0
-    when the play is complete: ``chosen`` then holds its exact cards, the wild copies included."""
+    when the play is complete: ``chosen`` then holds its exact cards, the wild copies included (0 also when no
+    vector is legal, for a pattern the hand cannot play: never one :func:`legal_patterns` lists)."""
     wild = NUM_SUITS * level + HEARTS
     while True:
         rank = _open_rank(pid, level, chosen)
@@ -591,7 +592,7 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
                 out[n] = code
                 n += 1
         if n != 1:
-            return n  # 0 only for a pattern the hand cannot play
+            return n
         apply_suit_choice(pid, level, chosen, out[0])
     chosen[BLACK_JOKER] = PAT_NATURAL[pid, BLACK]
     chosen[RED_JOKER] = PAT_NATURAL[pid, RED]
@@ -601,7 +602,8 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
 
 @njit(cache=True)
 def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
-    """How many exact plays (action paths) pattern ``pid`` has from ``hand``: the leaves of its suit decisions."""
+    """How many exact plays (action paths) pattern ``pid`` has from ``hand``: the complete leaves of its suit
+    decisions (0 for a pattern the hand cannot play)."""
     depth_max = MAX_PATTERN_RANKS + 1  # one decision a rank at most, and the leaf
     stack = np.zeros((depth_max, NUM_CARDS), dtype=np.int8)
     codes = np.zeros((depth_max, NUM_SUIT_CODES), dtype=np.int64)
@@ -609,7 +611,7 @@ def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
     at = np.zeros(depth_max, dtype=np.int64)
     size[0] = next_suit_choice(hand, pid, level, flags, stack[0], codes[0])
     if size[0] == 0:
-        return 1
+        return int(_open_rank(pid, level, stack[0]) < 0)
     total = 0
     depth = 0
     while depth >= 0:
@@ -621,7 +623,7 @@ def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
         at[depth] += 1
         n = next_suit_choice(hand, pid, level, flags, stack[depth + 1], codes[depth + 1])
         if n == 0:
-            total += 1
+            total += _open_rank(pid, level, stack[depth + 1]) < 0
         else:
             depth += 1
             size[depth] = n
