@@ -11,7 +11,6 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
 from cardenvs.opponents import OpponentPool  # noqa: E402
-from cardenvs.training.policies import as_opponent  # noqa: E402
 from cardenvs.training.rllib_policies import RLlibAgent  # noqa: E402
 from cardenvs.training.rllib_selfplay import make_env  # noqa: E402
 from cardenvs.vector import LearnerVectorEnv  # noqa: E402
@@ -58,10 +57,9 @@ def test_a_snapshot_of_the_module_plays_in_the_pool():
     ).build()
     moves = []
     agent = RLlibAgent.from_module(module, "snapshot_1")
-    snapshot = as_opponent(agent)
 
-    def watched(batch):
-        actions = snapshot(batch)
+    def watched(batch):  # the snapshot's batch call, as the learner view makes it for an agent in the pool
+        actions = agent.act_batch(batch, ())
         assert batch["action_mask"][np.arange(len(actions)), actions].all(), "an illegal snapshot move"
         for i, action in enumerate(actions):
             row = {"observation": batch["observation"][i], "action_mask": batch["action_mask"][i].astype(np.int8)}

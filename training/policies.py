@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +62,3 @@ class PPOAgent:
             x = np.stack([self.features(self.base, o, m) for o, m in zip(x, masks, strict=True)])
         actions, _ = self.model.predict(x, action_masks=masks, deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.int64).reshape(len(masks))
-
-
-def as_opponent(agent: Any) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
-    """A model agent (:class:`PPOAgent`, :class:`cardenvs.training.rllib_policies.RLlibAgent`,
-    :class:`cardenvs.training.dmc_model.DMCAgent`: greedy, so they draw nothing) as an entry of the one
-    opponent pool: the learner view calls it with the batch of games where it is to move."""
-
-    def act(batch: Mapping[str, np.ndarray]) -> np.ndarray:
-        return agent.act_batch(batch, ())
-
-    act.__name__ = agent.name
-    return act

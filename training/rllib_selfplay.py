@@ -45,7 +45,6 @@ from cardenvs import vector
 from cardenvs.config import add_training_flags, read_trainer_config
 from cardenvs.opponents import OpponentPool
 
-from .policies import as_opponent
 from .rllib_policies import RLlibAgent
 
 
@@ -203,7 +202,7 @@ def add_snapshot(algo: Any, name: str) -> int:
             return False
         import copy
 
-        env.unwrapped.pool.add_snapshot(as_opponent(RLlibAgent.from_module(copy.deepcopy(runner.module), name)))
+        env.unwrapped.pool.add_snapshot(RLlibAgent.from_module(copy.deepcopy(runner.module), name))
         return True
 
     return sum(algo.env_runner_group.foreach_env_runner(join, local_env_runner=True))

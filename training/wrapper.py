@@ -21,7 +21,7 @@ from cardenvs.opponents import OpponentPool
 from cardenvs.registry import make
 
 from .features import feature_size, get_features
-from .policies import PPOAgent, as_opponent
+from .policies import PPOAgent
 
 
 def make_vector_selfplay(
@@ -54,14 +54,10 @@ def make_vector_selfplay(
         raise ValueError("seat='random' is not supported; use 'rotate' (every seat in turn) or a seat index")
     base = make(env_id, **(options or {})).unwrapped
 
-    def model(path: str) -> Any:  # a saved MaskablePPO model as a batched opponent (its greedy masked moves)
-        return as_opponent(PPOAgent(base, path))
+    def model(path: str) -> Any:  # a saved MaskablePPO model: the learner view plays it with act_batch
+        return PPOAgent(base, path)
 
-    weights: dict[Any, float] = {}
-    for name, weight in opponents.items():
-        is_model = isinstance(name, str) and name.startswith("ppo:")
-        weights[model(name[4:]) if is_model else name] = weight
-    pool = OpponentPool(weights, snapshot_weight, max_snapshots)
+    pool = OpponentPool(dict(opponents), snapshot_weight, max_snapshots)  # ppo:PATH is an agent name there
     venv = vector.make(env_id, n_envs, learner=seat, opponents=pool, threads=threads, **(options or {}))
     feature_fn = get_features(features)
     rows = np.arange(n_envs)
