@@ -88,6 +88,7 @@ class OpponentPool:
 
     def __repr__(self) -> str:
         entries = ", ".join(
-            f"{getattr(o, '__name__', o)!r}: {w:g}" for o, w in zip(self.opponents, self.weights, strict=True)
+            f"{getattr(o, '__name__', None) or getattr(o, 'name', o)!r}: {w:g}"  # a function's or an agent's name
+            for o, w in zip(self.opponents, self.weights, strict=True)
         )
         return f"OpponentPool({{{entries}}})"
