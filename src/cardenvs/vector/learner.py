@@ -24,7 +24,7 @@ class LearnerVectorEnv(GymVectorEnv):
     of a batch, across its deals (autoreset) and across seeded resets (a batch of one game included).
     ``opponents``: one entry per other seat, in seat order after the learner (one entry is used for every
     seat): ``"random"``, a numba policy of the game by name (``"heuristic"`` or
-    ``"twos.heuristic"``; ``rules.POLICIES`` lists them), or a callable ``f(obs) -> actions`` taking
+    ``"twos.heuristic"``; the env class's ``policy_names()`` lists them), or a callable ``f(obs) -> actions`` taking
     ``{"observation": [k, D], "action_mask": bool [k, A]}`` of the k games where it is to move, or the name
     of any other agent :func:`cardenvs.agent.load_agent` accepts (``"twenty.solver"``, ``"dmc:PATH"``), or an
     agent object with ``act_batch`` (a frozen model): an :class:`AgentOpponent`, seeded from ``reset``'s seed,
