@@ -611,7 +611,7 @@ def reshuffled(states, viewer: int, rng) -> np.ndarray:
 
 @pytest.mark.parametrize("variant", ["default", "match"])
 def test_observations_hold_no_hidden_cards(variant):
-    env = raw_env(variant=variant, max_hands=6)
+    env = raw_env(variant=variant, max_hands=4)
     rng = np.random.default_rng(7)
     size = guandan_env.LAYOUT.size
     steps = 0

@@ -156,11 +156,14 @@ class GuandanEnv(CardEnv):
         Option("a_win", "not_last", "what wins the match at A: 1-2 or 1-3, or only 1-2", choices=rules.A_WINS),
     )
     RESET_OPTIONS = ("deck", "levels", "declarer", "previous_order", "first_leader")
+    #: the match variants stop after two hands (the second with its levels, tribute and return): the generic
+    #: tests play every variant to its end many times, and a whole match of random play takes thousands of
+    #: moves; ``episode="match"`` alone plays a match to its end (or 100 hands)
     VARIANTS = {
         "default": {},
-        "match": {"episode": "match"},
-        "no_tribute": {"episode": "match", "tribute": False},
-        "return_any": {"episode": "match", "return_rule": "any", "equal_tribute": "random"},
+        "match": {"episode": "match", "max_hands": 2},
+        "no_tribute": {"episode": "match", "max_hands": 2, "tribute": False},
+        "return_any": {"episode": "match", "max_hands": 2, "return_rule": "any", "equal_tribute": "random"},
         "sf_as_straight": {"sf_as_straight": True, "joker_fullhouse": False},
     }
 
