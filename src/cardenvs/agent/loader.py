@@ -364,7 +364,14 @@ def _load_program(request: AgentRequest, game: str) -> Agent:
     if unknown:
         raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; cmd: accepts {described}")
     values = {k: _convert(request.name, k, v, PARAMETERS[k][0], described) for k, v in request.params.items()}
-    return ProgramAgent(request.env, request.base.partition(":")[2], name=request.name, **values)
+    fallback = values.pop("fallback", "")
+    if fallback:
+        try:
+            fallback = load_agent(str(fallback), request.env)
+        except ValueError as exc:
+            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
+    command = request.base.partition(":")[2]
+    return ProgramAgent(request.env, command, name=request.name, fallback=fallback or None, **values)
 
 
 #: the built-in kinds of names, in the order they are tried; agent_table adds the installed KIND:PATH kinds

@@ -95,7 +95,7 @@ def decision_message(base: Any, seat: int, observation: dict[str, np.ndarray], h
 class ProgramAgent:
     """``cmd:COMMAND``: the program ``command`` choosing the moves of one seat (module docstring)."""
 
-    def __init__(self, env: Any, command: str, name: str | None = None, **params: Any):
+    def __init__(self, env: Any, command: str, name: str | None = None, fallback: Any = None, **params: Any):
         self.env = getattr(env, "unwrapped", env)
         self.name = name or f"cmd:{command}"
         try:
@@ -118,11 +118,7 @@ class ProgramAgent:
         self.line_bytes, self.memory_mb = int(values["line_bytes"]), int(values["memory_mb"])
         if min(self.move_ms, self.game_ms, self.line_bytes, self.memory_mb) <= 0:
             raise ValueError(f"agent {self.name!r}: move_ms, game_ms, line_bytes and memory_mb must be positive")
-        self.fallback = None
-        if values["fallback"]:
-            from .loader import load_agent
-
-            self.fallback = load_agent(str(values["fallback"]), self.env)
+        self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
         self.faults: list[BotFault] = []  # faults covered by the fallback in the current game
         self._process: subprocess.Popen | None = None
         self._folder: str | None = None
