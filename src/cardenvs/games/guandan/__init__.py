@@ -1,6 +1,7 @@
 """Guandan (掼蛋), two teams of two with two decks and wild cards: the play patterns and their suit decisions
 (:mod:`.moves`), the numba rules over a batched state with tribute, levels and the match (:mod:`.rules`), its
-numba policy (:mod:`.policies`), the env (:mod:`.env`). Teams are fixed by seat (``player_0`` and ``player_2``
+numba policies (:mod:`.policies`), determinization for search (:mod:`.determinize`), the env (:mod:`.env`),
+the web view (:mod:`.view`). Teams are fixed by seat (``player_0`` and ``player_2``
 against ``player_1`` and ``player_3``), so the game declares no roles.
 
 This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`); it imports
@@ -10,4 +11,4 @@ from __future__ import annotations
 
 from cardenvs.core.spec import GameSpec
 
-SPEC = GameSpec(name="guandan", version=0, package=__name__, title="Guandan")
+SPEC = GameSpec(name="guandan", version=0, package=__name__, title="Guandan", view="cardenvs.games.guandan.view")
