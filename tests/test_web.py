@@ -204,6 +204,7 @@ def test_the_end_says_who_won_and_shows_every_hand(client):
         ("twenty", "rounds=1", r"player_\d wins the match after 1 round, \d+ points to \d+|a draw"),
         ("twos", "", r"player_\d went out first and wins \(left in hand: player_\d \d+ cards?"),
         ("two_way_street", "target=5", r"player_\d( and player_\d)* (wins|share the win) with \d+ points? after"),
+        ("guandan", "", r"player_\d went out first: team \d \(player_\d and player_\d\) wins the hand and [123] level"),
     ],
 )
 def test_each_game_says_how_it_ended(client, game, options, words):
@@ -374,7 +375,14 @@ def test_twenty_buttons_name_the_card_a_move_plays_when_a_value_has_several(clie
 
 
 @pytest.mark.parametrize(
-    "game, agents", [("twenty", "random"), ("twos", "random"), ("two_way_street", "random"), ("doudizhu", "random")]
+    "game, agents",
+    [
+        ("twenty", "random"),
+        ("twos", "random"),
+        ("two_way_street", "random"),
+        ("doudizhu", "random"),
+        ("guandan", "random"),
+    ],
 )
 def test_the_page_names_every_card_as_its_picture_does(client, game, agents):
     """No card code (``TC``) is left in the page's words, the text view included: each is written as its card is
