@@ -126,6 +126,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deal_formats() -> str:
+    """The games' own deal-file formats (their specs' ``deal_formats``), for the help."""
+    named = [f"{spec_of(e).name}: {k}:FILE" for e in env_ids() for k in spec_of(e).deal_formats]
+    return "; ".join(named) or "none"
+
+
 def _role_phase_flags() -> tuple[list[str], str]:
     """The games' own names of their role phase (their specs' ``RolePhase``) as aliases of ``--role-phase``,
     and the help's words for them."""
@@ -232,7 +238,7 @@ def add_parsers(sub: Any) -> None:
         "--deals",
         metavar="FILE",
         help="play the deals of a deal file (the first --games of them; all by default), on the aec engine; "
-        "FORMAT:FILE for a game's own format (Dou Dizhu: douzero:FILE, DouZero's evaluation data)",
+        f"FORMAT:FILE for a game's own format ({_deal_formats()})",
     )
     p.add_argument(
         "--save-deals",
