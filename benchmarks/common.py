@@ -1,5 +1,6 @@
 """What the benchmarks share: the loop of every AEC measurement, a row of results, and the search scripts'
-timed agent and interval (``search_goals.py`` and ``learned_search.py`` import this module as ``common``)."""
+timed agent, interval and games of a deal (``search_goals.py`` and ``learned_search.py`` import this module as
+``common``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.arena import mean_ci
+from cardenvs.arena import agent_rng, game_seed, mean_ci, play_one
 from cardenvs.core.play import play_episode
 
 SAMPLER_NOTE = (
@@ -79,3 +80,26 @@ def ci(values) -> str:
     """``"mean [low, high] (n=N)"``, the 95% interval of :func:`cardenvs.arena.mean_ci`."""
     mean, low, high = mean_ci(values)
     return f"{mean:.3f} [{low:.3f}, {high:.3f}] (n={len(values)})"
+
+
+def landlord_and_farmers(env, one, two, rule, seed: int, d: int) -> tuple[float, float]:
+    """Deal ``d`` of Dou Dizhu (the arena's deal ``d`` of ``seed``, player_0 landlord at bid 1) twice: ``one`` as
+    landlord against two ``rule`` farmers, then ``one`` and ``two`` as farmers against a ``rule`` landlord;
+    1.0 where the landlord won the first, where the farmers won the second."""
+    deal, fixed = game_seed(seed, d), {"landlord": 0, "bid": 1}
+    lord = play_one(env, [one, rule, rule], ["s", "r", "r"], deal, agent_rng(seed, d, 1), fixed)
+    farm = play_one(env, [rule, one, two], ["r", "s", "s"], deal, agent_rng(seed, d, 2), fixed)
+    return float(lord.outcome[0] > 0), float(farm.outcome[1] > 0)
+
+
+def each_seat(env, agent, heuristic, seed: int, d: int) -> list[float]:
+    """The arena's deal ``d`` of ``seed`` once per seat, ``agent`` in it and ``heuristic`` in the others; 1.0
+    where ``agent`` won."""
+    n = env.unwrapped.num_players
+    wins = []
+    for seat in range(n):
+        seats, labels = [heuristic] * n, ["h"] * n
+        seats[seat], labels[seat] = agent, "s"
+        record = play_one(env, seats, labels, game_seed(seed, d), agent_rng(seed, d, seat))
+        wins.append(float(record.outcome[seat] > 0))
+    return wins

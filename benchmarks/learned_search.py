@@ -18,11 +18,10 @@ import json
 import time
 
 import numpy as np
-from common import Timed, ci  # this folder is on the path of a script run from it
+from common import Timed, ci, each_seat, landlord_and_farmers  # this folder is on the path of a script run from it
 
 from cardenvs import make
 from cardenvs.agent import load_agent
-from cardenvs.arena import agent_rng, game_seed, play_one
 
 
 def main() -> None:
@@ -42,34 +41,18 @@ def main() -> None:
     env.reset(seed=0)
     for timed in arms["a"] + arms["b"]:
         timed.agent.search(0)  # compile, load caches and the model before anything is timed
-    n = base.num_players
     rows = []
     start = time.time()
     for d in range(args.deals):
         if time.time() - start > 60 * args.minutes:
             break
-        seed = game_seed(args.seed, d)
         row: dict = {"deal": d}
         for k, (one, two) in arms.items():
             if args.game == "doudizhu":
-                opts = {"landlord": 0, "bid": 1}
-                lord = play_one(
-                    env, [one, heuristic, heuristic], ["s", "r", "r"], seed, agent_rng(args.seed, d, 1), opts
-                )
-                farm = play_one(env, [heuristic, one, two], ["r", "s", "s"], seed, agent_rng(args.seed, d, 2), opts)
-                row[f"{k}_landlord"] = float(lord.outcome[0] > 0)
-                row[f"{k}_farmers"] = float(farm.outcome[1] > 0)
+                row[f"{k}_landlord"], row[f"{k}_farmers"] = landlord_and_farmers(env, one, two, heuristic, args.seed, d)
                 row[k] = (row[f"{k}_landlord"] + row[f"{k}_farmers"]) / 2
             else:
-                wins = []
-                for seat in range(n):
-                    seats = [heuristic] * n
-                    seats[seat] = one
-                    labels = ["h"] * n
-                    labels[seat] = "s"
-                    r = play_one(env, seats, labels, seed, agent_rng(args.seed, d, seat))
-                    wins.append(float(r.outcome[seat] > 0))
-                row[k] = float(np.mean(wins))
+                row[k] = float(np.mean(each_seat(env, one, heuristic, args.seed, d)))
         rows.append(row)
         if d % 20 == 19:
             print(f"{d + 1} deals, {time.time() - start:.0f} s", flush=True)

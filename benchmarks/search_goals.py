@@ -25,7 +25,7 @@ import json
 import time
 
 import numpy as np
-from common import Timed, ci  # this folder is on the path of a script run from it
+from common import Timed, ci, each_seat, landlord_and_farmers  # this folder is on the path of a script run from it
 
 from cardenvs import make
 from cardenvs.agent import load_agent
@@ -63,16 +63,16 @@ def main() -> None:
         searcher2 = Timed(load_agent(args.searcher, base))
         opts = {"landlord": 0, "bid": 1}
         for d in range(args.deals):
-            seed = game_seed(args.seed, d)
-            r_rule = play_one(env, [rule, rule, rule], ["r", "r", "r"], seed, agent_rng(args.seed, d, 0), opts)
-            r_lord = play_one(env, [searcher, rule, rule], ["s", "r", "r"], seed, agent_rng(args.seed, d, 1), opts)
-            r_farm = play_one(env, [rule, searcher, searcher2], ["r", "s", "s"], seed, agent_rng(args.seed, d, 2), opts)
+            r_rule = play_one(
+                env, [rule, rule, rule], ["r", "r", "r"], game_seed(args.seed, d), agent_rng(args.seed, d, 0), opts
+            )
+            lord, farmers = landlord_and_farmers(env, searcher, searcher2, rule, args.seed, d)
             rows.append(
                 {
                     "deal": d,
                     "rule_landlord_win": float(r_rule.outcome[0] > 0),
-                    "search_landlord_win": float(r_lord.outcome[0] > 0),
-                    "search_farmers_win": float(r_farm.outcome[1] > 0),
+                    "search_landlord_win": lord,
+                    "search_farmers_win": farmers,
                 }
             )
             if d % 20 == 19:
@@ -92,16 +92,7 @@ def main() -> None:
         heur = load_agent(HEURISTICS[args.game], base)
         n = base.num_players
         for d in range(args.deals):
-            seed = game_seed(args.seed, d)
-            wins = []
-            for k in range(n):
-                seats = [heur] * n
-                seats[k] = searcher
-                labels = ["h"] * n
-                labels[k] = "s"
-                r = play_one(env, seats, labels, seed, agent_rng(args.seed, d, k))
-                wins.append(float(r.outcome[k] > 0))
-            rows.append({"deal": d, "search_win": float(np.mean(wins))})
+            rows.append({"deal": d, "search_win": float(np.mean(each_seat(env, searcher, heur, args.seed, d)))})
             if d % 20 == 19:
                 print(f"{d + 1} deals, {time.time() - start:.0f} s", flush=True)
         rate = ci([r["search_win"] for r in rows])
