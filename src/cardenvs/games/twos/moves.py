@@ -183,30 +183,15 @@ def collect_moves(
     return k
 
 
-@njit(cache=True)
-def legal_mask(
-    hand: np.ndarray,
-    beat_shape: int,
-    beat_top: int,
-    bomb_strength: np.ndarray,
-    actions: np.ndarray,
-    shape_n: np.ndarray,
-    shape_l: np.ndarray,
-    value_rank: np.ndarray,
-) -> np.ndarray:
-    """:func:`collect_moves` as a new ``int8`` mask over every action id (pass included)."""
-    n_actions = actions.shape[0]
-    mask = np.zeros(n_actions + 1, dtype=np.int8)
-    ids = np.empty(n_actions + 1, dtype=np.int64)
-    k = collect_moves(hand, beat_shape, beat_top, bomb_strength, actions, shape_n, shape_l, value_rank, ids)
-    for i in range(k):
-        mask[ids[i]] = 1
-    return mask
-
-
 def legal_mask_for(hand_values: np.ndarray, to_beat: tuple[int, int] | None, bomb_strength: np.ndarray) -> np.ndarray:
+    """:func:`collect_moves` of a hand (``to_beat``: the (shape, top) to beat, None to lead) as a new ``int8``
+    mask over every action id (pass included)."""
     shape, top = to_beat if to_beat is not None else (-1, -1)
-    return legal_mask(hand_values, shape, top, bomb_strength, ACTIONS, SHAPE_N, SHAPE_L, VALUE_RANK)
+    ids = np.empty(ACTIONS.shape[0] + 1, dtype=np.int64)
+    k = collect_moves(hand_values, shape, top, bomb_strength, ACTIONS, SHAPE_N, SHAPE_L, VALUE_RANK, ids)
+    mask = np.zeros(ACTIONS.shape[0] + 1, dtype=np.int8)
+    mask[ids[:k]] = 1
+    return mask
 
 
 def cards_of(hand_values: np.ndarray, action: int) -> np.ndarray:
