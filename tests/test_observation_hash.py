@@ -22,6 +22,8 @@ RECORDED = {
     ("two_way_street_v0", (("players", 6),)): ("9f283223c900ba08", "5a9db73cc5bd8668"),
     ("doudizhu_v0", ()): ("59bb0e9de9170a3d", "617d577be076016e"),
     ("doudizhu_v0", (("bidding", False),)): ("092ae5579eb92868", "dfeb374c479fa5cb"),
+    ("guandan_v0", ()): ("55bee3180056b812", "fa9c023626c1b201"),
+    ("guandan_v0", (("episode", "match"), ("max_hands", 2))): ("9b421a9f373ad000", "9567fdcec758ec75"),
 }
 
 
