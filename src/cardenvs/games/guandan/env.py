@@ -10,7 +10,7 @@ Rules and readings: :mod:`cardenvs.games.guandan.rules`; plays, their readings a
 | agents | `player_0`, `player_1`, `player_2`, `player_3` |
 | actions | `Discrete({num_actions})`: {num_patterns} play patterns, pass, 54 card actions, 81 suit choices |
 | observation | `Box` of the segments below (`int8`) and an `int8` mask |
-| import | `from cardenvs.games.guandan import env` |
+| import | `from cardenvs import guandan_v0` |
 
 ## Actions
 A play is chosen in one or more decisions of the same seat: first a *pattern* (the reading, the natural
