@@ -636,6 +636,8 @@ def test_observations_hold_no_hidden_cards(variant):
 
 
 def test_random_play_over_2000_hands_in_the_vector_env():
+    """Masks never empty, 108 cards in every game at every step, the teams' hand results opposite, and every
+    50 steps every seat's observation of every game unchanged by reshuffling what it cannot see."""
     from cardenvs import vector
 
     B = 100
@@ -654,6 +656,15 @@ def test_random_play_over_2000_hands_in_the_vector_env():
             state["returns_shown"], 0, state["n_returned"]
         )
         assert (count == 108).all()
+        if steps % 50 == 0:  # every game's observations, each seat's, against reshuffled hidden cards
+            size = guandan_env.LAYOUT.size
+            for b in range(B):
+                for viewer in range(4):
+                    mine = np.zeros(size, dtype=np.int8)
+                    other = np.zeros(size, dtype=np.int8)
+                    R.observe(state[b : b + 1], 0, v._b.params, viewer, mine)
+                    R.observe(reshuffled(state[b : b + 1], viewer, rng), 0, v._b.params, viewer, other)
+                    assert np.array_equal(mine, other), f"game {b}: player_{viewer} sees hidden cards"
         actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
         obs, rewards, terminated, truncated, info = v.step(actions)
         steps += 1
