@@ -347,10 +347,10 @@ def _start_hand(state, b, params, k) -> None:
         if leader < 0:
             seed = stacked_seed(deck) if k < pr.n_stacked else s.deal_seed
             leader = uniform_index(stream(seed, np.int64(FIRST_LEADER_STREAM)), np.int64(PLAYERS))
-        _begin_play(state, b, leader)
+        _begin_play(state, b, np.int64(leader))
         return
     if not pr.tribute:
-        _begin_play(state, b, first)
+        _begin_play(state, b, np.int64(first))
         return
     if s.previous[1] == (first + 2) % PLAYERS:  # a double: both losers pay, in seat order after the first
         s.n_payers = 2
@@ -366,7 +366,7 @@ def _start_hand(state, b, params, k) -> None:
         s.resisted = True
         for i in range(s.n_payers):
             s.red_jokers[s.payers[i]] = s.hands[s.payers[i], RED_JOKER]
-        _begin_play(state, b, first)
+        _begin_play(state, b, np.int64(first))
         return
     s.phase = PAY
     s.to_move = s.payers[0]
@@ -391,7 +391,7 @@ def init(state, b, params, deal_seed) -> None:
     s.match_winner = -1
     s.status = kernels.RUNNING
     s.score[:] = 0
-    _start_hand(state, b, params, 0)
+    _start_hand(state, b, params, np.int64(0))
 
 
 # ---------------------------------------------------------------- the kernel contract
@@ -425,10 +425,10 @@ def _pay_ids(state, b, ids) -> int:
     best = -1
     for c in range(NUM_CARDS):
         if hand[c] > 0 and not is_wild(c, level):
-            best = max(best, card_order(c, level))
+            best = max(best, card_order(c, np.int64(level)))
     n = 0
     for c in range(NUM_CARDS):
-        if hand[c] > 0 and not is_wild(c, level) and card_order(c, level) == best:
+        if hand[c] > 0 and not is_wild(c, level) and card_order(c, np.int64(level)) == best:
             ids[n] = moves.CARD0 + c
             n += 1
     return n
@@ -454,9 +454,9 @@ def _return_ids(state, b, params, ids) -> int:
         low = 99
         for c in range(NUM_CARDS):
             if hand[c] > 0:
-                low = min(low, card_order(c, level))
+                low = min(low, card_order(c, np.int64(level)))
         for c in range(NUM_CARDS):
-            if hand[c] > 0 and card_order(c, level) == low:
+            if hand[c] > 0 and card_order(c, np.int64(level)) == low:
                 ids[n] = moves.CARD0 + c
                 n += 1
         return n
@@ -488,7 +488,7 @@ def legal_ids(state, b, params, ids) -> int:
             ids[i] = moves.SUIT0 + codes[i]
         _sort_ascending(ids, n)
         return n
-    n = moves.legal_patterns(s.hands[p], s.hand_level, s.last_pid, pr.flags, ids)
+    n = moves.legal_patterns(s.hands[p], s.hand_level, np.int64(s.last_pid), pr.flags, ids)
     if s.last_pid >= 0:
         ids[n] = moves.PASS
         n += 1
@@ -509,8 +509,8 @@ def _pay(state, b, params, card) -> None:
     first, second = s.previous[0], s.previous[1]
     to_first = 0  # index of the payer whose card the first finisher gets
     if s.n_payers == 2:
-        high0 = card_order(s.paid[0], s.hand_level)
-        high1 = card_order(s.paid[1], s.hand_level)
+        high0 = card_order(np.int64(s.paid[0]), np.int64(s.hand_level))
+        high1 = card_order(np.int64(s.paid[1]), np.int64(s.hand_level))
         if high1 > high0:
             to_first = 1
         elif high1 == high0 and pr.equal_tribute == EQUAL_RANDOM:
@@ -547,7 +547,7 @@ def _return(state, b, card) -> None:
         s.hands[s.return_to[j], s.returned[j]] += 1
         s.n_cards[s.return_to[j]] += 1
     s.returns_shown = True
-    _begin_play(state, b, s.leader)
+    _begin_play(state, b, np.int64(s.leader))
 
 
 @njit(cache=True)
@@ -606,7 +606,7 @@ def _end_hand(state, b, params) -> None:
             n += 1
     s.previous[:] = order
     s.declarer = winners
-    _start_hand(state, b, params, s.deal_k + 1)
+    _start_hand(state, b, params, np.int64(s.deal_k + 1))
 
 
 @njit(cache=True)
@@ -654,7 +654,7 @@ def _pass(state, b) -> None:
             others += 1
     if s.passes >= others:  # everyone else passed: the trick ends
         last = s.last_player
-        _begin_play(state, b, last if s.n_cards[last] > 0 else (last + 2) % PLAYERS)
+        _begin_play(state, b, np.int64(last if s.n_cards[last] > 0 else (last + 2) % PLAYERS))
         return
     s.to_move = next_active(state, b, p)
 
@@ -673,13 +673,17 @@ def apply(state, b, params, action) -> None:
     if action == moves.PASS:
         _pass(state, b)
         return
+    # the moves' functions get a copy of ``chosen`` here as in legal_ids (one compiled signature each)
+    chosen = np.zeros(NUM_CARDS, dtype=np.int8)
     if s.pending < 0:
         s.pending = action
-        s.chosen[:] = 0
     else:
-        moves.apply_suit_choice(s.pending, s.hand_level, s.chosen, action - moves.SUIT0)
+        chosen[:] = s.chosen
+        moves.apply_suit_choice(s.pending, s.hand_level, chosen, action - moves.SUIT0)
     codes = np.empty(81, dtype=np.int64)
-    if moves.next_suit_choice(s.hands[s.to_move], s.pending, s.hand_level, pr.flags, s.chosen, codes) == 0:
+    complete = moves.next_suit_choice(s.hands[s.to_move], s.pending, s.hand_level, pr.flags, chosen, codes) == 0
+    s.chosen[:] = chosen
+    if complete:
         _play(state, b, params)
 
 
