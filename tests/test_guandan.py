@@ -564,6 +564,12 @@ def test_a_pending_play_asks_for_suits_and_shows_only_to_its_player():
     assert theirs["pending_kind"].sum() == 0
     env.step(int(legal[0]))
     assert s.pending == -1 and s.n_hist == 1 and s.to_move == 1 and s.n_cards[0] == 2
+    # as a person plays it: the cards, then the same cards again for the suit choice
+    env.reset(seed=0)
+    position(env, {0: "5S 5C 5D 9H", 1: "3S", 2: "4S", 3: "6S"}, to_move=0)
+    env.step(env.parse_action("5S 5D"))
+    env.step(env.parse_action("5S 5D"))
+    assert env.move_name() == "5S 5D" and held(env, 0) == Counter({"5C": 1, "9H": 1})
 
 
 def test_action_names_and_parsing():

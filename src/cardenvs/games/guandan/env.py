@@ -18,8 +18,8 @@ ranks it takes and how many wild cards), then, while which suits its natural car
 suit choice per rank (`suits 1S 0C 1D 0H`: how many of each suit of the next open rank). Ranks with one
 possible choice are fixed without a decision. Card actions (`card AS`) pay the tribute and give the return;
 `pass` passes. `env.action_name(a)` names an action; `env.move_name()` the last play with its cards
-(`5S 6S 7S 8S 7H=sf9`). `cardenvs play` takes a whole play as cards (`5S 5C`, `5S 6S 7S 8S 7H=sf9`) and
-fills in the suit choices itself.
+(`5S 6S 7S 8S 7H=sf9`). `cardenvs play` takes a whole play as cards (`5S 5C`, `5S 6S 7S 8S 7H=sf9`); while its
+suits are asked, the same cards typed again (or a listed suit choice) answer.
 
 ## Options
 {options}
@@ -273,8 +273,8 @@ class GuandanEnv(CardEnv):
 
     def parse_action(self, text: str) -> int:
         """``pass``; a card code while paying or returning (``AS``); a play's cards with an optional reading
-        (``5S 6S 7S 8S 7H=sf9``), whose suit choices then follow from the same cards (an empty line, or the
-        cards again, answers each); or any action's name (``suits 1S 0C 1D 0H``)."""
+        (``5S 6S 7S 8S 7H=sf9``), whose suit choices then follow from the same cards (the cards again, or an
+        empty string, answers each); or any action's name (``suits 1S 0C 1D 0H``)."""
         s = self.state
         t = text.strip()
         legal = [int(a) for a in np.flatnonzero(self._mask)]
