@@ -340,36 +340,15 @@ def run_tournament(
     workers: int = 1,
     round_robin: bool = False,
     progress: bool = False,
-    role_phase: bool = False,
-    replays: str | None = None,
-    engine: str = "auto",
-    deals: str | None = None,
-    save_deals: str | None = None,
+    **planned: Any,
 ) -> Results:
     """Play ``games`` deals per table (each replayed over seatings when ``duplicate``); see the module doc.
-    ``role_phase``: duplicate deals with the roles chosen in the game's phase before play (its spec's
-    :class:`~cardenvs.core.spec.RolePhase`: Dou Dizhu's bidding) instead of fixed; ``replays``:
-    a folder to write every game to (:mod:`cardenvs.replay`); ``engine``: ``"auto"``, ``"vector"`` or
-    ``"aec"`` (module doc, "Engines"); ``deals`` and ``save_deals``: a deal file to play, or to write and play
-    (:mod:`.deals`)."""
-    return run_plan(
-        plan_tournament(
-            env_id,
-            agents,
-            games,
-            seed,
-            options,
-            duplicate,
-            workers,
-            round_robin,
-            role_phase,
-            replays,
-            engine,
-            deals,
-            save_deals,
-        ),
-        progress,
-    )
+    ``planned``: the rest of :func:`plan_tournament`'s arguments (``role_phase``: duplicate deals with the
+    roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
+    ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
+    play)."""
+    plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
+    return run_plan(plan, progress)
 
 
 def play(
