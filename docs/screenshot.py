@@ -29,8 +29,9 @@ GAMES = {
     "war": {"agents": "war.flip", "seed": 1133, "seat": 1},
     "two_way_street": {"agents": "two_way_street.heuristic", "options": "players=2, target=1", "seed": 1, "seat": 0},
     "doudizhu": {"agents": "doudizhu.rule", "seed": 5, "seat": 0},
+    "guandan": {"agents": "guandan.heuristic", "seed": 2, "seat": 0},
 }
-MAX_CLICKS = 200
+MAX_CLICKS = 400
 
 
 def click_and_reload(page: Page, selector: str) -> None:

@@ -140,6 +140,12 @@ PLANS = {
         "landlord player_0 at bid 3",
         max_moves=40,
     ),
+    "guandan": Plan(  # one hand at level 2: the person and a heuristic partner against two heuristics
+        {"agents": "guandan.heuristic", "seed": "2", "seat": "0"},
+        r"player_(?P<seat>\d) went out first: team \d \(player_\d and player_\d\) wins the hand",
+        "levels: team 0 at 2, team 1 at 2",
+        max_moves=60,
+    ),
 }
 
 

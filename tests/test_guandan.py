@@ -577,7 +577,7 @@ def test_action_names_and_parsing():
     env.reset(seed=0)
     assert env.action_name(moves.PASS) == "pass"
     assert env.action_name(CARD0 + parse_card("RJ")) == "card RJ"
-    assert env.action_name(moves.SUIT0 + 1 + 2 * 27) == "suits 1S 0C 0D 2H"
+    assert env.action_name(moves.SUIT0 + 1 + 2 * 27) == "suits S1 C0 D0 H2"
     position(env, {0: "5S 6S 7S 8S 2H 9D", 1: "3S", 2: "4S", 3: "6D"}, to_move=0)
     play(env, "5S 6S 7S 8S 2H=sf9")
     assert env.move_name() == "5S 6S 7S 8S 2H=sf9"

@@ -25,6 +25,7 @@ GAMES, STEPS, SEED = 64, 300, 0  # 64 games dealt again as they end, 300 steps: 
 #: policy name -> the first 16 hex digits of the sha256 of its actions (module docstring)
 HASHES = {
     "doudizhu.rule": "87cfc9ed32e8ec3c",
+    "guandan.heuristic": "a7503164e015c998",
     "guandan.random": "51d4d65d7fbb294c",
     "twenty.greedy": "d0d7138ba7856146",
     "two_way_street.heuristic": "3126abcdf40be526",

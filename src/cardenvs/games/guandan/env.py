@@ -15,7 +15,7 @@ Rules and readings: :mod:`cardenvs.games.guandan.rules`; plays, their readings a
 ## Actions
 A play is chosen in one or more decisions of the same seat: first a *pattern* (the reading, the natural
 ranks it takes and how many wild cards), then, while which suits its natural cards take is still open, one
-suit choice per rank (`suits 1S 0C 1D 0H`: how many of each suit of the next open rank). Ranks with one
+suit choice per rank (`suits S1 C0 D1 H0`: how many of each suit of the next open rank). Ranks with one
 possible choice are fixed without a decision. Card actions (`card AS`) pay the tribute and give the return;
 `pass` passes. `env.action_name(a)` names an action; `env.move_name()` the last play with its cards
 (`5S 6S 7S 8S 7H=sf9`). `cardenvs play` takes a whole play as cards (`5S 5C`, `5S 6S 7S 8S 7H=sf9`); while its
@@ -58,7 +58,7 @@ from cardenvs.core.env import CardEnv, make_env_functions
 from cardenvs.core.observation import Layout, Segment
 from cardenvs.core.options import REWARD_OPTION, Option, fill_docstring
 
-from . import SPEC, moves, policies, rules
+from . import SPEC, determinize, moves, policies, rules
 from .rules import HISTORY, HISTORY_ENTRY, NUM_KEYS, NUM_KINDS, PLAYERS
 
 LAYOUT = Layout(
@@ -169,6 +169,7 @@ class GuandanEnv(CardEnv):
 
     CORE = rules
     POLICY = policies.policy
+    DETERMINIZE = determinize.determinize
 
     @classmethod
     def all_options(cls) -> tuple[Option, ...]:
@@ -258,7 +259,7 @@ class GuandanEnv(CardEnv):
             return "card " + card_code(a - moves.CARD0)
         if moves.SUIT0 <= a < moves.NUM_ACTIONS:
             code = a - moves.SUIT0
-            return "suits " + " ".join(f"{(code // 3**k) % 3}{'SCDH'[k]}" for k in range(4))
+            return "suits " + " ".join(f"{'SCDH'[k]}{(code // 3**k) % 3}" for k in range(4))
         return str(a)
 
     def move_name(self, index: int = -1) -> str:
@@ -274,7 +275,7 @@ class GuandanEnv(CardEnv):
     def parse_action(self, text: str) -> int:
         """``pass``; a card code while paying or returning (``AS``); a play's cards with an optional reading
         (``5S 6S 7S 8S 7H=sf9``), whose suit choices then follow from the same cards (the cards again, or an
-        empty string, answers each); or any action's name (``suits 1S 0C 1D 0H``)."""
+        empty string, answers each); or any action's name (``suits S1 C0 D1 H0``)."""
         s = self.state
         t = text.strip()
         legal = [int(a) for a in np.flatnonzero(self._mask)]
