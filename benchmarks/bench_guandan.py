@@ -1,8 +1,10 @@
 """Guandan's random-play speed: seeded uniformly random legal actions through the AEC env (``last()`` builds the
 observation and mask every step) and through the turn-based vector env (every game's observation and mask each
 step), as steps and hands per second, on one thread; and the rules alone (one numba call, no observation).
+``cardenvs bench --only guandan`` reports the AEC env as a ratio to RLCard's Dou Dizhu env (Guandan is the
+bigger game; RLCard has no Guandan) and the rules alone, measured in the same run.
 
-    python -m benchmarks.guandan_speed [--seconds 3]
+    python -m benchmarks.bench_guandan [--seconds 3]
 
 A hand of random play takes about 150 steps (suit choices and tribute actions count as steps)."""
 
@@ -73,6 +75,28 @@ def rules_only(num_envs: int, seconds: float) -> tuple[float, float]:
         steps += per_call * num_envs
     elapsed = time.perf_counter() - start
     return steps / elapsed, hands / elapsed
+
+
+def run(quick: bool = False) -> list[dict]:
+    from .bench_doudizhu import MISSING, _rlcard_steps
+    from .common import row
+
+    seconds = 1.5 if quick else 4.0
+    steps, hands = aec(seconds)
+    rl = _rlcard_steps(seconds)
+    rules, _ = rules_only(1024, seconds)
+    return [
+        row(
+            "guandan AEC random steps (env())",
+            steps,
+            "steps/s",
+            "RLCard doudizhu env (same run)" if rl else None,
+            steps / rl if rl else None,
+            f"{hands * seconds:.0f} hands; observation and mask every step"
+            + ("" if rl else "; RLCard " + MISSING.format("rlcard")),
+        ),
+        row("guandan rules alone, random play (1 thread)", rules, "steps/s", note="1,024 games, no observation"),
+    ]
 
 
 def main() -> None:
