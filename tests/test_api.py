@@ -248,7 +248,7 @@ def test_ansi_render(env_id):
 def test_make_and_ids():
     # tests parametrized over ENV_IDS cover exactly these games: a game dropping out of the registry fails here
     # (the registry reads each games/<game>/ folder's SPEC, in folder order)
-    assert cardenvs.ENV_IDS == ("doudizhu_v0", "twenty_v0", "two_way_street_v0", "twos_v0", "war_v0")
+    assert cardenvs.ENV_IDS == ("doudizhu_v0", "guandan_v0", "twenty_v0", "two_way_street_v0", "twos_v0", "war_v0")
     env = cardenvs.make("war", max_turns=10)
     assert env.metadata["name"] == "war_v0"
     from cardenvs import war_v0

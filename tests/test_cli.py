@@ -125,10 +125,10 @@ def test_list_piped_into_head_exits_quietly():
 def test_analyze_baselines_small(capsys):
     assert main(["analyze", "baselines", "--scale", "0.005"]) == 0
     out = capsys.readouterr().out
-    assert out.count("win rate") == 7 and "doudizhu.rule as farmer" in out
+    assert out.count("win rate") == 8 and "doudizhu.rule as farmer" in out
 
 
-@pytest.mark.parametrize("game", ["twenty_v0", "twos_v0", "doudizhu_v0", "two_way_street_v0"])
+@pytest.mark.parametrize("game", ["twenty_v0", "twos_v0", "doudizhu_v0", "two_way_street_v0", "guandan_v0"])
 def test_play_every_game_through_stdin(game):
     options = {"target": 4} if game == "two_way_street_v0" else {}
     stdin = io.StringIO("this is not a move\n" + "#0\n" * 5000)
