@@ -417,21 +417,27 @@ def _sort_ascending(ids, n) -> None:
 
 
 @njit(cache=True)
-def _pay_ids(state, b, ids) -> int:
-    """The tribute cards the payer to move may give: its highest non-wild card by card order, each suit."""
-    s = state[b]
-    hand = s.hands[s.to_move]
-    level = s.hand_level
-    best = -1
+def _extreme_card_ids(hand, level, highest, ids) -> int:
+    """The card actions of the hand's cards at its highest (else lowest) card order at ``level``, each suit;
+    the highest leaves out the wilds (rule 24's tribute), the lowest counts every card (rule 26's fallback)."""
+    extreme = -1 if highest else 99
     for c in range(NUM_CARDS):
-        if hand[c] > 0 and not is_wild(c, level):
-            best = max(best, card_order(c, np.int64(level)))
+        if hand[c] > 0 and not (highest and is_wild(c, level)):
+            order = card_order(c, np.int64(level))
+            extreme = max(extreme, order) if highest else min(extreme, order)
     n = 0
     for c in range(NUM_CARDS):
-        if hand[c] > 0 and not is_wild(c, level) and card_order(c, np.int64(level)) == best:
+        if hand[c] > 0 and not (highest and is_wild(c, level)) and card_order(c, np.int64(level)) == extreme:
             ids[n] = moves.CARD0 + c
             n += 1
     return n
+
+
+@njit(cache=True)
+def _pay_ids(state, b, ids) -> int:
+    """The tribute cards the payer to move may give: its highest non-wild card by card order, each suit."""
+    s = state[b]
+    return _extreme_card_ids(s.hands[s.to_move], s.hand_level, True, ids)
 
 
 @njit(cache=True)
@@ -449,17 +455,7 @@ def _return_ids(state, b, params, ids) -> int:
             if hand[c] > 0 and c // 4 != level:
                 ids[n] = moves.CARD0 + c
                 n += 1
-        if n > 0:
-            return n
-        low = 99
-        for c in range(NUM_CARDS):
-            if hand[c] > 0:
-                low = min(low, card_order(c, np.int64(level)))
-        for c in range(NUM_CARDS):
-            if hand[c] > 0 and card_order(c, np.int64(level)) == low:
-                ids[n] = moves.CARD0 + c
-                n += 1
-        return n
+        return n if n > 0 else _extreme_card_ids(hand, level, False, ids)
     for c in range(NUM_CARDS):
         if hand[c] > 0:
             ids[n] = moves.CARD0 + c
@@ -482,7 +478,7 @@ def legal_ids(state, b, params, ids) -> int:
     p = s.to_move
     if s.pending >= 0:
         chosen = s.chosen.copy()
-        codes = np.empty(81, dtype=np.int64)
+        codes = np.empty(moves.NUM_SUIT_CODES, dtype=np.int64)
         n = moves.next_suit_choice(s.hands[p], s.pending, s.hand_level, pr.flags, chosen, codes)
         for i in range(n):
             ids[i] = moves.SUIT0 + codes[i]
