@@ -416,7 +416,7 @@ def _sort_ascending(ids, n) -> None:
         ids[j + 1] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: its constant ``highest`` would otherwise compile it twice
 def _extreme_card_ids(hand, level, highest, ids) -> int:
     """The card actions of the hand's cards at its highest (else lowest) card order at ``level``, each suit;
     the highest leaves out the wilds (rule 24's tribute), the lowest counts every card (rule 26's fallback)."""
