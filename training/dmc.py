@@ -375,14 +375,15 @@ def save_checkpoint(path: Path, nets: nn.ModuleList, optimizers: list, args: Arg
 
 
 def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
-    """The checkpoint against ``eval_opponent`` in every other seat, over the arena's duplicate deals."""
+    """The checkpoint in ``eval_seats`` against ``eval_opponent`` in every other seat, over the arena's duplicate
+    deals (which also swap the seats, so the model plays every seat of every deal)."""
     from cardenvs import arena, make
 
     options = {**args.options, **args.eval_options}
     n = make(args.game, **options).unwrapped.num_players
-    agents = [f"dmc:{path}"] + [args.eval_opponent] * (n - 1)
+    agents = [f"dmc:{path}" if seat in args.eval_seats else args.eval_opponent for seat in range(n)]
     results = arena.run_tournament(args.game, agents, games, seed=seed, options=options, duplicate=True)
-    label = results.agents[0]
+    label = results.agents[args.eval_seats[0]]
     st = results.stats()[label]
     out = {
         "win_rate": st["win_rate"],
@@ -483,9 +484,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if result:
         (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
     logs.close()
+    n = make(args.game, **{**args.options, **args.eval_options}).unwrapped.num_players
+    seated = ",".join(f"dmc:{checkpoint}" if s in args.eval_seats else args.eval_opponent for s in range(n))
     print(
-        f"saved {checkpoint} ({frames:,} frames); play it with: cardenvs arena {args.game} "
-        f"--agents dmc:{checkpoint},{args.eval_opponent}",
+        f"saved {checkpoint} ({frames:,} frames); play it with: cardenvs arena {args.game} --agents {seated}",
         flush=True,
     )
     return 0

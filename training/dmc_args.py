@@ -56,6 +56,7 @@ class Args(Network):
     eval_games: int = 100  # duplicate deals per evaluation
     final_eval_games: int = 500  # duplicate deals of the final evaluation (0: none)
     eval_opponent: str = "random"  # fills every other seat in evaluations
+    eval_seats: list = field(default_factory=lambda: [0])  # the model's seats in evaluations ([0, 2]: a partnership)
     eval_options: dict = field(default_factory=dict)  # env options of the evaluations (e.g. bidding: false)
     out: str = "runs"
     resume: bool = False
@@ -98,6 +99,9 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     for key in ("options", "eval_options"):
         if not isinstance(values.get(key, {}), dict):
             parser.error(f"config key {key} must be a mapping (or {{}} for none)")
+    seats = values.get("eval_seats", [0])
+    if not isinstance(seats, list) or not seats or not all(isinstance(s, int) and s >= 0 for s in seats):
+        parser.error(f"eval_seats={seats!r}: expected a non-empty list of seat indices, such as [0] or [0, 2]")
     if values.get("target", "win") not in TARGETS:
         parser.error(f"target {values['target']!r}: expected one of {', '.join(TARGETS)}")
     if values.get("horizon", 0) and (not isinstance(values["horizon"], int) or values["horizon"] < 0):
@@ -134,7 +138,9 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     try:
         args.game = resolve_id(str(args.game))
         make(args.game, **{**args.options, "reward": env_reward(args.target)})
-        make(args.game, **{**args.options, **args.eval_options})
+        evaluated = make(args.game, **{**args.options, **args.eval_options}).unwrapped
+        if max(args.eval_seats) >= evaluated.num_players:
+            raise ValueError(f"eval_seats={args.eval_seats} names a seat beyond its {evaluated.num_players} players")
         if args.opponent:
             probe = vector.make(args.game, 1, **{**args.options, "reward": env_reward(args.target)})
             probe.reset(seed=0)

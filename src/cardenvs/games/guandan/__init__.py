@@ -17,6 +17,7 @@ SPEC = GameSpec(
     package=__name__,
     title="Guandan",
     view="cardenvs.games.guandan.view",
+    move_features="cardenvs.games.guandan.features:move_features",
     # rising strength as measured on duplicate deals: heuristic partnerships win 0.98 of hands against random
     # ones, PIMC at 300 playouts 0.64 against heuristic ones
     skill_ladder=("random", "guandan.heuristic", "guandan.pimc(playouts=300)"),
