@@ -18,6 +18,8 @@ hooks only some games have, each optional:
   as ``f(env, obs, mask)``).
 * ``skill_ladder`` and ``skill_ladder_quick``: agent names of rising strength that ``cardenvs analyze
   skill`` plays by default (:mod:`cardenvs.analysis.skill`), the second with ``--quick`` (empty: the first).
+* ``relative_skill`` (:class:`RelativeSkill`): the beginner, the best agent, the fictive all-seeing player
+  and the field they each play against, for the relative skill of ``cardenvs analyze skill``.
 * ``view``: the module of the game's web view (``cardenvs serve``); for a game registered from outside the
   package it defines ``fill_view(base, viewer, view)`` (:func:`cardenvs.seatview.table_view`) and, for a
   game whose plays are face up, ``fill_plays(base, viewer, view, plays)`` to draw them as the cards played.
@@ -159,6 +161,22 @@ class Pairings:
 
 
 @dataclass(frozen=True)
+class RelativeSkill:
+    """The players of Borm and van der Genugten's relative skill (``cardenvs analyze skill --relative-skill``,
+    :mod:`cardenvs.analysis.skill`, which states the measure), as agent names: a ``beginner``, the ``best``
+    agent, a ``fictive`` player who knows the chance outcomes (hidden cards, later draws: a cheating agent
+    such as ``GAME.pimc(oracle=true)``), each played in one seat against ``field`` in every other seat."""
+
+    beginner: str
+    best: str
+    fictive: str
+    field: str
+
+    def names(self) -> tuple[str, str, str, str]:
+        return (self.beginner, self.best, self.fictive, self.field)
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """One game: its id and where its parts live (module docstring)."""
 
@@ -172,6 +190,7 @@ class GameSpec:
     view: str | None = None
     skill_ladder: tuple[str, ...] = ()
     skill_ladder_quick: tuple[str, ...] = ()
+    relative_skill: RelativeSkill | None = None
     studies: dict[str, str | Pairings] = field(default_factory=dict)
     baselines: tuple[Baseline, ...] = ()
     deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
