@@ -197,6 +197,8 @@ def _load_search(request: AgentRequest, game: str) -> Agent:
         if key not in accepted:
             raise ValueError(f"agent {request.name!r}: unknown parameter {key!r}; {request.base} accepts {described}")
     values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
+    if request.registered_only and str(values.get("oracle", "false")).strip().lower() != "false":
+        raise ValueError(f"agent {request.name!r}: oracle=true sees every hidden card; not for names from outside")
     agent = SearchAgent(request.env, method, model_loader=partial(_search_model, request, game), **values)
     agent.name = request.name
     return agent

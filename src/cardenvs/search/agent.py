@@ -76,6 +76,13 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any, str]]] = {
             "none had been played), for games whose determinizer offers it",
         ),
         "to_end": (str, "false", TO_END),
+        "oracle": (
+            str,
+            "false",
+            "true CHEATS: every deal searched is the true state (the other hands and every later draw seen); the "
+            "all-seeing player of cardenvs analyze skill's relative skill, refused where names come from outside "
+            "(the web app)",
+        ),
     },
     "ismcts": {
         "playouts": (int, None, f"iterations per move ({DEFAULT_PLAYOUTS} unless ms is given)"),
@@ -142,9 +149,12 @@ class SearchAgent:
     At ``act`` it reads the env's current state (``env.unwrapped.core_state()``) and hands it to
     :func:`pimc` or :func:`ismcts`, which read the true state only through the game's ``determinize`` for
     the acting seat: every card that seat cannot see is re-dealt before anything looks at it, so the agent
-    plays on the acting seat's information alone. Parameters: :data:`PARAMETERS` (a bad one is a
-    ``ValueError`` naming the accepted ones with their defaults); ``model_loader`` loads a ``rollout``,
-    ``leaf`` or ``prior`` model by name (:func:`load_model`; :func:`cardenvs.agent.load_agent` passes one).
+    plays on the acting seat's information alone. The one exception says so in its name: ``oracle=true``
+    (pimc only) searches the true state itself, a cheating player for measuring what knowing the chance
+    outcomes is worth (:mod:`cardenvs.analysis.skill`); :attr:`oracle` tells it. Parameters:
+    :data:`PARAMETERS` (a bad one is a ``ValueError`` naming the accepted ones with their defaults);
+    ``model_loader`` loads a ``rollout``, ``leaf`` or ``prior`` model by name (:func:`load_model`;
+    :func:`cardenvs.agent.load_agent` passes one).
     """
 
     def __init__(self, env: Any, method: str = "pimc", *, model_loader: Any = None, **parameters: Any):
@@ -202,6 +212,15 @@ class SearchAgent:
         if "counting" in values:
             values["counting"] = self._counting(base, game, values["counting"], bool(learned), hint)
         values["to_end"] = self._flag("to_end", values["to_end"], hint)
+        if "oracle" in values:
+            values["oracle"] = self._flag("oracle", values["oracle"], hint)
+            if values["oracle"] and (learned or prior or not values.get("counting", True)):
+                raise ValueError(
+                    f"{self.name}: oracle=true searches the true state with heuristic rollouts: no learned model "
+                    f"(rollout, leaf, prior) and no counting=false; {hint}"
+                )
+            if not values["oracle"] or learned:
+                values.pop("oracle")
         if learned and "to_end" in parameters:
             raise ValueError(f"{self.name}: to_end works with heuristic rollouts, not a learned model")
         if learned:
@@ -228,6 +247,7 @@ class SearchAgent:
         self.top = int(top) if top is not None else 0
         self.weight = float(weight)
         self.parameters = values
+        self.oracle = bool(values.get("oracle", False))
         self.last: SearchResult | None = None
 
     def _counting(self, base: Any, game: str, value: Any, learned: bool, hint: str) -> bool:

@@ -16,6 +16,7 @@ from ..core import kernels
 from ..core.rng import splitmix64
 from ..core.seeds import seed64
 from .kernels import (
+    ORACLE,
     apply_rows,
     ismcts_trees,
     ismcts_trees_parallel,
@@ -144,10 +145,14 @@ def pimc(
     counting: bool = True,
     to_end: bool = False,
     candidates: np.ndarray | None = None,
+    oracle: bool = False,
 ) -> SearchResult:
     """Determinized Monte Carlo for the seat to act in game ``b`` (module docstring); reads the state only
     through :func:`kernels.determinize`, writes nothing. ``counting=False``: the determinizer forgets the
-    cards seen (the game must offer it, :class:`SearchAgent` checks). ``to_end``: rollouts play to the end
+    cards seen (the game must offer it, :class:`SearchAgent` checks). ``oracle=True`` CHEATS: no
+    determinization, every deal is the true state (every hidden card and every later draw seen; the
+    rollouts still vary), a perfect-information Monte Carlo search for the skill analysis's all-seeing
+    player (:mod:`cardenvs.analysis.skill`). ``to_end``: rollouts play to the end
     even where the game declares an earlier horizon (:func:`kernels.horizon`). ``candidates``: compare only
     these legal moves (a learned prior's best; a move's values do not depend on which others are compared)."""
     start = time.perf_counter()
@@ -169,7 +174,7 @@ def pimc(
     dets = np.zeros(chunks, dtype=state.dtype)
     sims = np.zeros(chunks, dtype=state.dtype)
     results = np.zeros((chunks, max(num_players, 1)), dtype=np.float64)
-    forget = 0 if counting else kernels.FORGET_SEEN
+    forget = (0 if counting else kernels.FORGET_SEEN) | (ORACLE if oracle else 0)
     blocks: list[np.ndarray] = []
     done = 0
     batch = chunks

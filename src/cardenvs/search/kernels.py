@@ -56,6 +56,12 @@ def rollout_value(sim, params, seat, rollout, rng, result, mark) -> float:
 
 
 # ---------------------------------------------------------------- numba: PIMC
+#: an option bit of PIMC's ``forget`` word, the search's own (never handed to a determinizer): no
+#: determinization, every deal is the true state (``GAME.pimc(oracle=true)``, the cheating player of the skill
+#: analysis's relative skill, :mod:`cardenvs.analysis.skill`)
+ORACLE = 1 << 16
+
+
 @njit(cache=True)
 def _determinizer_stream(seed, k, forget):
     """Stream ``k`` of ``seed`` for a determinizer; with option bits ``forget`` (:data:`kernels.FORGET_SEEN`) the
@@ -71,9 +77,13 @@ def _determinizer_stream(seed, k, forget):
 
 @njit(cache=True)
 def _pimc_deal(state, b, params, seat, moves, seed, d, rollout, det, sim, result, values_row, forget, to_end) -> None:
-    """Deal ``d``: one determinization, then every move of ``moves`` rolled out on it with the same stream,
-    to the game's horizon (:func:`kernels.horizon`) unless ``to_end``."""
-    kernels.determinize(state, b, params, seat, _determinizer_stream(seed, 2 * d, forget), det, 0)
+    """Deal ``d``: one determinization (with the :data:`ORACLE` bit of ``forget``: the true state, copied), then
+    every move of ``moves`` rolled out on it with the same stream, to the game's horizon
+    (:func:`kernels.horizon`) unless ``to_end``."""
+    if forget & ORACLE:
+        det[0] = state[b]
+    else:
+        kernels.determinize(state, b, params, seat, _determinizer_stream(seed, 2 * d, forget), det, 0)
     mark = -1 if to_end else kernels.horizon(det, 0, params)
     for i in range(moves.shape[0]):
         sim[0] = det[0]
