@@ -49,6 +49,8 @@ STREAMS: dict[str, int | None] = {
     "skill_bootstrap": 0x5C111,  # analyze skill's bootstrap resamples of deals
     "skill_coin_flips": 0xC014,  # analyze skill's coin-flip calibration: draw d at keep k, keys (k, d)
     "ladder_bootstrap": 0x1ADD,  # cardenvs ladder's bootstrap resamples of deals
+    "luck_reference": 0x1C4E,  # arena --luck-adjusted: reset seed of reference deal m (the deal term's mean)
+    "luck_rollouts": 0x1C4F,  # arena --luck-adjusted: the value function's rollouts, keys (deal, options, kind)
 }
 #: streams whose salt comes right after the seed, before the keys (kept from before the table, so documented
 #: runs replay)

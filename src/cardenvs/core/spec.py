@@ -27,6 +27,10 @@ hooks only some games have, each optional:
   (``"module"``, with ``HELP``, ``add_arguments(parser)`` and ``run(args)``) or a :class:`Pairings`.
 * ``baselines`` (:class:`Baseline`): the seeded matches of its heuristics that ``cardenvs analyze
   baselines`` plays (the README's table).
+* ``luck_value``: the name of one of the game's numba policies (``POLICIES``) whose self-play from a
+  position is the game's value function for the arena's luck-adjusted estimates (``cardenvs arena
+  --luck-adjusted``, :mod:`cardenvs.arena.luck`): each seat's result when that policy plays every seat from
+  the position to the end.
 * ``deal_formats``: deal-file formats of the game's own by name (``"module"`` with ``read(path)`` returning
   deal-file entries and ``write(deals, path)``), named ``NAME:FILE`` in ``cardenvs arena --deals`` and
   ``--save-deals`` (:mod:`cardenvs.arena.deals`).
@@ -194,6 +198,7 @@ class GameSpec:
     studies: dict[str, str | Pairings] = field(default_factory=dict)
     baselines: tuple[Baseline, ...] = ()
     deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
+    luck_value: str | None = None  # a numba policy of the game: its self-play is the luck-adjusted value function
 
     @property
     def env_id(self) -> str:
