@@ -34,6 +34,9 @@ hooks only some games have, each optional:
 * ``deal_formats``: deal-file formats of the game's own by name (``"module"`` with ``read(path)`` returning
   deal-file entries and ``write(deals, path)``), named ``NAME:FILE`` in ``cardenvs arena --deals`` and
   ``--save-deals`` (:mod:`cardenvs.arena.deals`).
+* ``program_protocols``: protocols of other platforms that programs written for them speak, by agent kind
+  (``"module:Class"``); the agent name ``KIND:COMMAND`` runs such a program unchanged on this game
+  (:class:`cardenvs.agent.program.ProtocolAgent` states what the class provides).
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
@@ -199,6 +202,7 @@ class GameSpec:
     baselines: tuple[Baseline, ...] = ()
     deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
     luck_value: str | None = None  # a numba policy of the game: its self-play is the luck-adjusted value function
+    program_protocols: dict[str, str] = field(default_factory=dict)  # agent kind -> "module:Class" (KIND:COMMAND)
 
     @property
     def env_id(self) -> str:
