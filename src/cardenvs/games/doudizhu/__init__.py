@@ -7,7 +7,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import Baseline, GameSpec, RolePhase, Roles, lazy_attributes
+from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill, RolePhase, Roles, lazy_attributes
 
 SPEC = GameSpec(
     name="doudizhu",
@@ -38,6 +38,8 @@ SPEC = GameSpec(
         "doudizhu.dmc",
     ),
     skill_ladder_quick=("random", "doudizhu.rule", "doudizhu.dmc"),
+    # the all-seeing player: search on the true hands (the shipped model plays on its own observation only)
+    relative_skill=RelativeSkill("random", "doudizhu.dmc", "doudizhu.pimc(playouts=200,oracle=true)", "doudizhu.rule"),
     # the rule agent as landlord (seat 0) and as a farmer (seat 1), random elsewhere, player_0 landlord at bid 1
     baselines=(
         Baseline(

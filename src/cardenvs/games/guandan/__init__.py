@@ -9,7 +9,7 @@ nothing heavy."""
 
 from __future__ import annotations
 
-from cardenvs.core.spec import Baseline, GameSpec
+from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill
 
 SPEC = GameSpec(
     name="guandan",
@@ -22,6 +22,9 @@ SPEC = GameSpec(
     # ones, PIMC at 300 playouts 0.64 against heuristic ones
     skill_ladder=("random", "guandan.heuristic", "guandan.pimc(playouts=300)"),
     skill_ladder_quick=("random", "guandan.heuristic"),
+    relative_skill=RelativeSkill(
+        "random", "guandan.pimc(playouts=200)", "guandan.pimc(playouts=200,oracle=true)", "guandan.heuristic"
+    ),
     # a heuristic partnership (seats 0 and 2) against a random one, each deal also with the sides swapped
     baselines=(
         Baseline(

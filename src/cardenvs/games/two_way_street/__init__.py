@@ -6,7 +6,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import Baseline, GameSpec, lazy_attributes
+from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill, lazy_attributes
 
 SPEC = GameSpec(
     name="two_way_street",
@@ -24,6 +24,12 @@ SPEC = GameSpec(
         "two_way_street.pimc(playouts=400)",
     ),
     skill_ladder_quick=("random", "two_way_street.heuristic"),
+    relative_skill=RelativeSkill(
+        "random",
+        "two_way_street.pimc(playouts=200)",
+        "two_way_street.pimc(playouts=200,oracle=true)",
+        "two_way_street.heuristic",
+    ),
     baselines=(
         Baseline(("two_way_street.heuristic", "random", "random", "random"), 100, duplicate=True),
         Baseline(("two_way_street.heuristic", "random"), 200, {"players": 2}, duplicate=True),

@@ -8,7 +8,7 @@ imports nothing heavy, so every game's spec is read at ``import cardenvs``."""
 
 from __future__ import annotations
 
-from cardenvs.core.spec import Baseline, GameSpec, lazy_attributes
+from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill, lazy_attributes
 
 SPEC = GameSpec(
     name="twos",
@@ -20,6 +20,11 @@ SPEC = GameSpec(
     # rising strength as measured (docs/luck-and-skill.md): PIMC at 400 playouts beats the shipped model
     skill_ladder=("random", "twos.heuristic", "twos.pimc(playouts=50)", "twos.dmc", "twos.pimc(playouts=400)"),
     skill_ladder_quick=("random", "twos.heuristic", "twos.pimc(playouts=50)", "twos.dmc"),
+    # the best agent's search with the hidden hands shown is the all-seeing player (the same budget, so the chance
+    # effect is what the information alone is worth to it); the heuristic is the field
+    relative_skill=RelativeSkill(
+        "random", "twos.pimc(playouts=200)", "twos.pimc(playouts=200,oracle=true)", "twos.heuristic"
+    ),
     studies={"bombs": "cardenvs.games.twos.bomb_study"},
     baselines=(Baseline(("twos.heuristic", "random", "random"), 1000),),
 )
