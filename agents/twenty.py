@@ -26,7 +26,8 @@ import numpy as np
 
 from cardenvs.agent import PolicyAgent
 from cardenvs.games.twenty.features import _exposed, _unseen
-from cardenvs.games.twenty.solver import solve, solve_round
+from cardenvs.games.twenty.rules import NUM_VALUES, PLAYERS, _replayed_hands_into
+from cardenvs.games.twenty.solver import HANDS_PER_ROUND, solve, solve_round
 
 
 def _parts(env, observation):
@@ -126,4 +127,38 @@ class SolverAgent:
         return best_card
 
 
-AGENTS = {"solver": SolverAgent, "hand_solver": HandSolverAgent}
+class OracleSolverAgent(SolverAgent):
+    """``twenty.oracle`` CHEATS: the round solver given the opponent's hand and the round's later deals as the
+    env's true state holds them (not the observation), so it is exact, perfect-information play of the round
+    (the margin-maximising minimax :func:`solve_round` computes when every card is known). The fictive player
+    who knows the chance outcomes in the relative skill of ``cardenvs analyze skill`` (Twenty's
+    ``GameSpec.relative_skill``); ``sees_hidden`` tells the agent loader to refuse it where names come from
+    outside (the web app)."""
+
+    name = "twenty.oracle"
+    sees_hidden = True
+
+    def values(self, observation, rng: np.random.Generator) -> np.ndarray:
+        parts = _parts(self.env, observation)
+        _, states, _, _ = self.env.unwrapped.core_state()
+        seat = int(states[0]["to_move"])
+        cards = np.zeros(HANDS_PER_ROUND * PLAYERS * NUM_VALUES, dtype=np.float32)
+        _replayed_hands_into(states, 0, seat, cards, 0)  # the true hands: [hand][own, opponent][value]
+        known = cards.astype(np.int64).reshape(HANDS_PER_ROUND, PLAYERS, NUM_VALUES)
+        hand_index = int(parts["hand_index"][0])
+        last = parts["last_scorer"]
+        return solve_round(
+            known[hand_index, 0],
+            known[hand_index, 1],
+            tally=int(parts["tally"][0]),
+            n_cards=int(parts["tally_cards"][0]),
+            hand_index=hand_index,
+            bonus=int(parts["bonus"][0]),
+            last_scorer=0 if last[0] else 1 if last[1] else -1,
+            leader_is_own=bool(parts["leading"][0]),
+            future=known,
+            seed=0,
+        )[2]
+
+
+AGENTS = {"solver": SolverAgent, "hand_solver": HandSolverAgent, "oracle": OracleSolverAgent}

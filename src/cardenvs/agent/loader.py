@@ -330,6 +330,15 @@ def _python_agent_game(name: str) -> str | None:
     return None
 
 
+def _load_python_agent(request: AgentRequest, game: str) -> Agent:
+    """A Python agent by name; one that declares ``sees_hidden`` (it reads the true state: a cheating player
+    for analysis) is refused for names from outside (``registered_only``)."""
+    agent_class = _agents_of(game, "AGENTS")[request.base.partition(".")[2]]
+    if request.registered_only and getattr(agent_class, "sees_hidden", False):
+        raise ValueError(f"agent {request.name!r} sees every hidden card; not for names from outside")
+    return agent_class(request.env)
+
+
 def _alias_game(name: str) -> str | None:
     """The module of the Python agent ``name`` is another name of (its ``ALIASES``)."""
     return next((m for m in _agent_modules() if name in _agents_of(m, "ALIASES")), None)
@@ -389,7 +398,7 @@ BUILT_IN_KINDS = (
         _game_part(lambda: policy_agent_names()),
         lambda r, g: PolicyAgent(r.env, r.base.partition(".")[2]),
     ),
-    AgentKind("GAME.NAME", _python_agent_game, lambda r, g: _agents_of(g, "AGENTS")[r.base.partition(".")[2]](r.env)),
+    AgentKind("GAME.NAME", _python_agent_game, _load_python_agent),
     AgentKind("ALIAS", _alias_game, _load_alias),
 )
 

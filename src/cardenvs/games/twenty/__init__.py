@@ -6,7 +6,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import Baseline, GameSpec, Pairings
+from cardenvs.core.spec import Baseline, GameSpec, Pairings, RelativeSkill
 
 SPEC = GameSpec(
     name="twenty",
@@ -17,6 +17,8 @@ SPEC = GameSpec(
     view="cardenvs.games.twenty.view",
     skill_ladder=("random", "twenty.greedy", "twenty.pimc(playouts=50)", "twenty.pimc(playouts=400)", "twenty.dmc"),
     skill_ladder_quick=("random", "twenty.greedy", "twenty.dmc"),
+    # the all-seeing player: the round solver given the true hands and later deals (exact play of the round)
+    relative_skill=RelativeSkill("random", "twenty.solver", "twenty.oracle", "twenty.greedy"),
     studies={
         # What the round solver (solver.solve_round, via twenty.solver) gains over one-ply greedy play, hands
         # exposed and hidden, over duplicate deals with swap_deals=True (each match plays a deck twice with the
