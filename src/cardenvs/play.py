@@ -1,4 +1,4 @@
-"""``cardenvs play``: a person plays against agents in the terminal.
+"""``cardenvs play``: people play against agents (or with them) in the terminal.
 
 Each turn shows the ANSI render from the person's seat (every hand with ``reveal``), then the legal moves
 with short codes. The person types a move as the game names it (card codes ``QS``, move strings
@@ -6,13 +6,19 @@ with short codes. The person types a move as the game names it (card codes ``QS`
 input is answered with the reason and the prompt again; it never ends the game. ``quit`` (or ``exit``, or
 the end of the input) leaves the game with a goodbye and exit status 0: leaving is not an error.
 
-:func:`setup_play` checks everything the person chose (game, options, seat, seed, opponents) before the
+Several people may share one terminal (``--humans 0,2``): agents take the other seats. Before a person's turn
+that follows another person's, the screen is cleared (on a terminal) and asks to pass the keyboard; nothing
+of that person's hand is shown until they press Enter, and the moves printed meanwhile are what every seat
+may see (the game view's ``public_move``), repeated to each person when their turn comes.
+
+:func:`setup_play` checks everything the people chose (game, options, seats, seed, agents) before the
 game starts, raising ``ValueError``; :func:`run_play` plays; :func:`play_terminal` does both.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
@@ -21,38 +27,66 @@ from .agent import load_agent, split_agent_names
 from .core.play import play_episode
 from .core.seeds import check_seed
 from .registry import make, resolve_id
+from .seatview import public_move
+
+#: the viewer of what is printed for everyone at a terminal several people share: no seat, so a game view's
+#: ``public_move`` hides what only the mover may see
+NOBODY = -1
+CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # home, clear the screen and the scrollback
 
 
 @dataclass
 class PlaySession:
     env_id: str
     env: Any
-    agents: dict[int, Any]  # seat -> agent, every seat but the person's
-    seat: int
+    agents: dict[int, Any]  # seat -> agent, every seat but the people's
+    humans: tuple[int, ...]  # the seats people play, in seat order
     seed: int | None
     reveal: bool
+    #: per person, the moves printed since their last turn (several people: shown again when their turn comes)
+    unseen: dict[int, list[str]] = field(default_factory=dict)
+
+    @property
+    def seat(self) -> int:
+        """The first person's seat (the only one when one person plays)."""
+        return self.humans[0]
 
 
-def setup_play(env_id: str, agent_names: str, options: dict, seat: int, seed: int | None, reveal: bool) -> PlaySession:
-    """The env and the opponents, every choice checked (``ValueError`` naming the problem)."""
+def _seats(seat: int | Sequence[int], n: int, env_id: str) -> tuple[int, ...]:
+    seats = [seat] if isinstance(seat, (int, np.integer)) else list(seat)
+    flag = "--seat" if isinstance(seat, (int, np.integer)) else "--humans"
+    if not seats:
+        raise ValueError(f"{flag}: no seat given")
+    for s in seats:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < n:
+            raise ValueError(f"{flag} {s!r} is not a seat of {env_id} with these options (0..{n - 1})")
+    if len(set(seats)) < len(seats):
+        raise ValueError(f"{flag}: seat {next(s for s in seats if seats.count(s) > 1)} is given twice")
+    return tuple(sorted(int(s) for s in seats))
+
+
+def setup_play(
+    env_id: str, agent_names: str, options: dict, seat: int | Sequence[int], seed: int | None, reveal: bool
+) -> PlaySession:
+    """The env and the agents, every choice checked (``ValueError`` naming the problem). ``seat``: the person's
+    seat, or the seats of the people sharing the terminal; the agents named are cycled over the other seats."""
     env_id = resolve_id(env_id)
     env = make(env_id, render_mode="ansi", illegal_action="raise", **options)
     base = env.unwrapped
     n = base.num_players
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-        raise ValueError(f"--seat {seat!r} is not a seat of {env_id} with these options (0..{n - 1})")
+    humans = _seats(seat, n, env_id)
     seed = check_seed(seed, "--seed")
     names = [a for a in split_agent_names(agent_names) if a] or ["random"]
-    others = [s for s in range(n) if s != seat]
+    others = [s for s in range(n) if s not in humans]
     agents = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
-    return PlaySession(env_id, env, agents, int(seat), seed, reveal)
+    return PlaySession(env_id, env, agents, humans, seed, reveal)
 
 
 def play_terminal(
     env_id: str,
     agent_names: str,
     options: dict,
-    seat: int,
+    seat: int | Sequence[int],
     seed: int | None,
     reveal: bool,
     stdin: IO[str],
@@ -62,26 +96,55 @@ def play_terminal(
 
 
 class _Leave(Exception):
-    """The person quit or the input closed: the game is left unfinished."""
+    """A person quit or the input closed: the game is left unfinished."""
 
 
 def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
-    """Play a set-up game to its end, or until the person quits or the input closes: 0 either way."""
-    env, agents, seat, seed, reveal = session.env, session.agents, session.seat, session.seed, session.reveal
+    """Play a set-up game to its end, or until a person quits or the input closes: 0 either way."""
+    env, agents, humans, seed, reveal = session.env, session.agents, session.humans, session.seed, session.reveal
     base = env.unwrapped
     rng = np.random.default_rng(seed)
-    me = base.possible_agents[seat]
+    names = base.possible_agents
+    shared = len(humans) > 1
     if hasattr(base, "reveal"):
         base.reveal = reveal
+    at_keyboard = humans[0]
+    session.unseen = {h: [] for h in humans}
+
+    def tell(mover: int, action: int) -> None:
+        """A move as the people may see it: printed now, and kept for the people who are not at the keyboard."""
+        line = f"{names[mover]} plays {public_move(base, mover, action, NOBODY if shared else humans[0])}"
+        if mover not in humans or shared:
+            print(line, file=stdout)
+        for h in humans:
+            if h != at_keyboard:
+                session.unseen[h].append(line)
 
     def choose(mover: int, obs: dict) -> int:
-        if mover != seat:
+        nonlocal at_keyboard
+        if mover not in humans:
             action = agents[mover].act(obs, rng)
-            print(f"{base.possible_agents[mover]} plays {base.action_name(action)}", file=stdout)
+            tell(mover, action)
             return action
-        return _ask(base, seat, reveal, obs, stdin, stdout)
+        if mover != at_keyboard:
+            _pass_keyboard(names[mover], stdin, stdout)
+            at_keyboard = mover
+            if session.unseen[mover]:
+                print("since your last turn: " + "; ".join(session.unseen[mover]), file=stdout)
+        session.unseen[mover] = []
+        action = _ask(base, mover, reveal, obs, stdin, stdout, names[mover] if shared else None)
+        if shared:
+            tell(mover, action)
+        return action
 
-    print(f"You are {me} in {session.env_id}. Type a move, its #code, 'help' or 'quit'.", file=stdout)
+    if shared:
+        people = ", ".join(names[h] for h in humans)
+        print(
+            f"{people} share this terminal in {session.env_id}; {names[humans[0]]} starts at the keyboard.", file=stdout
+        )
+        print("Type a move, its #code, 'help' or 'quit'.", file=stdout)
+    else:
+        print(f"You are {names[humans[0]]} in {session.env_id}. Type a move, its #code, 'help' or 'quit'.", file=stdout)
     try:
         play_episode(env, choose, seed=seed)
     except _Leave:
@@ -89,21 +152,42 @@ def run_play(session: PlaySession, stdin: IO[str], stdout: IO[str]) -> int:
         return 0
     scores = base.scores()  # the infos are gone once every agent has been stepped out
     final = ", ".join(
-        f"{a} {_number(scores[i])}" + (" (you)" if i == seat else "") for i, a in enumerate(base.possible_agents)
+        f"{a} {_number(scores[i])}" + (" (you)" if i in humans and not shared else "") for i, a in enumerate(names)
     )
+    if shared and hasattr(base, "viewer"):
+        base.viewer = None  # the game is over: every hand may be shown
     print("\n" + base.render_text(), file=stdout)
     outcome = base.outcome()
-    print(f"game over: scores {final}; your result {outcome[seat]:+.2f}", file=stdout)
+    if shared:
+        results = ", ".join(f"{names[h]} {outcome[h]:+.2f}" for h in humans)
+        print(f"game over: scores {final}; results {results}", file=stdout)
+    else:
+        print(f"game over: scores {final}; your result {outcome[humans[0]]:+.2f}", file=stdout)
     return 0
 
 
-def _ask(base, seat: int, reveal: bool, obs: dict, stdin: IO[str], stdout: IO[str]) -> int:
-    """The person's move: the table from their seat, the legal moves, and prompts until one is accepted."""
+def _pass_keyboard(name: str, stdin: IO[str], stdout: IO[str]) -> None:
+    """Clear the screen (on a terminal) and wait until ``name`` has the keyboard: nothing of their hand before."""
+    if stdout.isatty():
+        print(CLEAR_SCREEN, end="", file=stdout)
+    print(f"\npass the keyboard to {name}; {name}, press Enter when only you can see the screen", file=stdout)
+    line = stdin.readline()
+    if not line:
+        print("\ninput closed; leaving the game", file=stdout)
+        raise _Leave
+    if line.strip().lower() in ("quit", "exit"):
+        raise _Leave
+
+
+def _ask(base, seat: int, reveal: bool, obs: dict, stdin: IO[str], stdout: IO[str], name: str | None) -> int:
+    """The person's move: the table from their seat, the legal moves, and prompts until one is accepted.
+    ``name``: the prompt names the seat (several people share the terminal)."""
     print("\n" + _view(base, seat, reveal), file=stdout)
     legal = np.flatnonzero(obs["action_mask"])
     print("legal: " + "  ".join(f"#{i} {base.action_name(int(a))}" for i, a in enumerate(legal)), file=stdout)
+    prompt = f"{name}> " if name else "> "
     while True:
-        print("> ", end="", file=stdout, flush=True)
+        print(prompt, end="", file=stdout, flush=True)
         line = stdin.readline()
         if not line:
             print("\ninput closed; leaving the game", file=stdout)

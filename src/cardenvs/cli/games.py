@@ -154,8 +154,21 @@ def cmd_play(args: argparse.Namespace) -> int:
         env_id = resolve_id(args.game)
     options = game_options(args, env_id)
     with user_input():
-        session = setup_play(env_id, args.agents, options, args.seat, args.seed, args.reveal)
+        if args.humans is not None and args.seat is not None:
+            raise ValueError("give --seat (one person) or --humans (several), not both")
+        seats = _seat_list(args.humans) if args.humans is not None else (args.seat or 0)
+        session = setup_play(env_id, args.agents, options, seats, args.seed, args.reveal)
     return run_play(session, sys.stdin, sys.stdout)
+
+
+def _seat_list(text: str) -> list[int]:
+    """``--humans 0,2`` -> ``[0, 2]`` (``ValueError`` naming what is not a seat number)."""
+    seats = []
+    for part in text.split(","):
+        if not part.strip().isdigit():
+            raise ValueError(f"--humans {text!r}: {part.strip()!r} is not a seat number (e.g. --humans 0,2)")
+        seats.append(int(part))
+    return seats
 
 
 # ------------------------------------------------------------------ analyze
@@ -265,10 +278,17 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--out", help="with --reference: where to write (default: the shipped file)")
     p.set_defaults(func=cmd_ladder)
 
-    p = sub.add_parser("play", help="play against agents in the terminal")
+    p = sub.add_parser("play", help="play against agents (or with them) in the terminal")
     add_game_args(p)
-    p.add_argument("--agents", default="random", help="opponents, comma-separated (cycled over the other seats)")
-    p.add_argument("--seat", type=at_least(0), default=0, help="your seat (default 0)")
+    p.add_argument("--agents", default="random", help="agents, comma-separated (cycled over the other seats)")
+    p.add_argument("--seat", type=at_least(0), default=None, help="your seat (default 0)")
+    p.add_argument(
+        "--humans",
+        metavar="SEATS",
+        default=None,
+        help="seats played by people sharing this terminal, comma-separated (e.g. 0,2); before each one's turn "
+        "the screen asks to pass the keyboard and shows their hand only once they press Enter",
+    )
     p.add_argument("--seed", type=at_least(0), default=None, help="deal seed, an integer >= 0 (default: random)")
     p.add_argument("--reveal", action="store_true", help="show every hand (teaching)")
     p.set_defaults(func=cmd_play)

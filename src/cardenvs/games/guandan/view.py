@@ -2,8 +2,9 @@
 card order at the hand's level, team, place out), the table and the info lines (each team's level, the hand's
 level and its wild cards, the declarer, A attempts, the tribute and who is out in which order) of
 :func:`cardenvs.seatview.table_view`; :func:`fill_plays` draws the play to beat and each seat's last play as the
-cards played, and the tribute and the returned cards once they are shown; :func:`describe_result` says how the
-hand (or the match) ended.
+cards played, and the tribute and the returned cards once they are shown; :func:`public_move` names a move as a
+viewer may see it (a tribute or return card given by another seat: no card); :func:`describe_result` says how
+the hand (or the match) ended.
 
 Tribute and return cards travel face down until every payer has paid (every receiver has returned): until
 then only their giver sees them here too."""
@@ -55,6 +56,16 @@ def _given(s: Any, viewer: int | None, base: Any) -> tuple[list[tuple[int, int, 
         if s.returns_shown or shown(base, viewer, giver):
             back.append((giver, int(s.return_to[j]), int(s.returned[j])))
     return paid, back
+
+
+def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
+    """The name of ``seat``'s move as ``viewer`` sees it: a card paid or returned by another seat is named
+    without the card (the table shows it once every card of the exchange is shown); every play is public."""
+    from . import moves
+
+    if viewer is not None and viewer != seat and moves.CARD0 <= action < moves.SUIT0:
+        return "gives a card"
+    return base.action_name(int(action))
 
 
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
