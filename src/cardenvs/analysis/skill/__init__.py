@@ -44,6 +44,13 @@ Measures (the outcome ``y`` of a seat is the env's win-scale result, :meth:`Card
   et al.'s "x%-chess", x = 100 keep), so the reader can place the game: the mean over 20 draws of the flips
   and the range of 95% of the draws (how far such a game strays at this size by chance alone).
 
+* Relative skill (``--relative-skill``; Borm and van der Genugten's measure, :mod:`.relative` states it):
+  a beginner, the best agent and a fictive player who knows the chance outcomes (a cheating agent such as
+  ``GAME.pimc(oracle=true)``), each in one seat against the same field on the same duplicate deals;
+  ``RS = LE / (LE + CE)`` with learning effect ``LE`` = best minus beginner and chance effect ``CE`` =
+  fictive minus best, 0 where neither effect exists (War). The players are the game's declaration
+  (``GameSpec.relative_skill``) or ``--relative-players``; ``--relative-only`` plays them without the ladder.
+
 Intervals (except the calibration's): percentile bootstrap over deals (each deal with all its games, so
 the duplicate structure stays), ``--bootstrap`` resamples, seeded. Output: a table per option set on
 stdout; with ``--out DIR``, ``DIR/<env id>.json`` (every number, the command and the machine load) and
@@ -68,7 +75,7 @@ from typing import Any
 from cardenvs.config import at_least, game_options, parse_assignment
 from cardenvs.registry import resolve_id, spec_of
 
-from .ladder import LadderRun, check_ladder, plan_ladder, play_ladders, study, tables_for
+from .ladder import LadderRun, check_ladder, plan_ladder, play_ladders, role_phase_of, study, tables_for, variant_label
 from .measures import (
     KEEPS,
     Games,
@@ -82,6 +89,15 @@ from .measures import (
     measure,
     variance_split,
 )
+from .relative import (
+    KEY,
+    RelativeRun,
+    measure_relative,
+    plan_relative,
+    relative_players,
+    relative_skill,
+    study_relative,
+)
 from .report import plot, report
 
 __all__ = [
@@ -89,6 +105,7 @@ __all__ = [
     "Games",
     "LadderRun",
     "Layout",
+    "RelativeRun",
     "bradley_terry",
     "calibrate",
     "check_ladder",
@@ -97,11 +114,16 @@ __all__ = [
     "layout_of",
     "layout_of_array",
     "measure",
+    "measure_relative",
     "plan_ladder",
+    "plan_relative",
     "play_ladders",
     "plot",
+    "relative_players",
+    "relative_skill",
     "report",
     "study",
+    "study_relative",
     "tables_for",
     "variance_split",
 ]
@@ -114,6 +136,7 @@ HELP = (
 GAMES = 200  # duplicate deals per table
 QUICK_GAMES = 30
 BOOTSTRAP = 1000
+RELATIVE_RESAMPLES = 1  # the key of the relative skill's resamples in the skill_bootstrap stream
 
 
 # ------------------------------------------------------------------ command line
@@ -149,6 +172,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="processes to play the games on (same results; with more than 1 every option set is played "
         "before the first is reported)",
+    )
+    parser.add_argument(
+        "--relative-skill",
+        action="store_true",
+        help="also relative skill (learning effect over learning plus chance effect): the game's declared beginner, "
+        "best agent and all-seeing player, each in one seat against its field, on the same duplicate deals",
+    )
+    parser.add_argument(
+        "--relative-players",
+        metavar="BEGINNER,BEST,FICTIVE,FIELD",
+        help="the relative skill's four agents instead of the game's declared ones (implies --relative-skill)",
+    )
+    parser.add_argument(
+        "--relative-only",
+        action="store_true",
+        help="relative skill alone, without the ladder (implies --relative-skill)",
     )
     parser.add_argument("--out", metavar="DIR", help="write DIR/<env id>.json (and .png with matplotlib)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -194,35 +233,82 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--bootstrap", str(args.bootstrap)] if args.bootstrap != BOOTSTRAP else []
     words += ["--seed", str(args.seed)] if args.seed else []
     words += ["--workers", str(args.workers)] if args.workers != 1 else []
+    words += ["--relative-skill"] if args.relative_skill else []
+    words += ["--relative-players", args.relative_players] if args.relative_players is not None else []
+    words += ["--relative-only"] if args.relative_only else []
     words += ["--out", args.out] if args.out else []
     return shlex.join(words)
 
 
 def run(args: argparse.Namespace) -> int:
+    from cardenvs import arena
     from cardenvs.agent import split_agent_names
+    from cardenvs.core import seeds
+    from cardenvs.registry import make
 
     env_id = resolve_id(args.game)
     base = game_options(env_id, None, args.option or [])
-    ladder = split_agent_names(args.ladder) if args.ladder is not None else default_ladder(env_id, args.quick)
+    relative_only = bool(args.relative_only)
+    relative = bool(args.relative_skill or relative_only or args.relative_players is not None)
+    if relative_only and args.ladder is not None:
+        raise ValueError("--relative-only plays no ladder; leave out --ladder")
+    named = split_agent_names(args.relative_players) if args.relative_players is not None else None
+    players = relative_players(env_id, named) if relative else None
+    ladder = (
+        []
+        if relative_only
+        else (split_agent_names(args.ladder) if args.ladder is not None else default_ladder(env_id, args.quick))
+    )
     games = args.games or (QUICK_GAMES if args.quick else GAMES)
     option_sets = [{**base, **parse_variant(v)} for v in args.variants] if args.variants else [base]
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file; name a folder")
     # every check (options, agents, their game, the ladder) before anything is played
-    runs = [plan_ladder(env_id, ladder, options, games, args.seed, args.workers) for options in option_sets]
+    runs = (
+        []
+        if relative_only
+        else [plan_ladder(env_id, ladder, options, games, args.seed, args.workers) for options in option_sets]
+    )
+    relative_runs = (
+        [
+            plan_relative(env_id, players, options, games, args.seed, role_phase_of(env_id, options), args.workers)
+            for options in option_sets
+        ]
+        if players is not None
+        else []
+    )
     command = command_line(args)
     results = []
     started = time.perf_counter()
-    # one worker: each option set reported as soon as it is played; more: one pool plays them all first
-    batches = [[run_] for run_ in runs] if args.workers == 1 else [runs]
+    # one worker: each option set reported as soon as it is played; more: one pool plays a ladder's option
+    # sets all first
+    indices = list(range(len(option_sets)))
+    batches = [[i] for i in indices] if args.workers == 1 or relative_only else [indices]
     for batch in batches:
         start = time.perf_counter()
-        played = play_ladders(batch, args.workers, progress=not args.no_progress)
-        for run_, records in zip(batch, played, strict=True):
-            result = study(ladder, run_, records, games, args.seed, args.bootstrap)
+        played = play_ladders([runs[i] for i in batch], args.workers, not args.no_progress) if runs else []
+        for k, i in enumerate(batch):
+            if runs:
+                result = study(ladder, runs[i], played[k], games, args.seed, args.bootstrap)
+            else:
+                options = option_sets[i]
+                result = {
+                    "options": options,
+                    "label": variant_label(options),
+                    "players": make(env_id, **options).unwrapped.num_players,
+                    "deals": games,
+                }
             if len(batch) == 1:
                 result["seconds"] = round(time.perf_counter() - start, 1)
+            if relative_runs:
+                relative_start = time.perf_counter()
+                relative_played = [
+                    r.records for r in arena.run_plans(relative_runs[i].plans, args.workers, not args.no_progress)
+                ]
+                rng = seeds.generator(args.seed, RELATIVE_RESAMPLES, stream="skill_bootstrap")
+                result[KEY] = study_relative(relative_runs[i], relative_played, games, args.bootstrap, rng)
+                result[KEY]["seconds"] = round(time.perf_counter() - relative_start, 1)
             results.append(result)
             print(report(env_id, result), flush=True)
     seconds = round(time.perf_counter() - started, 1)
@@ -242,6 +328,8 @@ def run(args: argparse.Namespace) -> int:
         }
         (out / f"{env_id}.json").write_text(json.dumps(data, indent=1))
         print(f"wrote {out / f'{env_id}.json'}")
+        if relative_only:
+            return 0
         try:
             import matplotlib  # noqa: F401
         except ImportError:

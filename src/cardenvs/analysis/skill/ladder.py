@@ -45,6 +45,14 @@ def check_ladder(ladder: Sequence[str]) -> None:
         raise ValueError(f"the ladder names {repeated[0]} twice; name each agent once")
 
 
+def role_phase_of(env_id: str, options: dict) -> bool:
+    """Do ``options`` play the game's role phase (its :class:`~cardenvs.core.spec.RolePhase`'s option set
+    true)?"""
+    roles = spec_of(env_id).roles
+    phase = roles.phase if roles is not None else None
+    return phase is not None and bool(phase.option) and options.get(phase.option) is True
+
+
 def plan_ladder(
     env_id: str, ladder: Sequence[str], options: dict, games: int, seed: int, workers: int = 1
 ) -> LadderRun:
@@ -55,9 +63,7 @@ def plan_ladder(
     check_ladder(ladder)
     probe = make(env_id, **options).unwrapped
     seats = probe.num_players
-    roles = spec_of(env_id).roles
-    phase = roles.phase if roles is not None else None
-    role_phase = phase is not None and bool(phase.option) and options.get(phase.option) is True
+    role_phase = role_phase_of(env_id, options)
     plans = []
     for table in tables_for(ladder, seats):
         plans.append(

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .relative import KEY, relative_lines
+
 
 def _fmt(entry: dict, digits: int = 3, missing: str = "n/a") -> str:
     """``value [lo, hi]``; a None (JSON's stand-in) prints as ``missing``: n/a, or inf for games to a lead."""
@@ -19,6 +21,9 @@ def _fmt(entry: dict, digits: int = 3, missing: str = "n/a") -> str:
 
 
 def report(env_id: str, result: dict) -> str:
+    if "skill_share" not in result:  # --relative-only: no ladder was played
+        head = f"{env_id} {result['label']}: {result['players']} players; 95% intervals (bootstrap over deals)"
+        return "\n".join([head, *relative_lines(result[KEY], _fmt)])
     lines = [
         f"{env_id} {result['label']}: {result['players']} players, {result['deals']} duplicate deals, "
         f"{result['games']} games ({result['games_per_hand_and_agent']} per hand and agent); 95% intervals "
@@ -30,6 +35,8 @@ def report(env_id: str, result: dict) -> str:
         f"{_fmt(result['rating_gap'], 1)}",
         f"  {'agent':34s} {'win rate':>24s} {'rating (Elo)':>26s}",
     ]
+    if KEY in result:  # beside the skill share
+        lines[2:2] = relative_lines(result[KEY], _fmt)
     if result["skill_share"]["value"] is None:
         lines.insert(2, "  (no variance to split: every seat of every game had the same result)")
     for name, a in result["agents"].items():

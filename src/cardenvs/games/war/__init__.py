@@ -5,7 +5,7 @@ This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.s
 
 from __future__ import annotations
 
-from cardenvs.core.spec import GameSpec
+from cardenvs.core.spec import GameSpec, RelativeSkill
 
 SPEC = GameSpec(
     name="war",
@@ -14,5 +14,8 @@ SPEC = GameSpec(
     title="War",
     view="cardenvs.games.war.view",
     skill_ladder=("random", "war.flip"),  # no decisions: the calibration of cardenvs analyze skill
+    # no decisions: every player plays every deal alike, knowing the cards or not, so relative skill is 0
+    relative_skill=RelativeSkill("random", "war.flip", "war.flip", "war.flip"),
     studies={"war": "cardenvs.games.war.study"},
+    luck_value="flip",  # its self-play from a position: the value function of arena --luck-adjusted
 )
