@@ -11,6 +11,7 @@ import numpy as np
 
 from ..agent import load_agent
 from ..agent.program import BotFault
+from ..core import seeds
 from ..core.play import play_episode
 from ..registry import make, spec_of
 from .records import GameRecord, agent_rng, deal_games, fault_record, game_seed
@@ -26,8 +27,10 @@ def play_one(
     deal: int = 0,
     replay: int = 0,
     table: int = 0,
+    terms: Any = None,
 ) -> GameRecord:
-    """Play one game with ``agents[s]`` in seat ``s``; ``seats`` are their labels."""
+    """Play one game with ``agents[s]`` in seat ``s``; ``seats`` are their labels; ``terms``: a luck-adjusted
+    tournament's :class:`~cardenvs.arena.luck.DecisionTerms`, told of every decision."""
     base = env.unwrapped
     for agent in agents:
         if hasattr(agent, "reset"):
@@ -36,7 +39,10 @@ def play_one(
 
     def choose(seat: int, observation: dict) -> int:
         moved.append(seat)
-        return agents[seat].act(observation, rng)
+        action = agents[seat].act(observation, rng)
+        if terms is not None:
+            terms.decision(base, agents[seat], observation, action)
+        return action
 
     try:
         episode = play_episode(env, choose, seed=seed, options=reset_options)
@@ -86,10 +92,13 @@ def play_deals(
     replays_dir: str | None = None,
     total_deals: int = 0,
     deal_resets: dict[int, dict] | None = None,
+    luck: dict | None = None,
+    terms: dict | None = None,
 ) -> list[GameRecord]:
     """An arena job on this engine: the games of ``deals``, one by one; with ``replays_dir`` each is written
     as a replay numbered over the whole tournament (``total_deals`` per table); ``deal_resets``: the reset
-    options that deal each deal, from a deal file (:mod:`.deals`)."""
+    options that deal each deal, from a deal file (:mod:`.deals`); ``luck``: a luck-adjusted tournament's settings,
+    whose decision terms of each game go to ``terms[deal, replay]``."""
     env = make(env_id, **options)
     base = env.unwrapped
     games = deal_games(base, deals, duplicate, role_phase)
@@ -102,6 +111,13 @@ def play_deals(
     records = []
     per_deal = len(games) // max(1, len(deals))  # every deal has the same set of games
     for d, k, perm, reset_options in games:
+        game_terms = None
+        if luck is not None and terms is not None:
+            from .luck import DecisionTerms
+
+            game_terms = terms[d, k] = DecisionTerms(
+                luck["policy_index"], base.num_players, seeds.seed_from(seed, d, k, stream="luck_rollouts")
+            )
         record = play_one(
             recorder or env,
             [built[i] for i in perm],
@@ -112,6 +128,7 @@ def play_deals(
             d,
             k,
             table,
+            game_terms,
         )
         records.append(record)
         if recorder is not None and replays_dir is not None:

@@ -43,14 +43,35 @@ def _worker(job: tuple) -> list[GameRecord]:
         job[:2]
     )
     resets = job[2]  # the deals' reset options from a deal file (deal -> options), or empty
+    luck = job[3] if len(job) > 3 else None  # a luck-adjusted tournament's settings (.luck), or None
     register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
+    terms: dict = {}
     if vector:  # the agents and envs are built once per tournament (its id) and process
         from . import batched
 
-        return batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, run)
-    return aec.play_deals(
-        env_id, names, labels, options, seed, deals, duplicate, table, role_phase, replays, total, resets
-    )
+        records = batched.play_deals(env_id, names, labels, options, seed, deals, duplicate, table, role_phase, run)
+    else:
+        records = aec.play_deals(
+            env_id,
+            names,
+            labels,
+            options,
+            seed,
+            deals,
+            duplicate,
+            table,
+            role_phase,
+            replays,
+            total,
+            resets,
+            luck=luck,
+            terms=terms,
+        )
+    if luck is not None:
+        from . import luck as luck_terms
+
+        luck_terms.annotate(records, env_id, options, seed, duplicate, role_phase, luck, terms)
+    return records
 
 
 @dataclass
@@ -72,6 +93,7 @@ class Plan:
     engine: str = "auto"  # as asked (ENGINES)
     batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
     deal_resets: list[dict] = field(default_factory=list)  # deals from a deal file: the reset options of each
+    luck: dict | None = None  # luck-adjusted estimates: their settings (cardenvs.arena.luck.check); None: off
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -94,14 +116,19 @@ def plan_tournament(
     engine: str = "auto",
     deals: str | None = None,
     save_deals: str | None = None,
+    luck_adjusted: bool = False,
+    luck_reference: int | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
     below 1, a negative seed, ``role_phase`` for a game without one, an agent that declares
     ``plays_role_phase = False`` where the phase is played, a ``replays`` folder that cannot take the
     replays, an unknown ``engine`` or ``"vector"`` for agents that cannot act on batches, a bad deal file or
-    more ``games`` than it holds). ``deals``: play the deals of a deal file (:mod:`.deals`); ``save_deals``: write
-    the tournament's deals to a deal file, then play them from it."""
+    more ``games`` than it holds, ``luck_adjusted`` for a game or deals it cannot adjust). ``deals``: play the
+    deals of a deal file (:mod:`.deals`); ``save_deals``: write the tournament's deals to a deal file, then play
+    them from it. ``luck_adjusted``: luck-adjusted estimates beside the plain ones (:mod:`.luck`), the deal
+    term's mean over ``luck_reference`` reference deals (default 10 per deal); a table with an agent whose
+    action distribution is known (random) plays on the aec engine, which records the decision terms."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -132,6 +159,13 @@ def plan_tournament(
             )
         tables = [tuple(range(n))]
     deal_resets = _deal_file(env_id, options, seed, games, deals, save_deals)
+    luck = None
+    if luck_adjusted:
+        from . import luck as luck_terms
+
+        luck = luck_terms.check(env_id, probe, luck_reference, games, bool(deal_resets))
+    elif luck_reference is not None:
+        raise ValueError("luck_reference counts the reference deals of luck-adjusted estimates: give luck_adjusted")
     extra = _check_role_phase(env_id, probe, built, options, duplicate, role_phase)
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
     if replays is not None:
@@ -141,7 +175,17 @@ def plan_tournament(
     aec_why = "replays are written by the aec engine" if replays is not None else None
     if deal_resets:
         aec_why = "deal files are played by the aec engine (vector envs deal from seeds)"
-    batched = [_batched(engine, env_id, probe, [agent_names[i] for i in t], batches, aec_why) for t in tables]
+    batched = [
+        _batched(
+            engine,
+            env_id,
+            probe,
+            [agent_names[i] for i in t],
+            batches,
+            _luck_why(luck, built, t, agent_names) or aec_why,
+        )
+        for t in tables
+    ]
     return Plan(
         env_id,
         agent_names,
@@ -158,7 +202,20 @@ def plan_tournament(
         engine,
         batched,
         deal_resets,
+        luck,
     )
+
+
+def _luck_why(luck: dict | None, built: dict[str, Any], table: tuple[int, ...], names: list[str]) -> str | None:
+    """Why a table of a luck-adjusted tournament needs the aec engine (an agent with decision terms), if it does."""
+    if luck is None:
+        return None
+    from .luck import knows_distribution
+
+    known = [names[i] for i in table if knows_distribution(built[names[i]])]
+    if known:
+        return f"the decision terms of agent {known[0]} (luck-adjusted) are recorded by the aec engine"
+    return None
 
 
 def _deal_file(env_id: str, options: dict, seed: int, games: int, deals, save_deals) -> list[dict]:
@@ -260,6 +317,7 @@ def _jobs(plan: Plan) -> list[tuple]:
                         tournament,
                     ),
                     {d: plan.deal_resets[d] for d in range(start, min(games, start + chunk)) if plan.deal_resets},
+                    plan.luck,
                 )
             )
     return jobs
@@ -295,6 +353,12 @@ def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -
                 role_phase=plan.role_phase,
             )
         )
+        if plan.luck is not None:
+            from . import luck as luck_terms
+
+            results[-1].luck = luck_terms.reference(
+                plan.env_id, plan.options, plan.seed, plan.duplicate, plan.role_phase, plan.luck
+            )
     bar = None
     if progress:
         from tqdm import tqdm
@@ -346,7 +410,7 @@ def run_tournament(
     ``planned``: the rest of :func:`plan_tournament`'s arguments (``role_phase``: duplicate deals with the
     roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
     ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
-    play)."""
+    play; ``luck_adjusted`` and ``luck_reference``: luck-adjusted estimates, :mod:`.luck`)."""
     plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
     return run_plan(plan, progress)
 

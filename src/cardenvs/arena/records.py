@@ -39,6 +39,9 @@ class GameRecord:
     #: faults of programs playing as agents (:func:`fault_record`): one that lost the game (``forfeit``), or moves
     #: their fallback agent made
     faults: list[dict] = field(default_factory=list)
+    #: a luck-adjusted tournament's terms of this game (:mod:`cardenvs.arena.luck`): the value function after the
+    #: deal and the decision terms' sums, per seat; None otherwise (and then not written)
+    luck: dict | None = None
 
 
 def fault_record(label: str, fault, forfeit: bool) -> dict:

@@ -49,6 +49,8 @@ class Results:
     version: str = ""
     records: list[GameRecord] = field(default_factory=list)
     role_phase: bool = False  # duplicate deals played with the roles chosen in the game's phase before play
+    #: a luck-adjusted tournament's reference (:func:`cardenvs.arena.luck.reference`); None otherwise
+    luck: dict | None = None
 
     # -------------------------------------------------------------- statistics
     def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
@@ -258,6 +260,12 @@ class Results:
             "",
             self.table(),
             "",
+        ]
+        if self.luck is not None:
+            from .luck import report_lines
+
+            lines += [*report_lines(self), ""]
+        lines += [
             "head to head (share of games the row agent finished ahead of the column agent; ties count half):",
         ]
         h2h = self.head_to_head()
@@ -286,7 +294,7 @@ class Results:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "version": self.version,
             "env_id": self.env_id,
             "agents": self.agents,
@@ -304,7 +312,20 @@ class Results:
             out["roles"] = self.role_stats()
         if self.faults():
             out["faults"] = self.faults()
-        out["records"] = [{k: v for k, v in asdict(r).items() if k != "faults" or v} for r in self.records]
+        if self.luck is not None:
+            from .luck import adjusted_stats
+
+            agents, pairs = adjusted_stats(self)
+            for label, adjusted in agents.items():
+                out["stats"][label]["adjusted"] = adjusted
+            for a, row in pairs.items():
+                for b, adjusted in row.items():
+                    out["head_to_head"][a][b]["adjusted"] = adjusted
+            out["luck"] = self.luck
+        out["records"] = [
+            {k: v for k, v in asdict(r).items() if (k != "faults" or v) and (k != "luck" or v is not None)}
+            for r in self.records
+        ]
         return out
 
     def faults(self) -> dict[str, dict[str, dict[str, int]]]:
@@ -330,6 +351,7 @@ class Results:
             data["duplicate"],
             data.get("version", ""),
             role_phase=data.get("role_phase", False),
+            luck=data.get("luck"),
         )
         known = {f.name for f in fields(GameRecord)}  # files from before roles were generic keep their games
         res.records = [GameRecord(**{k: v for k, v in r.items() if k in known}) for r in data["records"]]

@@ -34,4 +34,5 @@ SPEC = GameSpec(
             label="a guandan.heuristic partnership vs random",
         ),
     ),
+    luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
 )

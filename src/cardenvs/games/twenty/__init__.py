@@ -47,4 +47,5 @@ SPEC = GameSpec(
         Baseline(("twenty.greedy", "random"), 500, duplicate=True),
         Baseline(("twenty.solver", "twenty.greedy"), 500, {"exposed_hands": True, "swap_deals": True}, True),
     ),
+    luck_value="greedy",  # its self-play from a position: the value function of arena --luck-adjusted
 )

@@ -34,6 +34,7 @@ SPEC = GameSpec(
         Baseline(("two_way_street.heuristic", "random", "random", "random"), 100, duplicate=True),
         Baseline(("two_way_street.heuristic", "random"), 200, {"players": 2}, duplicate=True),
     ),
+    luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
 )
 
 #: names this package re-exports from its modules, imported on first use

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     ),
     studies={"bombs": "cardenvs.games.twos.bomb_study"},
     baselines=(Baseline(("twos.heuristic", "random", "random"), 1000),),
+    luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
 )
 
 #: names this package re-exports from its modules, imported on first use
