@@ -51,6 +51,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     agents = split_agent_names(args.agents)
     if not all(agents):
         raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    if args.luck_reference is not None and not args.luck_adjusted:
+        raise CLIError("--luck-reference counts the reference deals of --luck-adjusted: give --luck-adjusted too")
     if args.out:
         with user_input("--out: "):
             arena.check_output_path(args.out, "results", json_with_csv=True)
@@ -77,6 +79,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
             engine=args.engine,
             deals=args.deals,
             save_deals=args.save_deals,
+            luck_adjusted=args.luck_adjusted,
+            luck_reference=args.luck_reference,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -258,6 +262,21 @@ def add_parsers(sub: Any) -> None:
         metavar="FILE",
         help="write the deals to a deal file (JSON, or FORMAT:FILE) and play them from it, so --deals FILE with "
         "the same --seed gives the same results",
+    )
+    p.add_argument(
+        "--luck-adjusted",
+        action="store_true",
+        help="beside every win rate, mean score and score margin: an unbiased luck-adjusted estimate with its 95%% "
+        "interval and the variance ratio (plain variance over adjusted), from control variates of the game's value "
+        "function at the deal and at the decisions of agents whose action distribution is known (random); a table "
+        "with such an agent plays on the aec engine. Not with --deals (docs: luck-adjusted estimates)",
+    )
+    p.add_argument(
+        "--luck-reference",
+        type=at_least(2),
+        default=None,
+        metavar="N",
+        help="with --luck-adjusted: reference deals for the deal term's mean (default 10 per deal played)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
