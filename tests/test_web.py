@@ -66,6 +66,40 @@ def test_start_page_lists_every_game_and_static_files(client):
     assert client.get("/static/secret.py").status_code == 404
 
 
+def test_the_start_page_shows_each_games_leaderboard_from_the_file(tmp_path):
+    from cardenvs.analysis import grading
+
+    ref = grading.load_reference("twos_v0")
+    strongest = max(ref["anchors"].values())
+    board = tmp_path / "board.json"
+    row = {
+        "game": "twos_v0",
+        "agent": "cmd:./mybot",
+        "rating": strongest + 100,
+        "interval": [strongest + 40, strongest + 160],
+    }
+    grading.append(board, {**row, "deals": 50, "seed": 0})
+    text = TestClient(create_app(leaderboard=board), base_url=BASE).get("/").text
+    twos = text[text.index('id="leaderboard-twos"') :]
+    twos = twos[: twos.index("</details>")]
+    # the placed agent first (rated above every anchor), then the anchors, each with its rating and deals
+    assert twos.index("cmd:./mybot") < min(twos.index(f"<code>{a}</code>") for a in ref["anchors"])
+    assert f"[{strongest + 40:.0f}, {strongest + 160:.0f}]" in twos and "50 per anchor" in twos
+    assert twos.count("(anchor)") == len(ref["anchors"]) and str(board.resolve()) in twos
+    # the row is the twos board's alone; without a file, the anchors alone and how to show one
+    assert "cmd:./mybot" not in text.replace(twos, "")
+    plain = TestClient(create_app(), base_url=BASE).get("/").text
+    assert 'id="leaderboard-twos"' in plain and "cmd:./mybot" not in plain and "serve --leaderboard" in plain
+
+
+def test_serve_refuses_a_file_that_is_no_leaderboard(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+    assert cli.main(["serve", "--leaderboard", str(bad), "--port", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "is not a leaderboard" in err and "Traceback" not in err
+
+
 def test_play_twenty_to_the_end(client):
     sid = start(client, mode="play", game="twenty", agents="twenty.greedy", seat=1, seed=5)
     page = client.get(f"/game/{sid}")

@@ -199,7 +199,7 @@ def leaderboard_page(board: Path) -> str:
     """Each game's graded ladder: its anchors' reference ratings and the agents placed in ``board``."""
     from cardenvs.analysis import grading
 
-    rows = json.loads(board.read_text()) if board.exists() else []
+    rows = grading.read(board) if board.exists() else []
     lines = [
         "# Leaderboard",
         "",

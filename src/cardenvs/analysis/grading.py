@@ -154,24 +154,47 @@ def place(
     }
 
 
+def read(leaderboard: str | Path) -> list[dict[str, Any]]:
+    """The placements of a leaderboard file (a JSON list of rows as :func:`place` makes them)."""
+    file = Path(leaderboard)
+    try:
+        rows = json.loads(file.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read the leaderboard {file}: {exc}") from None
+    keys = ("game", "agent", "rating", "interval", "deals")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows):
+        raise ValueError(f"{file} is not a leaderboard (a JSON list of placements with {', '.join(keys)})")
+    return rows
+
+
 def append(leaderboard: str | Path, row: dict[str, Any]) -> None:
     """Add a placement to a leaderboard file (a JSON list; made if missing)."""
     file = Path(leaderboard)
-    rows = json.loads(file.read_text()) if file.exists() else []
-    if not isinstance(rows, list):
-        raise ValueError(f"{file} is not a leaderboard (a JSON list of placements)")
+    rows = read(file) if file.exists() else []
     file.write_text(json.dumps([*rows, row], indent=1) + "\n")
+
+
+def standings(rows: Sequence[dict[str, Any]], ref: dict[str, Any]) -> list[dict[str, Any]]:
+    """A game's leaderboard, best first: the anchors (``interval`` None: their ratings are fixed) and the agents
+    of ``rows`` placed on the game ``ref`` rates."""
+    out: list[dict[str, Any]] = [
+        {"agent": a, "rating": r, "interval": None, "deals": ref["deals_per_pair"]} for a, r in ref["anchors"].items()
+    ]
+    out += [
+        {"agent": row["agent"], "rating": row["rating"], "interval": row["interval"], "deals": row["deals"]}
+        for row in rows
+        if row["game"] == ref["game"]
+    ]
+    return sorted(out, key=lambda e: -e["rating"])
 
 
 def table(rows: Sequence[dict[str, Any]], ref: dict[str, Any]) -> list[str]:
     """A game's leaderboard as Markdown table lines: the anchors and the agents placed, best first."""
-    entries: list[tuple[float, str, dict[str, Any] | None]] = [(r, a, None) for a, r in ref["anchors"].items()]
-    entries += [(row["rating"], row["agent"], row) for row in rows if row["game"] == ref["game"]]
     lines = ["| agent | rating | 95% interval | deals |", "|---|---|---|---|"]
-    for rating, name, row in sorted(entries, key=lambda e: -e[0]):
-        if row is None:
-            lines.append(f"| `{name}` (anchor) | {rating:.0f} | fixed | {ref['deals_per_pair']} a pair |")
+    for e in standings(rows, ref):
+        if e["interval"] is None:
+            lines.append(f"| `{e['agent']}` (anchor) | {e['rating']:.0f} | fixed | {e['deals']} a pair |")
         else:
-            low, high = row["interval"]
-            lines.append(f"| `{name}` | {rating:.0f} | [{low:.0f}, {high:.0f}] | {row['deals']} per anchor |")
+            low, high = e["interval"]
+            lines.append(f"| `{e['agent']}` | {e['rating']:.0f} | [{low:.0f}, {high:.0f}] | {e['deals']} per anchor |")
     return lines

@@ -34,6 +34,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for flag, folder in (("--replays", args.replays), ("--models", args.models)):
         if folder and not Path(folder).is_dir():
             raise CLIError(f"{flag} {folder} is not a folder")
+    if args.leaderboard:
+        from ..analysis import grading
+
+        if Path(args.leaderboard).exists():
+            with user_input("--leaderboard: "):
+                grading.read(args.leaderboard)
     from ..web import is_loopback, listen, serve
 
     try:
@@ -50,7 +56,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
     with sock:
-        return serve(sock, replays=args.replays, models=args.models, hosts=[args.host, *args.allow_host])
+        hosts = [args.host, *args.allow_host]
+        return serve(sock, replays=args.replays, models=args.models, hosts=hosts, leaderboard=args.leaderboard)
 
 
 # ------------------------------------------------------------------ bench
@@ -170,6 +177,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--replays", metavar="DIR", help="the folder replays are read from (from arena --replays)")
     p.add_argument("--models", metavar="DIR", help="the folder KIND:PATH agents (ppo:, dmc:, rllib:) are loaded from")
+    p.add_argument(
+        "--leaderboard", metavar="FILE", help="show this leaderboard (cardenvs ladder --leaderboard) on the start page"
+    )
     p.add_argument(
         "--allow-host",
         metavar="NAME",

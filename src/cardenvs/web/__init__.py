@@ -49,15 +49,17 @@ def serve(
     replays: str | Path | None = None,
     models: str | Path | None = None,
     hosts: Iterable[str] = (),
+    leaderboard: str | Path | None = None,
 ) -> int:
     """Run the app on ``sock`` (from :func:`listen`) until interrupted (Ctrl-C); ``hosts``: Host names accepted
-    besides ``localhost`` and IP addresses (the ``--host`` given, ``--allow-host``)."""
+    besides ``localhost`` and IP addresses (the ``--host`` given, ``--allow-host``); ``leaderboard``: the file the
+    start page's leaderboards come from."""
     import uvicorn
 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"cardenvs serve: open http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
-    app = create_app(replays, models=models, hosts=hosts)
+    app = create_app(replays, models=models, hosts=hosts, leaderboard=leaderboard)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
     return 0

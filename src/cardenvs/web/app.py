@@ -77,11 +77,14 @@ def create_app(
     models: str | Path | None = None,
     hosts: Iterable[str] = (),
     max_sessions: int = MAX_SESSIONS,
+    leaderboard: str | Path | None = None,
 ) -> Starlette:
     """The app. ``replays``: the folder replays are read from (an arena's ``--replays`` folder; without it,
     none are); ``models``: the folder ``KIND:PATH`` agents are loaded from (without it, none are); ``hosts``:
     names accepted in the Host header besides ``localhost`` and IP addresses (the bound ``--host``,
-    ``--allow-host``); ``max_sessions``: games held at once."""
+    ``--allow-host``); ``max_sessions``: games held at once; ``leaderboard``: a leaderboard file of
+    ``cardenvs ladder --leaderboard`` whose placements the start page shows beside each game's anchors (read
+    on every visit, so new placements appear; without it, the anchors alone)."""
     store = SessionStore(max_sessions)
     folder = ReplayFolder(replays) if replays is not None else None
     templates = jinja2.Environment(
@@ -137,6 +140,7 @@ def create_app(
                     "options": [(o.name, o.describe_default(), o.allowed()) for o in spec.options()],
                     "agents": known_agents(short),
                     "variants": {k: v for k, v in spec.variants().items() if k != "default"},
+                    "standings": standings_of(env_id, leaderboard),
                 }
             )
         return page(
@@ -146,6 +150,7 @@ def create_app(
             models=str(Path(models).resolve()) if models is not None else "",
             max_playouts=f"{WEB_MAX_PLAYOUTS:,}",
             max_ms=f"{WEB_MAX_MS:,.0f}",
+            leaderboard=str(Path(leaderboard).resolve()) if leaderboard is not None else "",
         )
 
     async def new(request: Request) -> Response:
@@ -252,6 +257,19 @@ _CHANGES: dict[str, Callable[[GameSession, dict[str, Any]], None]] = {
     "view": lambda session, body: session.set_viewer(body.get("viewer")),
 }
 _KINDS = tuple(_CHANGES)
+
+
+def standings_of(env_id: str, leaderboard: str | Path | None) -> list[dict[str, Any]]:
+    """The start page's leaderboard of a game: its anchors and the file's placements, best first (none where
+    the game has no reference ratings)."""
+    from cardenvs.analysis import grading
+
+    try:
+        ref = grading.load_reference(env_id)
+    except ValueError:
+        return []
+    rows = grading.read(leaderboard) if leaderboard is not None and Path(leaderboard).exists() else []
+    return grading.standings(rows, ref)
 
 
 def _int(text: str | None, what: str) -> int | None:
