@@ -208,7 +208,8 @@ def leaderboard_page(board: Path) -> str:
         "agents placed against them with 95% intervals (bootstrap over the deals), without moving the anchors. "
         "Place your own agent, a program included (`cmd:COMMAND`), with "
         "`cardenvs ladder GAME AGENT --games 100 --leaderboard FILE`. Generated from "
-        "`docs/results/leaderboard.json`; each row names its deals and seed there.",
+        "`docs/results/leaderboard.json`; each row names its deals and seed there. The web app's start page "
+        "shows the same tables for any leaderboard file: `cardenvs serve --leaderboard FILE`.",
         "",
     ]
     for env_id in cardenvs.ENV_IDS:
