@@ -364,17 +364,22 @@ def _kind_prefix(kind: str) -> Callable[[str], str | None]:
     return lambda base: ANY_GAME if ":" in base and base.partition(":")[0] == kind else None
 
 
-def _load_program(request: AgentRequest, game: str) -> Agent:
-    """``cmd:COMMAND(key=value,...)``: a program speaking the line protocol (:mod:`.program`)."""
-    from .program import PARAMETERS, ProgramAgent
+def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent:
+    """``cmd:COMMAND(key=value,...)``: a program speaking the line protocol (:mod:`.program`); with ``protocol``
+    (an agent kind a game declares, :func:`program_protocols`), ``KIND:COMMAND``: a program speaking that
+    platform's protocol, which the env's game declares (:class:`.program.ProtocolAgent`)."""
+    from .program import PARAMETERS, ProgramAgent, ProtocolAgent
 
+    kind = protocol or "cmd"
     if request.registered_only:
-        raise ValueError(f"agent {request.name!r}: programs (cmd:COMMAND) are not run here")
-    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in PARAMETERS.items())
-    unknown = [k for k in request.params if k not in PARAMETERS]
+        raise ValueError(f"agent {request.name!r}: programs ({kind}:COMMAND) are not run here")
+    protocol_class = _protocol_class(request, protocol) if protocol else None
+    accepted = {**PARAMETERS, **(getattr(protocol_class, "PARAMETERS", {}))}
+    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in accepted.items())
+    unknown = [k for k in request.params if k not in accepted]
     if unknown:
-        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; cmd: accepts {described}")
-    values = {k: _convert(request.name, k, v, PARAMETERS[k][0], described) for k, v in request.params.items()}
+        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; {kind}: accepts {described}")
+    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
     fallback = values.pop("fallback", "")
     if fallback:
         try:
@@ -382,7 +387,46 @@ def _load_program(request: AgentRequest, game: str) -> Agent:
         except ValueError as exc:
             raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
     command = request.base.partition(":")[2]
-    return ProgramAgent(request.env, command, name=request.name, fallback=fallback or None, **values)
+    if protocol_class is None:
+        return ProgramAgent(request.env, command, name=request.name, fallback=fallback or None, **values)
+    own = {k: values.pop(k) for k in list(values) if k not in PARAMETERS}
+    try:
+        speaker = protocol_class(request.env, **own)
+    except ValueError as exc:
+        raise ValueError(f"agent {request.name!r}: {exc}") from None
+    return ProtocolAgent(request.env, command, speaker, name=request.name, fallback=fallback or None, **values)
+
+
+def program_protocols() -> dict[str, dict[str, str]]:
+    """The agent kinds of programs written for another platform (the games' specs' ``program_protocols``):
+    kind -> {short name of a game that declares it: its ``"module:Class"``}."""
+    from ..registry import env_ids, spec_of
+
+    kinds: dict[str, dict[str, str]] = {}
+    for env_id in env_ids():
+        spec = spec_of(env_id)
+        for kind, path in spec.program_protocols.items():
+            kinds.setdefault(kind, {})[spec.name] = path
+    return kinds
+
+
+def _protocol_class(request: AgentRequest, protocol: str) -> Any:
+    """The protocol class the env's game declares for the agent kind ``protocol``; a ValueError naming the
+    games that declare it where the env's game does not."""
+    from ..core.spec import load
+
+    games = program_protocols().get(protocol, {})
+    game = _game_of(request.env)
+    if game not in games:
+        raise ValueError(
+            f"agent {request.name!r}: {protocol}:COMMAND runs programs written for the {protocol} protocol, "
+            f"which only {', '.join(sorted(games))} declare{'s' if len(games) == 1 else ''}; "
+            f"{game or 'this env'} does not (use cmd:COMMAND and the line protocol there)"
+        )
+    try:
+        return load(games[game])
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"agent {request.name!r}: the {protocol} protocol of {game} does not load: {exc}") from None
 
 
 #: the built-in kinds of names, in the order they are tried; agent_table adds the installed KIND:PATH kinds
@@ -406,10 +450,16 @@ BUILT_IN_KINDS = (
 def agent_table() -> list[AgentKind]:
     """The kinds of agent names in the order :func:`load_agent` tries them: :data:`BUILT_IN_KINDS`, with a
     ``KIND:PATH`` row before ``module:Class`` for every agent kind an installed package registers under the
-    entry-point group :data:`AGENT_KINDS_GROUP` (:func:`agent_kinds`)."""
+    entry-point group :data:`AGENT_KINDS_GROUP` (:func:`agent_kinds`), and a ``KIND:COMMAND`` row after
+    ``cmd:COMMAND`` for every protocol of programs a game declares (:func:`program_protocols`)."""
     kinds = agent_kinds()
     installed = [AgentKind(f"{k}:PATH", _kind_prefix(k), partial(_load_model_file, kinds[k])) for k in sorted(kinds)]
-    return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:]]
+    protocols = [
+        AgentKind(f"{k}:COMMAND", _kind_prefix(k), partial(_load_program, protocol=k), parameters=True)
+        for k in sorted(program_protocols())
+        if k not in kinds and k != "cmd"
+    ]
+    return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:4], *protocols, *BUILT_IN_KINDS[4:]]
 
 
 def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, registered_only: bool = False) -> Agent:

@@ -133,12 +133,11 @@ class ProgramAgent:
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         seat = self.env.agent_name_mapping[self.env.agent_selection]
-        message = decision_message(self.env, seat, observation, self.hand(seat))
         move_left = min(self.move_ms / 1000, self._game_left)
-        message["time_left_ms"] = {"move": round(move_left * 1000), "game": round(self._game_left * 1000)}
+        message = self._message(seat, observation, move_left)
         started = time.monotonic()
         try:
-            line = self._ask(json.dumps(message, separators=(",", ":")), move_left)
+            line = self._ask(message, move_left)
             return self._action(line, observation)
         except BotFault as fault:
             self._stop()  # the next decision starts the program again
@@ -148,6 +147,12 @@ class ProgramAgent:
             return int(self.fallback.act(observation, rng))
         finally:
             self._game_left -= time.monotonic() - started
+
+    def _message(self, seat: int, observation: dict[str, np.ndarray], move_left: float) -> str:
+        """The line sent for this decision (:func:`decision_message` and the time left)."""
+        message = decision_message(self.env, seat, observation, self.hand(seat))
+        message["time_left_ms"] = {"move": round(move_left * 1000), "game": round(self._game_left * 1000)}
+        return json.dumps(message, separators=(",", ":"))
 
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as codes, as the game's view shows them to that seat (empty without a view)."""
@@ -280,3 +285,49 @@ class ProgramAgent:
         state = dict(self.__dict__)
         state.update(_process=None, _folder=None, _buffer=b"")  # a copy starts its own program
         return state
+
+
+class ProtocolAgent(ProgramAgent):
+    """``KIND:COMMAND``: a program written for another platform's protocol, which a game declares (its spec's
+    ``program_protocols``: agent kind -> ``"module:Class"``), run unchanged. The process, the limits, the
+    faults and the fallback are :class:`ProgramAgent`'s; the game's protocol object, ``Class(env, **values)``,
+    writes each decision's input and reads the answer:
+
+    * ``PARAMETERS`` (on the class): its own parameters of the agent name, as :data:`PARAMETERS` lists them
+      (type, default, what);
+    * ``reset()``: a new game; ``request(seat, observation) -> str``: the line(s) the program reads for the
+      decision of ``seat``, from what that seat may know; ``action(answer, observation) -> int``: the action id
+      of the program's answer line, or a ValueError whose ``kind`` attribute says which fault (``"garbage"``
+      or ``"illegal"``, default garbage) and whose text says why;
+    * ``fresh_process`` (default false): the program is started anew for every decision and stopped once it
+      has answered (a platform that runs a program once per turn with the whole game so far as its input);
+    * ``plays_role_phase`` (default true): false where the platform's game has no such phase (the arena
+      refuses the agent where the phase is played).
+    """
+
+    def __init__(
+        self, env: Any, command: str, protocol: Any, name: str | None = None, fallback: Any = None, **params: Any
+    ):
+        super().__init__(env, command, name=name, fallback=fallback, **params)
+        self.protocol = protocol
+        self.plays_role_phase = bool(getattr(protocol, "plays_role_phase", True))
+
+    def reset(self) -> None:
+        super().reset()
+        self.protocol.reset()
+
+    def _message(self, seat: int, observation: dict[str, np.ndarray], move_left: float) -> str:
+        return self.protocol.request(seat, observation)
+
+    def _action(self, line: str, observation: dict[str, np.ndarray]) -> int:
+        try:
+            return int(self.protocol.action(line, observation))
+        except ValueError as exc:
+            raise BotFault(self.name, getattr(exc, "kind", "garbage"), str(exc)) from None
+
+    def _ask(self, message: str, seconds: float) -> str:
+        try:
+            return super()._ask(message, seconds)
+        finally:
+            if getattr(self.protocol, "fresh_process", False):
+                self._stop()
