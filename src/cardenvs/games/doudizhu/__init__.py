@@ -1,7 +1,8 @@
 """Dou Dizhu, landlord against two farmers: move table and generator (:mod:`.moves`, with
 :func:`legal_moves` and :func:`classify`), the numba rules over a batched state (:mod:`.rules`), numba
 heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`), roles and move features
-for the arena and learners (:mod:`.roles`, :mod:`.features`), the env (:mod:`.env`).
+for the arena and learners (:mod:`.roles`, :mod:`.features`), the env (:mod:`.env`), Botzone's protocol for
+programs written for its Fight the Landlord games (:mod:`.botzone`).
 
 This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
@@ -27,6 +28,8 @@ SPEC = GameSpec(
     ),
     move_features="cardenvs.games.doudizhu.features:move_features",
     deal_formats={"douzero": "cardenvs.games.doudizhu.deal_formats"},  # DouZero's pickled evaluation deals
+    # programs written for Botzone's Fight the Landlord games, run unchanged: botzone:COMMAND
+    program_protocols={"botzone": "cardenvs.games.doudizhu.botzone:Protocol"},
     view="cardenvs.games.doudizhu.view",
     # PIMC at 50 playouts below the rule agent, as measured (docs/luck-and-skill.md, "Ladder order": 40 deals,
     # 79 and 47 Elo below it with the landlord fixed and with bidding, intervals apart)

@@ -1,0 +1,245 @@
+"""Botzone's Fight the Landlord protocol: ``botzone:COMMAND`` runs a program written for Botzone's
+``FightTheLandlord2`` (with bidding, the default) or ``FightTheLandlord`` (the landlord fixed;
+``botzone:COMMAND(game=FightTheLandlord)``) unchanged in this game (:data:`cardenvs.games.doudizhu.SPEC`
+declares it as ``program_protocols={"botzone": ...}``; the process, limits and faults are
+:class:`cardenvs.agent.program.ProtocolAgent`'s).
+
+The protocol as this module speaks it, and where each part was verified:
+
+* Botzone's "simple interaction" in JSON: the program is started for every decision, reads one line,
+  ``{"requests": [...], "responses": [...]}`` (every request this seat was sent in the game and its own
+  earlier responses; ``"data"`` and ``"globaldata"`` when an earlier answer left them), writes
+  ``{"response": ...}`` (or the bare response) and exits. Verified in the code of Botzone's own local runner
+  (the ``ailab-pku/botzone-local`` repository: its bot wrapper builds exactly this input and takes
+  ``response``, ``data`` and ``globaldata`` from the output), and in sample bots for both games, which read one
+  line and write ``{"response": [...]}`` on one line. Choice: the answer is read from the program's first
+  line (the samples write one line); the keep-running mode is not offered: a bot that asks for it is stopped
+  after its answer and started again with the whole game, which such bots also read on their first turn.
+* Card ids 0..53: ``rank * 4 + suit`` for the ranks 3 4 5 6 7 8 9 10 J Q K A 2 (rank 0 is the 3), 52 the
+  black joker, 53 the red one. Verified in both games' judge programs (Botzone's own, as copied into
+  ``ailab-pku/botzone-local``: a card's point is ``id // 4 + 3``, plus one for 53). This game's own card ids
+  are mapped rank by rank and suit by suit (:data:`TO_BOTZONE`), so a hand is the same set of cards in both.
+* ``FightTheLandlord2`` (verified in its judge program): seat 0 bids first; a bid request is
+  ``{"own": [17 ids], "bid": [the earlier bids]}`` (a program learns its seat from how many bids it sees),
+  answered by 0 (no bid) or a bid higher than the bids so far, at most 3; a 3 ends the bidding. A seat's
+  first request of the play is ``{"own": [its 17 dealt ids, the bottom cards not among them even for the
+  landlord], "publiccard": [3 ids], "landlord": seat, "pos": its own seat, "finalbid": the bid, "history":
+  ...}``, every later one ``{"history": [[the cards of the seat two before it], [those of the seat before
+  it]]}`` (``[]`` for a pass, or for a seat that has not played yet), answered by a list of card ids (``[]``
+  passes). Here Botzone's seat 0 is this game's first bidder (seats keep their order), so a program's seat
+  from the ``bid`` list is right.
+* ``FightTheLandlord`` (verified in its judge program and Botzone's local env for it): no bidding; the
+  landlord is seat 0 and holds 20 cards; a seat's first request is ``{"own": [its 20 or 17 ids, the
+  bottom cards included], "publiccard": [3 ids], "history": ...}`` (a program learns its seat from the
+  history), later ones ``{"history": ...}``. Here Botzone's seat 0 is the landlord. Choice: the bottom cards
+  are also sent as ``"public"``, the key a sample bot for this game reads.
+
+Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): a response is checked
+against this game's rules. Cards not in the seat's hand, a repeated card, an id outside 0..53, a pass while
+leading, a combination this game does not have (Botzone's space shuttles, both jokers as kickers) or one
+that does not beat the move on the table is an ``illegal`` fault with that reason; an answer that is not
+JSON, or not a list of ids (a number while bidding), is ``garbage``. A combination this game allows and
+Botzone's judges do not (a four with two single kickers of one rank, airplane wings of one rank) is played.
+A card set with several readings here is played as Botzone reads it (all of its trios as the airplane), else
+as its strongest legal reading. The cards a seat is shown to have played are the ones this game takes from
+its hand (:mod:`.rules`: at each rank the bottom cards first, then the lowest ids), not necessarily the ids the
+program named of that rank, so every seat's view stays the game's own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from . import moves
+
+GAMES = ("FightTheLandlord2", "FightTheLandlord")
+JOKERS = (52, 53)  # the black and the red joker, in this game's card ids and in Botzone's alike
+#: this game's card id -> Botzone's: rank (3..2 as 0..12) * 4 + suit, the jokers 52 and 53
+TO_BOTZONE = np.array(
+    [int(moves.RANK_OF_CARD[c]) * 4 + c % 4 for c in range(52)] + list(JOKERS),
+    dtype=np.int64,
+)
+FROM_BOTZONE = np.argsort(TO_BOTZONE)
+#: Botzone's card id -> rank 0..14 (3 .. 2, black joker, red joker), as :mod:`.moves` counts them
+BOTZONE_RANK = np.array([b // 4 for b in range(52)] + [13, 14], dtype=np.int64)
+
+
+class BotzoneError(ValueError):
+    """An answer that cannot be played: ``kind`` is the fault (``"garbage"`` or ``"illegal"``)."""
+
+    def __init__(self, kind: str, text: str):
+        super().__init__(text)
+        self.kind = kind
+
+
+def botzone_cards(flags: np.ndarray) -> list[int]:
+    """The cards set in a 54-entry per-card array, as Botzone's ids, ascending."""
+    return sorted(int(TO_BOTZONE[c]) for c in np.flatnonzero(flags))
+
+
+def rank_string(ids: list[int]) -> str:
+    """Botzone card ids as this game's ranks, low to high (``"334BR"``)."""
+    return "".join(moves.RANK_CHARS[r] for r in sorted(int(BOTZONE_RANK[b]) for b in ids))
+
+
+def botzone_only(counts: np.ndarray) -> str:
+    """What Botzone's judges accept in a card set that is no move here (``""`` when nothing): a space
+    shuttle (two or more consecutive fours up to the ace, with or without wings) or both jokers among
+    kickers."""
+    fours = [r for r in range(12) if counts[r] == 4]
+    if len(fours) >= 2 and fours == list(range(fours[0], fours[0] + len(fours))) and not (counts == 3).any():
+        return "Botzone's space shuttle (consecutive fours), which this game does not have"
+    if counts[13] and counts[14] and counts.sum() > 2:
+        return "both jokers as kickers, which Botzone allows and this game does not"
+    return ""
+
+
+class Protocol:
+    """Botzone's requests for one seat's program, and its responses as this game's actions (module
+    docstring); the :class:`cardenvs.agent.program.ProtocolAgent` of ``botzone:COMMAND`` calls it."""
+
+    PARAMETERS: dict[str, tuple[type, Any, str]] = {
+        "game": (str, GAMES[0], "Botzone's game the program was written for: FightTheLandlord2 or FightTheLandlord"),
+    }
+    fresh_process = True  # simple interaction: one run of the program per decision
+
+    def __init__(self, env: Any, game: str = GAMES[0]):
+        if game not in GAMES:
+            raise ValueError(f"game={game!r}: Botzone's Fight the Landlord games are {' and '.join(GAMES)}")
+        self.env = getattr(env, "unwrapped", env)
+        self.game = game
+        self.plays_role_phase = game == "FightTheLandlord2"  # FightTheLandlord has no bidding
+        self.globaldata: Any = None  # kept across games, as Botzone keeps it
+        self.reset()
+
+    def reset(self) -> None:
+        """A new game: no requests yet."""
+        self.requests: list[dict] = []
+        self.responses: list[Any] = []
+        self.data: Any = None
+        self.seat = -1
+        self.last = ""  # what the previous decision was: "bid" or "play"
+        self.seen = np.zeros((3, 54), dtype=np.int8)  # every seat's played cards at the previous decision
+
+    # ------------------------------------------------------------------ the requests
+    def botzone_seat(self, seat: int) -> int:
+        """Botzone's seat of this game's ``seat``: seats keep their order; seat 0 is the first bidder
+        (``FightTheLandlord2``) or the landlord (``FightTheLandlord``)."""
+        s = self.env.state
+        first = s.first_bidder if self.game == "FightTheLandlord2" else s.landlord
+        return (seat - int(first)) % 3
+
+    def request(self, seat: int, observation: dict) -> str:
+        """The input line of ``seat``'s program for its decision now."""
+        s = self.env.state
+        played = np.asarray(s.played, dtype=np.int8)
+        new = played - self.seen  # what each seat played since this seat's previous decision
+        self.seen = played.copy()
+        if self.last == "bid":
+            self.responses.append(int(s.bids[(seat - int(s.first_bidder)) % 3]))
+        elif self.last == "play":
+            self.responses.append(botzone_cards(new[seat]))
+        self.seat = seat
+        if s.bidding:
+            if self.game != "FightTheLandlord2":
+                raise ValueError(
+                    "a FightTheLandlord program cannot bid: play it with bidding=False or in the arena's "
+                    "duplicate mode (game=FightTheLandlord2 for a program that bids)"
+                )
+            request: dict[str, Any] = {
+                "own": botzone_cards(s.hands[seat]),
+                "bid": [int(b) for b in s.bids[: int(s.n_bids)]],
+            }
+            self.last = "bid"
+        else:
+            history = [botzone_cards(new[(seat + 1) % 3]), botzone_cards(new[(seat + 2) % 3])]
+            request = {"history": history}
+            if not any("history" in r for r in self.requests):  # this seat's first request of the play
+                request.update(self._first_play(seat))
+            self.last = "play"
+        self.requests.append(request)
+        message: dict[str, Any] = {"requests": self.requests, "responses": self.responses}
+        if self.data:
+            message["data"] = self.data
+        if self.globaldata:
+            message["globaldata"] = self.globaldata
+        return json.dumps(message, separators=(",", ":"))
+
+    def _first_play(self, seat: int) -> dict[str, Any]:
+        s = self.env.state
+        dealt = (np.asarray(s.hands[seat]) | np.asarray(s.played[seat])).astype(np.int8)  # with the kitty
+        bottom = sorted(int(TO_BOTZONE[c]) for c in s.kitty)
+        if self.game == "FightTheLandlord":
+            return {"own": botzone_cards(dealt), "publiccard": bottom, "public": bottom}
+        if seat == s.landlord:
+            dealt[np.asarray(s.kitty, dtype=np.int64)] = 0
+        return {
+            "own": botzone_cards(dealt),
+            "publiccard": bottom,
+            "landlord": self.botzone_seat(int(s.landlord)),
+            "pos": self.botzone_seat(seat),
+            "finalbid": int(s.bid),
+        }
+
+    # ------------------------------------------------------------------ the answer
+    def action(self, answer: str, observation: dict) -> int:
+        """The action of the program's answer line to the last request; :class:`BotzoneError` if it cannot be
+        played here."""
+        try:
+            output = json.loads(answer)
+        except ValueError:
+            raise BotzoneError("garbage", f"not JSON: {answer.strip()[:80]!r}") from None
+        response = output
+        if isinstance(output, dict) and "response" in output:
+            response = output["response"]
+            self.data = output.get("data")
+            if output.get("globaldata"):
+                self.globaldata = output["globaldata"]
+        mask = observation["action_mask"]
+        if self.last == "bid":
+            return self._bid(response, mask)
+        return self._play(response, mask)
+
+    def _bid(self, response: Any, mask: np.ndarray) -> int:
+        if isinstance(response, str) and response.strip().isdigit():
+            response = int(response)
+        if isinstance(response, bool) or not isinstance(response, int):
+            raise BotzoneError("garbage", f"a bid is a number 0..3, not {json.dumps(response)[:80]}")
+        if response == 0:
+            return moves.BID_PASS
+        if 1 <= response <= 3 and mask[moves.BID_PASS + response]:
+            return moves.BID_PASS + response
+        raise BotzoneError(
+            "illegal", f"bid {response}: a bid is 0 (no bid) or above the bid so far ({self.env.state.bid}), up to 3"
+        )
+
+    def _play(self, response: Any, mask: np.ndarray) -> int:
+        if not isinstance(response, list) or any(isinstance(b, bool) or not isinstance(b, int) for b in response):
+            raise BotzoneError("garbage", f"a play is a list of card ids ([] passes), not {json.dumps(response)[:80]}")
+        outside = [b for b in response if not 0 <= b < 54]
+        if outside:
+            raise BotzoneError("illegal", f"card id {outside[0]} is outside 0..53")
+        if len(set(response)) < len(response):
+            raise BotzoneError("illegal", f"a card is named twice in {response}")
+        hand = set(botzone_cards(self.env.state.hands[self.seat]))
+        missing = [b for b in response if b not in hand]
+        if missing:
+            raise BotzoneError("illegal", f"card {missing[0]} ({rank_string(missing[:1])}) is not in its hand")
+        if not response:
+            if mask[moves.PASS]:
+                return moves.PASS
+            raise BotzoneError("illegal", "a pass while leading the trick")
+        counts = np.bincount(BOTZONE_RANK[response], minlength=moves.NUM_RANKS).astype(np.int8)
+        readings = moves.readings(counts)
+        legal = [m for m in readings if mask[m]]
+        if legal:  # Botzone reads every trio of a card set as the airplane: the reading with most main cards
+            return max(legal, key=lambda m: (int(moves.MOVE_MAIN_COUNTS[m].sum()), int(moves.MOVE_MAIN[m])))
+        cards = rank_string(response)
+        if readings:
+            to_beat = self.env.state.last_move
+            raise BotzoneError("illegal", f"{cards} does not beat {moves.move_string(int(to_beat))}")
+        why = botzone_only(counts)
+        raise BotzoneError("illegal", f"{cards} is no combination of this game" + (f" ({why})" if why else ""))

@@ -1,0 +1,234 @@
+"""Botzone's Fight the Landlord protocol (``botzone:COMMAND``, :mod:`cardenvs.games.doudizhu.botzone`): a bot
+written to Botzone's protocol plays full duplicate tables, with and without the bidding, exactly as the same
+logic written as a Python class; its faults are recorded results; other games refuse the kind."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs.agent import load_agent
+from cardenvs.arena import run_tournament
+from cardenvs.games.doudizhu import botzone, moves
+
+BOTS = Path(__file__).parent / "bots"
+BOT = f"botzone:{sys.executable} -S {BOTS / 'botzone_smallest.py'}"  # -S: no site, a faster start each decision
+
+
+class Smallest:
+    """The Botzone test bot's logic on this game's state: bid one more than the bid so far holding a 2 or a
+    joker (below 3), else no bid; lead the lowest rank; beat a single with the lowest higher rank; else pass."""
+
+    def __init__(self, env):
+        self.env = env.unwrapped
+        self.name = "smallest"
+
+    def act(self, observation, rng):
+        s = self.env.state
+        seat = self.env.agent_name_mapping[self.env.agent_selection]
+        counts = s.counts[seat]
+        if s.bidding:
+            high = counts[moves.TWO :].sum() > 0
+            return moves.BID_PASS + (int(s.bid) + 1 if high and s.bid < 3 else 0)
+        held = [r for r in range(moves.NUM_RANKS) if counts[r] > 0]
+        if s.last_move < 0:
+            return moves.MOVE_ID[moves.RANK_CHARS[held[0]]]
+        if moves.MOVE_TYPE[s.last_move] == moves.SINGLE:
+            higher = [r for r in held if r > moves.MOVE_MAIN[s.last_move]]
+            if higher:
+                return moves.MOVE_ID[moves.RANK_CHARS[higher[0]]]
+        return moves.PASS
+
+
+@pytest.fixture
+def python_class(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "Smallest", Smallest)
+    return f"{__name__}:Smallest"
+
+
+def _games(results):
+    return [(r.deal, r.replay, r.seats.index(results.agents[0]), r.scores, r.steps, r.roles) for r in results.records]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "role_phase"),
+    [
+        ("FightTheLandlord2", {"bidding": True}, True),  # the agents bid, from the deal's first bidder
+        ("FightTheLandlord", {"bidding": False}, False),  # Botzone's fixed-landlord game
+    ],
+)
+def test_a_botzone_bot_plays_a_duplicate_table_as_its_python_twin(game, options, role_phase, python_class):
+    bot = f"{BOT}(game={game})"
+    kwargs = {"games": 1, "seed": 3, "options": options, "role_phase": role_phase, "engine": "aec"}
+    program = run_tournament("doudizhu_v0", [bot, "doudizhu.rule", "random"], **kwargs)
+    twin = run_tournament("doudizhu_v0", [python_class, "doudizhu.rule", "random"], **kwargs)
+    assert len(program.records) == 6  # one deal in all 6 seatings
+    assert _games(program) == _games(twin)
+    assert not program.faults()
+    assert any(r.steps > 20 for r in program.records)  # hands were played out, not ended at once
+
+
+def _first_decisions(game, reset_options, seat_count=3):
+    """The first Botzone inputs of each seat's program in a seeded game the test bot's twin plays."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=11, options=reset_options)
+    base = env.unwrapped
+    speakers = [botzone.Protocol(base, game) for _ in range(seat_count)]
+    twin = Smallest(env)
+    inputs: list[list[dict]] = [[] for _ in range(seat_count)]
+    for _ in range(12):
+        seat = base.agent_name_mapping[base.agent_selection]
+        observation = base.observe(base.agent_selection)
+        inputs[seat].append(json.loads(speakers[seat].request(seat, observation)))
+        env.step(twin.act(observation, None))
+    return base, inputs
+
+
+def test_the_requests_are_botzones_with_its_card_numbers():
+    """FightTheLandlord2 after a fixed landlord: each seat's first request of the play has its 17 dealt cards
+    (the bottom cards not among them), the bottom cards, Botzone's seats of the landlord and of itself (seat 0
+    the first bidder) and the bid; the history shows the last two seats' cards as the game took them."""
+    base, inputs = _first_decisions("FightTheLandlord2", {"landlord": 1, "bid": 2})
+    s = base.state
+    first = int(s.first_bidder)
+    bottom = sorted(int(botzone.TO_BOTZONE[c]) for c in s.kitty)
+    for seat in range(3):
+        request = inputs[seat][0]["requests"][0]
+        assert set(request) == {"own", "publiccard", "landlord", "pos", "finalbid", "history"}
+        assert len(request["own"]) == 17 and not set(request["own"]) & set(bottom)
+        assert request["publiccard"] == bottom and request["finalbid"] == 2
+        assert request["pos"] == (seat - first) % 3 and request["landlord"] == (1 - first) % 3
+        # a card id is Botzone's: rank (3 = 0) * 4 + suit, so its rank is id // 4 as this game counts ranks
+        ranks = sorted(int(moves.RANK_OF_CARD[botzone.FROM_BOTZONE[b]]) for b in request["own"])
+        assert ranks == sorted(b // 4 if b < 52 else b - 39 for b in request["own"])
+    # seat 1 leads: its first history is empty; seat 2 then sees seat 1's lead as the previous seat's cards
+    assert inputs[1][0]["requests"][0]["history"] == [[], []]
+    lead = inputs[2][0]["requests"][0]["history"][1]
+    assert len(lead) == 1 and inputs[0][0]["requests"][0]["history"][0] == lead
+    # seat 1's second input holds its first response: the card the game took for its lead
+    assert inputs[1][1]["responses"] == [lead] and len(inputs[1][1]["requests"]) == 2
+
+
+def test_the_bidding_requests_count_seats_from_the_first_bidder():
+    base, inputs = _first_decisions("FightTheLandlord2", {"first_bidder": 2})
+    s = base.state
+    bids = [int(b) for b in s.bids[: int(s.n_bids)]]
+    for k in range(int(s.n_bids)):
+        seat = (2 + k) % 3
+        request = inputs[seat][0]["requests"][0]
+        assert set(request) == {"own", "bid"} and request["bid"] == bids[:k] and len(request["own"]) == 17
+
+
+def test_the_fixed_landlord_game_gives_the_landlord_twenty_cards():
+    base, inputs = _first_decisions("FightTheLandlord", {"landlord": 2, "bid": 1})
+    bottom = sorted(int(botzone.TO_BOTZONE[c]) for c in base.state.kitty)
+    landlord = inputs[2][0]["requests"][0]
+    assert len(landlord["own"]) == 20 and set(bottom) <= set(landlord["own"])
+    assert landlord["publiccard"] == landlord["public"] == bottom and landlord["history"] == [[], []]
+    assert len(inputs[0][0]["requests"][0]["own"]) == 17
+
+
+def _answer(answer, reset_options=None):
+    """The action (or the fault) of ``answer`` to a seeded first decision of the play."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4, options=reset_options or {"landlord": 0, "bid": 1})
+    base = env.unwrapped
+    seat = base.agent_name_mapping[base.agent_selection]
+    speaker = botzone.Protocol(base)
+    observation = base.observe(base.agent_selection)
+    request = json.loads(speaker.request(seat, observation))["requests"][0]
+    hand = request["own"] + request["publiccard"]
+    return speaker.action(json.dumps(answer(hand)), observation)
+
+
+def test_answers_become_this_games_moves():
+    # the lowest card of the hand, as a Botzone id, is the single of its rank
+    action = _answer(lambda hand: {"response": [min(hand)]})
+    assert moves.MOVE_TYPE[action] == moves.SINGLE
+    # a bare response (no object around it) is read too
+    assert _answer(lambda hand: [min(hand)]) == action
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind", "words"),
+    [
+        (lambda hand: {"response": []}, "illegal", "a pass while leading"),
+        (lambda hand: {"response": [60]}, "illegal", "outside 0..53"),
+        (lambda hand: {"response": [hand[0], hand[0]]}, "illegal", "named twice"),
+        (lambda hand: {"response": [next(b for b in range(54) if b not in hand)]}, "illegal", "not in its hand"),
+        (lambda hand: {"response": "3"}, "garbage", "a list of card ids"),
+        (lambda hand: {"response": [True]}, "garbage", "a list of card ids"),
+    ],
+)
+def test_answers_that_cannot_be_played_say_why(answer, kind, words):
+    with pytest.raises(botzone.BotzoneError, match=words) as caught:
+        _answer(answer)
+    assert caught.value.kind == kind
+
+
+def test_card_sets_are_read_as_botzone_reads_them():
+    """333444555666 is four trios on Botzone (an airplane of 4), not three trios with three kickers."""
+    counts = moves.counts_of("333444555666")
+    mask = np.zeros(moves.NUM_ACTIONS, dtype=np.int8)
+    mask[moves.readings(counts)] = 1  # every reading legal, as when leading
+    assert len(moves.readings(counts)) == 3  # the airplane of four, and 333444555+666, 444555666+333
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4, options={"landlord": 0, "bid": 1})
+    speaker = botzone.Protocol(env.unwrapped)
+    speaker.last, speaker.seat = "play", 0
+    s = env.unwrapped.state
+    ids = [b for r in range(4) for b in range(4 * r, 4 * r + 3)]  # three cards each of 3, 4, 5, 6
+    s.hands[0][:] = 0
+    s.hands[0][botzone.FROM_BOTZONE[ids]] = 1
+    action = speaker.action(json.dumps({"response": ids}), {"action_mask": mask})
+    assert moves.move_string(action) == "333444555666" and moves.MOVE_TYPE[action] == moves.AIRPLANE
+
+
+def test_botzone_only_combinations_are_named():
+    assert "space shuttle" in botzone.botzone_only(moves.counts_of("33334444"))
+    assert "both jokers" in botzone.botzone_only(moves.counts_of("3333BR"))
+    assert botzone.botzone_only(moves.counts_of("33334")) == ""
+
+
+@pytest.mark.parametrize(("mode", "kind"), [("garbage", "garbage"), ("illegal", "illegal")])
+def test_a_faulty_botzone_answer_is_a_recorded_fault(mode, kind):
+    bot = f"{BOT} {mode}"
+    results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
+    assert len(results.records) == 6  # every game was played or forfeited
+    lost = [f for r in results.records for f in r.faults]
+    assert lost and all(f["kind"] == kind and f["forfeit"] for f in lost)
+    for r in results.records:
+        if r.faults:
+            assert r.outcome[r.seats.index(bot)] == -1.0
+    assert results.to_dict()["faults"][bot]["forfeits"][kind] == len(lost)
+
+
+def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on():
+    bot = f"{BOT} illegal(fallback=random)"
+    results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=2, seed=1, duplicate=False, engine="aec")
+    assert len(results.records) == 2
+    flagged = [f for r in results.records for f in r.faults]
+    assert flagged and not any(f["forfeit"] for f in flagged)
+    assert all(f["kind"] == "illegal" and "not in its hand" in f["detail"] for f in flagged)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "words"),
+    [
+        ("twos_v0", BOT, "only doudizhu declares"),  # another game: the games that declare the kind are named
+        ("doudizhu_v0", f"{BOT}(game=Landlord3)", "FightTheLandlord2 and FightTheLandlord"),
+        ("doudizhu_v0", f"{BOT}(speed=2)", "unknown parameter 'speed'"),
+    ],
+)
+def test_bad_botzone_names_are_clear_errors(env_id, name, words):
+    with pytest.raises(ValueError, match=words):
+        load_agent(name, cardenvs.make(env_id).unwrapped)
+
+
+def test_a_fixed_landlord_bot_is_refused_where_the_agents_bid():
+    bot = f"{BOT}(game=FightTheLandlord)"
+    with pytest.raises(ValueError, match="cannot play the bidding"):
+        run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, options={"bidding": True}, role_phase=True)
