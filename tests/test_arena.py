@@ -159,8 +159,11 @@ def test_agents_by_name_and_errors():
         match="unknown agent 'nope'; known agents for war: random, war.flip, or dmc:PATH, douzero:PATH, ppo:PATH",
     ):
         load_agent("nope", env)
-    with pytest.raises(ValueError, match="cannot load agent"):
+    with pytest.raises(ValueError, match="cannot load agent 'no.such.module:Thing': No module named 'no'"):
         load_agent("no.such.module:Thing", env)
+    # a kind no installed package registers (as in a copy of the source that was never pip-installed)
+    with pytest.raises(ValueError, match="'nokind' is neither an agent kind \\(dmc:PATH, .*\\) nor a module"):
+        load_agent("nokind:runs/model.pt", env)
     with pytest.raises(ValueError, match="os:path is a module, not a class"):
         load_agent("os:path", env)
     with pytest.raises(ValueError, match="os:getcwd is a builtin_function_or_method, not a class"):

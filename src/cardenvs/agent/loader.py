@@ -283,6 +283,14 @@ def _load_class(request: AgentRequest, game: str) -> Agent:
         obj = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name and "." not in module_name:  # KIND:PATH with an unknown kind, or a module
+            raise ValueError(
+                f"cannot load agent {name!r}: {module_name!r} is neither an agent kind ({agent_name_forms()}) nor "
+                f"a module for module:Class (the kinds come from installed packages: pip install the one that "
+                f"registers {module_name}:)"
+            ) from None
+        raise ValueError(f"cannot load agent {name!r}: {exc}") from None
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"cannot load agent {name!r}: {exc}") from None
     if not inspect.isclass(obj):
