@@ -206,6 +206,13 @@ def test_a_faulty_botzone_answer_is_a_recorded_fault(mode, kind):
     assert results.to_dict()["faults"][bot]["forfeits"][kind] == len(lost)
 
 
+def test_a_bot_that_reads_its_input_to_the_end_is_answered():
+    """Its input is closed after the line, as a program run once per decision may expect."""
+    bot = f"{BOT} read-all"
+    results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, seed=2, duplicate=False, engine="aec")
+    assert len(results.records) == 1 and results.records[0].steps > 10 and not results.faults()
+
+
 def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on():
     bot = f"{BOT} illegal(fallback=random)"
     results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=2, seed=1, duplicate=False, engine="aec")

@@ -6,7 +6,7 @@ answers the last request and exits.
 Bidding: one more than the highest bid so far if its hand holds a 2 or a joker and the bids are below 3, else 0.
 Play: when leading, the lowest card; when following a single card, the lowest card of a higher rank if it
 has one; else it passes. An argument "garbage" or "illegal" makes its third play an answer that is not JSON
-or a card it does not hold, for the arena's fault tests."""
+or a card it does not hold, for the arena's fault tests; "read-all" reads its input to the end, not one line."""
 
 import json
 import sys
@@ -53,7 +53,7 @@ def answer(requests, responses, mode):
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    game = json.loads(sys.stdin.readline())
+    game = json.loads(sys.stdin.read() if mode == "read-all" else sys.stdin.readline())
     response = answer(game["requests"], game["responses"], mode)
     if response == "{not json":
         print(response)

@@ -95,6 +95,8 @@ def decision_message(base: Any, seat: int, observation: dict[str, np.ndarray], h
 class ProgramAgent:
     """``cmd:COMMAND``: the program ``command`` choosing the moves of one seat (module docstring)."""
 
+    close_input = False  # close the program's input after each decision's line (a program run per decision)
+
     def __init__(self, env: Any, command: str, name: str | None = None, fallback: Any = None, **params: Any):
         self.env = getattr(env, "unwrapped", env)
         self.name = name or f"cmd:{command}"
@@ -226,6 +228,8 @@ class ProgramAgent:
                     out = out[os.write(process.stdin.fileno(), out) :]
                 except BrokenPipeError:
                     raise BotFault(self.name, "exit", self._exit_detail()) from None
+        if self.close_input:  # a program run once per decision may read its input to the end
+            process.stdin.close()
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
@@ -299,8 +303,9 @@ class ProtocolAgent(ProgramAgent):
       decision of ``seat``, from what that seat may know; ``action(answer, observation) -> int``: the action id
       of the program's answer line, or a ValueError whose ``kind`` attribute says which fault (``"garbage"``
       or ``"illegal"``, default garbage) and whose text says why;
-    * ``fresh_process`` (default false): the program is started anew for every decision and stopped once it
-      has answered (a platform that runs a program once per turn with the whole game so far as its input);
+    * ``fresh_process`` (default false): the program is started anew for every decision, its input closed
+      after the line, and stopped once it has answered (a platform that runs a program once per turn with the
+      whole game so far as its input);
     * ``plays_role_phase`` (default true): false where the platform's game has no such phase (the arena
       refuses the agent where the phase is played).
     """
@@ -311,6 +316,7 @@ class ProtocolAgent(ProgramAgent):
         super().__init__(env, command, name=name, fallback=fallback, **params)
         self.protocol = protocol
         self.plays_role_phase = bool(getattr(protocol, "plays_role_phase", True))
+        self.close_input = bool(getattr(protocol, "fresh_process", False))
 
     def reset(self) -> None:
         super().reset()
