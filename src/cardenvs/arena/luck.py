@@ -241,10 +241,11 @@ def reference(env_id: str, options: dict, seed: int, duplicate: bool, role_phase
 def estimate(
     y: np.ndarray, x: np.ndarray, weights: np.ndarray, ref: dict, deals: int, rate: bool = False
 ) -> dict[str, float]:
-    """The adjusted mean of unit results ``y`` with terms ``x`` and the deal term's column weights ``weights``
-    (``[units, columns]``: what each column's mean adds to a unit's ``C``) against reference ``ref`` (one
-    scale of :func:`reference`, over ``deals`` reference deals): ``{"mean", "low", "high",
-    "variance_ratio"}`` (module doc)."""
+    """The adjusted mean of unit results ``y`` with terms ``x`` (``[units, 2]``: the deal's ``f``, the decision
+    terms' sum) and the deal term's column weights ``weights`` (``[units, columns]``: what each column's mean adds
+    to a unit's ``C``) against reference ``ref`` (one scale of :func:`reference`, over ``deals`` reference
+    deals): ``{"mean", "low", "high", "variance_ratio"}`` (module doc). Each kind of term has its own ``beta``,
+    fitted on the other half of the units by least squares."""
     n = len(y)
     nan = {"mean": math.nan, "low": math.nan, "high": math.nan, "variance_ratio": math.nan}
     if n == 0:
@@ -252,16 +253,16 @@ def estimate(
     mean_c = np.asarray(ref["mean"])
     cov_c = np.asarray(ref["cov"])
     fold = np.arange(n) % 2
-    beta = np.zeros(n)
+    beta = np.zeros((n, x.shape[1]))
     for f in (0, 1):
-        other = fold != f
-        if other.sum() >= 2 and np.var(x[other]) > 0:
-            beta[fold == f] = np.cov(y[other], x[other], ddof=1)[0, 1] / np.var(x[other], ddof=1)
-    adjusted = y - beta * (x - weights @ mean_c)
+        beta[fold == f] = _fit(y[fold != f], x[fold != f])
+    centred = x.copy()
+    centred[:, 0] -= weights @ mean_c
+    adjusted = y - (beta * centred).sum(axis=1)
     m = float(adjusted.mean())
     if n < 2:
         return {**nan, "mean": m}
-    lam = (beta[:, None] * weights).mean(axis=0)
+    lam = (beta[:, :1] * weights).mean(axis=0)
     var_plain = float(np.var(y, ddof=1)) / n
     var_adjusted = float(np.var(adjusted, ddof=1)) / n + float(lam @ cov_c @ lam) / deals
     half = Z95 * math.sqrt(var_adjusted)
@@ -270,6 +271,18 @@ def estimate(
         low, high = max(0.0, low), min(1.0, high)
     ratio = var_plain / var_adjusted if var_adjusted > 0 else math.nan
     return {"mean": m, "low": low, "high": high, "variance_ratio": ratio}
+
+
+def _fit(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Least-squares slopes of ``y`` on the columns of ``x`` (with an intercept); 0 for a column that does not
+    vary, and all 0 with fewer units than columns + 1."""
+    beta = np.zeros(x.shape[1])
+    varies = np.flatnonzero(x.std(axis=0) > 1e-12) if len(y) else np.zeros(0, dtype=np.int64)
+    if len(varies) == 0 or len(y) < len(varies) + 1:
+        return beta
+    design = x[:, varies] - x[:, varies].mean(axis=0)
+    beta[varies] = np.linalg.lstsq(design, y - y.mean(), rcond=None)[0]
+    return beta
 
 
 def adjusted_stats(results: Any) -> tuple[dict[str, dict], dict[str, dict[str, dict]]]:
@@ -288,11 +301,11 @@ def adjusted_stats(results: Any) -> tuple[dict[str, dict], dict[str, dict[str, d
                 continue
             for scale in ("win", "score"):
                 y = [(1.0 if r.outcome[s] > 0 else 0.0) if scale == "win" else r.scores[s] for r, s in seats]
-                x = [r.luck[f"deal_{scale}"][s] + r.luck[f"play_{scale}"][s] for r, s in seats]
+                x = [(r.luck[f"deal_{scale}"][s], r.luck[f"play_{scale}"][s]) for r, s in seats]
                 w = np.zeros(columns)
                 for r, s in seats:
                     w[r.luck["options"] * n + s] += 1.0 / len(seats)
-                rows[scale].append((np.mean(y), np.mean(x), w))
+                rows[scale].append((np.mean(y), np.mean(x, axis=0), w))
         agents[label] = {
             name: estimate(*_arrays(rows[scale], columns), ref[scale], ref["deals"], rate=scale == "win")
             for name, scale in (("win_rate", "win"), ("mean_score", "score"))
@@ -315,14 +328,14 @@ def adjusted_stats(results: Any) -> tuple[dict[str, dict], dict[str, dict[str, d
                     y.append(r.scores[ia] - r.scores[ib])
                     luck = r.luck
                     x.append(
-                        luck["deal_score"][ia]
-                        + luck["play_score"][ia]
-                        - luck["deal_score"][ib]
-                        - luck["play_score"][ib]
+                        (
+                            luck["deal_score"][ia] - luck["deal_score"][ib],
+                            luck["play_score"][ia] - luck["play_score"][ib],
+                        )
                     )
                     w[luck["options"] * n + ia] += 1.0 / len(both)
                     w[luck["options"] * n + ib] -= 1.0 / len(both)
-                found.append((np.mean(y), np.mean(x), w))
+                found.append((np.mean(y), np.mean(x, axis=0), w))
             if found:
                 pairs[a][b] = {"score_margin": estimate(*_arrays(found, columns), ref["score"], ref["deals"])}
     return agents, pairs
@@ -330,10 +343,10 @@ def adjusted_stats(results: Any) -> tuple[dict[str, dict], dict[str, dict[str, d
 
 def _arrays(rows: list, columns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not rows:
-        return np.zeros(0), np.zeros(0), np.zeros((0, columns))
+        return np.zeros(0), np.zeros((0, 2)), np.zeros((0, columns))
     return (
         np.array([r[0] for r in rows], dtype=np.float64),
-        np.array([r[1] for r in rows], dtype=np.float64),
+        np.vstack([r[1] for r in rows]).astype(np.float64),
         np.vstack([r[2] for r in rows]),
     )
 

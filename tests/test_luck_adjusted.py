@@ -1,0 +1,140 @@
+"""Luck-adjusted arena estimates (cardenvs.arena.luck): the estimator on hand-counted units, unbiasedness on
+tables whose answer is known (War, where nothing is decided; random against random), the JSON keys, the report,
+and a clear error for each bad input."""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from cardenvs import arena
+from cardenvs.arena import luck
+from cardenvs.cli import main
+
+# one column (one seat, one reset option) whose reference mean is 0.5 with variance 0.25 over 100 deals
+REF = {"mean": [0.5], "cov": [[0.25]]}
+
+
+def test_estimate_removes_what_the_terms_explain():
+    # y = x in every unit: each half fits beta = 1 on the other half, so every adjusted unit is
+    # y - (x - 0.5) = 0.5 and the units vary by nothing; the interval is the reference mean's alone:
+    # beta^2 * 0.25 / 100 = 0.0025 (half width 1.96 * 0.05 = 0.098). The plain variance of the mean is
+    # var([1, 0, 0, 1]) / 4 = (1/3) / 4 = 1/12, so the ratio is (1/12) / 0.0025 = 33.3.
+    y = np.array([1.0, 0.0, 0.0, 1.0])
+    x = np.column_stack([y, np.zeros(4)])
+    out = luck.estimate(y, x, np.ones((4, 1)), REF, 100)
+    assert out["mean"] == pytest.approx(0.5)
+    assert out["high"] - out["mean"] == pytest.approx(luck.Z95 * 0.05)
+    assert out["variance_ratio"] == pytest.approx((1 / 12) / 0.0025)
+
+
+def test_estimate_reports_a_ratio_below_one_as_it_is():
+    # the halves disagree: units 0 and 2 (y 0, 1; x 0, 1) fit beta = 1, applied to units 1 and 3; units 1 and 3
+    # (y 0, 1; x 1, 0) fit beta = -1, applied to units 0 and 2. Adjusted, with C = 0.5:
+    # unit 0: 0 + (0 - 0.5) = -0.5; unit 1: 0 - (1 - 0.5) = -0.5; unit 2: 1 + (1 - 0.5) = 1.5;
+    # unit 3: 1 - (0 - 0.5) = 1.5. The mean stays 0.5 (y's mean); the adjusted variance of the mean is
+    # (4/3) / 4 = 1/3 (the reference adds 0: the betas average to 0), the plain one (1/3) / 4 = 1/12:
+    # the ratio is 1/4, reported, not swapped for the plain estimate.
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    x = np.column_stack([[0.0, 1.0, 1.0, 0.0], np.zeros(4)])
+    out = luck.estimate(y, x, np.ones((4, 1)), REF, 100)
+    assert out["mean"] == pytest.approx(0.5)
+    assert out["variance_ratio"] == pytest.approx(0.25)
+
+
+def test_war_duplicate_leaves_the_mean_exactly():
+    """War decides nothing and its duplicate sets swap the two seats over the same cards: each set's win share
+    is 1/2 and the deal term of a set (both seats' f) is the same in every set, so no term can move it."""
+    res = arena.run_tournament("war_v0", ["war.flip", "random"], 12, seed=3, luck_adjusted=True, luck_reference=50)
+    data = res.to_dict()
+    for label in res.agents:
+        plain, adjusted = data["stats"][label], data["stats"][label]["adjusted"]
+        assert adjusted["win_rate"]["mean"] == plain["win_rate"] == 0.5
+    margin = data["head_to_head"]["war.flip"]["random"]
+    assert margin["adjusted"]["score_margin"]["mean"] == margin["score_margin"] == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_war_without_duplicates_covers_the_truth(seed):
+    """One seating per deal: the plain win rate is all luck; War is deterministic, so f (the rollout from the deal)
+    is the result itself and the adjusted estimate is the reference deals' answer, 1/2 by symmetry, covered."""
+    res = arena.run_tournament(
+        "war_v0", ["war.flip", "random"], 16, seed=seed, duplicate=False, luck_adjusted=True, luck_reference=60
+    )
+    stats = res.to_dict()["stats"]
+    for label in res.agents:
+        plain, adjusted = stats[label], stats[label]["adjusted"]["win_rate"]
+        assert adjusted["low"] <= 0.5 <= adjusted["high"]
+        assert plain["win_rate_ci"][0] <= adjusted["mean"] <= plain["win_rate_ci"][1]
+        assert math.isfinite(adjusted["variance_ratio"]) and adjusted["variance_ratio"] > 1
+
+
+def test_random_against_itself_on_the_aec_engine(tmp_path):
+    """Twenty, random against random: decision terms at every move (the aec engine records them); the true
+    margin is 0 (the same agent), the adjusted one lies within the plain interval and covers 0 over seeds; the
+    JSON carries the adjusted objects and each game's terms, and survives a save and load."""
+    for seed in (0, 1):
+        res = arena.run_tournament("twenty_v0", ["random", "random"], 8, seed=seed, luck_adjusted=True)
+        assert any(any(r.luck["play_score"]) for r in res.records)  # the random moves got terms
+        margin = res.to_dict()["head_to_head"]["random#1"]["random#2"]
+        adjusted = margin["adjusted"]["score_margin"]
+        assert adjusted["low"] <= 0.0 <= adjusted["high"]
+        assert margin["score_margin_ci"][0] <= adjusted["mean"] <= margin["score_margin_ci"][1]
+        assert math.isfinite(adjusted["variance_ratio"])
+    path = tmp_path / "r.json"
+    res.save(str(path))
+    data = json.loads(path.read_text())
+    for key in ("win_rate", "mean_score"):
+        assert set(data["stats"]["random#1"]["adjusted"][key]) == {"mean", "low", "high", "variance_ratio"}
+    assert set(data["luck"]) >= {"policy", "deals", "win", "score"}
+    assert set(data["records"][0]["luck"]) == {"options", "deal_win", "deal_score", "play_win", "play_score"}
+    again = arena.Results.load(str(path))
+    assert again.to_dict()["stats"] == data["stats"]
+    assert "variance ratio" in again.report()
+
+
+def test_without_the_flag_nothing_is_added():
+    data = arena.run_tournament("war_v0", ["war.flip", "random"], 2, seed=0).to_dict()
+    assert "luck" not in data and "luck" not in data["records"][0]
+    assert "adjusted" not in data["stats"]["war.flip"]
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="give luck_adjusted"):
+        arena.plan_tournament("war_v0", ["war.flip", "random"], 2, luck_reference=20)
+    with pytest.raises(ValueError, match="luck_reference must be an integer >= 2"):
+        arena.plan_tournament("war_v0", ["war.flip", "random"], 2, luck_adjusted=True, luck_reference=1)
+    with pytest.raises(ValueError, match="aec engine"):
+        arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_adjusted=True, engine="vector")
+
+
+def test_a_deal_file_is_refused(tmp_path):
+    deals = tmp_path / "deals.json"
+    with pytest.raises(ValueError, match="not drawn from the game's dealing"):
+        arena.plan_tournament("war_v0", ["war.flip", "random"], 2, save_deals=str(deals), luck_adjusted=True)
+
+
+def test_a_game_without_a_value_function_is_refused(monkeypatch):
+    spec = dataclasses.replace(luck.spec_of("war_v0"), luck_value=None)
+    monkeypatch.setattr(luck, "spec_of", lambda env_id: spec)
+    with pytest.raises(ValueError, match="declares no value function"):
+        arena.plan_tournament("war_v0", ["war.flip", "random"], 2, luck_adjusted=True)
+
+
+def test_cli_errors_without_traceback(capsys):
+    assert main(["arena", "war", "--agents", "war.flip,random", "--luck-reference", "20"]) == 2
+    assert "--luck-reference counts the reference deals of --luck-adjusted" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["arena", "war", "--agents", "war.flip,random", "--luck-adjusted", "--luck-reference", "1"])
+    assert exc.value.code == 2
+    assert "argument --luck-reference: expected an integer >= 2" in capsys.readouterr().err
+
+
+def test_cli_prints_the_adjusted_section(capsys):
+    assert (
+        main(["arena", "war", "--agents", "war.flip,random", "--games", "4", "--luck-adjusted", "--no-progress"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "luck-adjusted (value function: flip self-play rollouts" in out and "variance ratio" in out
