@@ -59,6 +59,7 @@ SPEC = GameSpec(
             label="doudizhu.rule as farmer vs random",
         ),
     ),
+    luck_value="rule",  # its self-play from a position: the value function of arena --luck-adjusted
 )
 
 #: names this package re-exports from its modules, imported on first use
