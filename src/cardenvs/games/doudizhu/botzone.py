@@ -33,6 +33,12 @@ The protocol as this module speaks it, and where each part was verified:
   bottom cards included], "publiccard": [3 ids], "history": ...}`` (a program learns its seat from the
   history), later ones ``{"history": ...}``. Here Botzone's seat 0 is the landlord. Choice: the bottom cards
   are also sent as ``"public"``, the key a sample bot for this game reads.
+* Checked when this module was written (the judge programs are not part of this repository or its tests):
+  seeded games of the test bot and the rule agent, replayed through both judges, got from the judge exactly the
+  requests this module wrote, decision by decision, and with bidding the judge's scores were this game's.
+* Not verified: Botzone's wiki pages themselves (not reachable from here; the judges and the runner are the
+  sources above), its time limits, and whether it closes a bot's input after the line (here it is closed, so a
+  bot that reads its input to the end works too).
 
 Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): a response is checked
 against this game's rules. Cards not in the seat's hand, a repeated card, an id outside 0..53, a pass while
