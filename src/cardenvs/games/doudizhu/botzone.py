@@ -11,8 +11,10 @@ The protocol as this module speaks it, and where each part was verified:
   earlier responses; ``"data"`` and ``"globaldata"`` when an earlier answer left them), writes
   ``{"response": ...}`` (or the bare response) and exits. Verified in the code of Botzone's own local runner
   (the ``ailab-pku/botzone-local`` repository: its bot wrapper builds exactly this input and takes
-  ``response``, ``data`` and ``globaldata`` from the output), and in sample bots for both games, which read one
-  line and write ``{"response": [...]}`` on one line. Choice: the answer is read from the program's first
+  ``response``, ``data`` and ``globaldata`` from the output), in the Bot page of Botzone's wiki (one input and
+  one output per run, each a single line of compact JSON; it also lists ``time_limit`` and ``memory_limit`` in
+  the input, which the runner does not send and neither does this module), and in sample bots for both games,
+  which read one line and write ``{"response": [...]}`` on one line. Choice: the answer is read from the program's first
   line (the samples write one line); the keep-running mode is not offered: a bot that asks for it is stopped
   after its answer and started again with the whole game, which such bots also read on their first turn.
 * Card ids 0..53: ``rank * 4 + suit`` for the ranks 3 4 5 6 7 8 9 10 J Q K A 2 (rank 0 is the 3), 52 the
@@ -36,9 +38,9 @@ The protocol as this module speaks it, and where each part was verified:
 * Checked when this module was written (the judge programs are not part of this repository or its tests):
   seeded games of the test bot and the rule agent, replayed through both judges, got from the judge exactly the
   requests this module wrote, decision by decision, and with bidding the judge's scores were this game's.
-* Not verified: Botzone's wiki pages themselves (not reachable from here; the judges and the runner are the
-  sources above), its time limits, and whether it closes a bot's input after the line (here it is closed, so a
-  bot that reads its input to the end works too).
+* Not verified: the wiki's pages of the two games (not found in the stored pages searched; the judges are the
+  source above), Botzone's time limits, and whether it closes a bot's input after the line (here it is closed,
+  so a bot that reads its input to the end works too).
 
 Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): a response is checked
 against this game's rules. Cards not in the seat's hand, a repeated card, an id outside 0..53, a pass while
