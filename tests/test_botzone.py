@@ -169,6 +169,32 @@ def test_answers_that_cannot_be_played_say_why(answer, kind, words):
     assert caught.value.kind == kind
 
 
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [(0, "no bid"), (2, "bid 2"), ("3", "bid 3"), (4, "illegal"), (-1, "illegal"), ([1], "garbage"), (True, "garbage")],
+)
+def test_bids_are_read_as_botzones(response, expected):
+    """The first decision of a hand with bidding is a bid: 0 is no bid, 1..3 a bid (as a number or its digits)."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4)
+    base = env.unwrapped
+    seat = base.agent_name_mapping[base.agent_selection]
+    speaker = botzone.Protocol(base)
+    observation = base.observe(base.agent_selection)
+    assert set(json.loads(speaker.request(seat, observation))["requests"][0]) == {"own", "bid"}
+    try:
+        action = speaker.action(json.dumps({"response": response}), observation)
+    except botzone.BotzoneError as error:
+        assert error.kind == expected
+    else:
+        assert base.action_name(action) == expected
+
+
+def test_botzone_programs_are_not_run_from_untrusted_names():
+    with pytest.raises(ValueError, match="not run here"):
+        load_agent(BOT, cardenvs.make("doudizhu_v0").unwrapped, registered_only=True)
+
+
 def test_card_sets_are_read_as_botzone_reads_them():
     """333444555666 is four trios on Botzone (an airplane of 4), not three trios with three kickers."""
     counts = moves.counts_of("333444555666")
