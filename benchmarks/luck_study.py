@@ -1,0 +1,159 @@
+"""Deals needed for an interval width, plain against luck-adjusted (``cardenvs arena --luck-adjusted``,
+:mod:`cardenvs.arena.luck`): each table of :data:`TABLES` is played once with the adjusted estimates on, in the
+duplicate mode (every seating of a deal: the arena's default) and with one seating per deal (``--no-duplicate``),
+and its first agent's win rate and mean score and its score margin over the second agent are reported plain and
+adjusted, with the variance ratio and the deals each needs for the table's interval widths (deals scale as the
+variance: ``deals_adjusted = deals_plain / variance_ratio``).
+
+    python -m benchmarks.luck_study                      # every table (docs/luck-adjusted.md's numbers)
+    python -m benchmarks.luck_study --tables twenty --scale 0.2
+    python -m benchmarks.luck_study --out docs/study/luck  # also a JSON summary per table
+
+Each row's command is the ``cardenvs arena`` line that plays the same games (the same seed and counts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardenvs.arena import run_tournament
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    env_id: str
+    agents: tuple[str, ...]
+    deals: int  # duplicate deals
+    single_deals: int  # deals with one seating each
+    win_width: float  # the full 95% interval widths to reach: win rate, score margin
+    margin_width: float
+
+
+TABLES = (
+    Table("doudizhu", "doudizhu_v0", ("doudizhu.dmc", "doudizhu.rule", "doudizhu.rule"), 300, 1000, 0.05, 0.2),
+    Table("twos", "twos_v0", ("twos.pimc(playouts=50)", "twos.heuristic", "twos.heuristic"), 150, 600, 0.05, 0.05),
+    Table("twenty", "twenty_v0", ("twenty.greedy", "twenty.dmc"), 400, 1000, 0.05, 5.0),
+    Table(
+        "two_way_street",
+        "two_way_street_v0",
+        ("two_way_street.heuristic", "random", "two_way_street.heuristic", "random"),
+        40,
+        150,
+        0.05,
+        1.0,
+    ),
+)
+
+
+def needed(width: float, deals: int, target: float) -> float:
+    """Deals for a full interval width ``target``, from a run of ``deals`` that reached ``width``."""
+    return deals * (width / target) ** 2 if width > 0 and math.isfinite(width) else math.nan
+
+
+def study(table: Table, duplicate: bool, seed: int, scale: float) -> dict:
+    deals = max(4, round((table.deals if duplicate else table.single_deals) * scale))
+    start = time.perf_counter()
+    res = run_tournament(table.env_id, list(table.agents), deals, seed=seed, duplicate=duplicate, luck_adjusted=True)
+    seconds = time.perf_counter() - start
+    data = res.to_dict()
+    first, second = res.agents[0], res.agents[1]
+    stats, pair = data["stats"][first], data["head_to_head"][first][second]
+    rows = {}
+    for key, plain, ci, adjusted, target in (
+        ("win rate", stats["win_rate"], stats["win_rate_ci"], stats["adjusted"]["win_rate"], table.win_width),
+        (
+            "mean score",
+            stats["mean_score"],
+            stats["mean_score_ci"],
+            stats["adjusted"]["mean_score"],
+            table.margin_width,
+        ),
+        (
+            f"score margin over {second}",
+            pair["score_margin"],
+            pair["score_margin_ci"],
+            pair["adjusted"]["score_margin"],
+            table.margin_width,
+        ),
+    ):
+        plain_deals = needed(ci[1] - ci[0], deals, target)
+        ratio = adjusted["variance_ratio"]
+        rows[key] = {
+            "plain": [plain, *ci],
+            "adjusted": [adjusted["mean"], adjusted["low"], adjusted["high"]],
+            "variance_ratio": ratio,
+            "width": target,
+            "deals_plain": plain_deals,
+            "deals_adjusted": plain_deals / ratio if ratio and math.isfinite(ratio) else math.nan,
+        }
+    agents = ",".join(table.agents)
+    flags = "" if duplicate else " --no-duplicate"
+    return {
+        "table": table.name,
+        "mode": "duplicate" if duplicate else "one seating per deal",
+        "deals": deals,
+        "games": len(res.records),
+        "seconds": round(seconds, 1),
+        "reference_deals": res.luck["deals"] if res.luck else None,
+        "command": f'cardenvs arena {table.name} --agents "{agents}" --games {deals} --seed {seed}{flags} '
+        "--luck-adjusted",
+        "first": first,
+        "rows": rows,
+    }
+
+
+def markdown(out: dict) -> list[str]:
+    lines = [
+        f"{out['table']}, {out['mode']}: {out['deals']} deals ({out['games']} games), {out['seconds']} s; "
+        f"`{out['command']}`",
+        "",
+        f"| {out['first']} | plain [95% CI] | adjusted [95% CI] | variance ratio | width | deals plain | "
+        "deals adjusted |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key, row in out["rows"].items():
+        p, a = row["plain"], row["adjusted"]
+        lines.append(
+            f"| {key} | {p[0]:.3f} [{p[1]:.3f}, {p[2]:.3f}] | {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}] | "
+            f"{row['variance_ratio']:.2f} | {row['width']:g} | {row['deals_plain']:.0f} | {row['deals_adjusted']:.0f} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", default=",".join(t.name for t in TABLES), help="comma-separated table names")
+    parser.add_argument("--modes", default="duplicate,single", help="duplicate, single or both (comma-separated)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every table's deals (a quick look)")
+    parser.add_argument("--out", help="a folder for one JSON summary per table and mode")
+    args = parser.parse_args(argv)
+    known = {t.name: t for t in TABLES}
+    names = [n.strip() for n in args.tables.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"unknown table {unknown[0]!r}; known: {', '.join(known)}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or any(m not in ("duplicate", "single") for m in modes):
+        parser.error(f"--modes {args.modes!r}: expected duplicate, single or both")
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
+    for name in names:
+        for mode in modes:
+            out = study(known[name], mode == "duplicate", args.seed, args.scale)
+            print("\n".join(markdown(out)) + "\n", flush=True)
+            if args.out:
+                folder = Path(args.out)
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / f"{name}-{mode}.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
+
+
+if __name__ == "__main__":
+    main()
