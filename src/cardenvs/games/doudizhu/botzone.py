@@ -6,17 +6,19 @@ declares it as ``program_protocols={"botzone": ...}``; the process, limits and f
 
 The protocol as this module speaks it, and where each part was verified:
 
-* Botzone's "simple interaction" in JSON: the program is started for every decision, reads one line,
-  ``{"requests": [...], "responses": [...]}`` (every request this seat was sent in the game and its own
-  earlier responses; ``"data"`` and ``"globaldata"`` when an earlier answer left them), writes
-  ``{"response": ...}`` (or the bare response) and exits. Verified in the code of Botzone's own local runner
-  (the ``ailab-pku/botzone-local`` repository: its bot wrapper builds exactly this input and takes
-  ``response``, ``data`` and ``globaldata`` from the output), in the Bot page of Botzone's wiki (one input and
-  one output per run, each a single line of compact JSON; it also lists ``time_limit`` and ``memory_limit`` in
-  the input, which the runner does not send and neither does this module), and in sample bots for both games,
-  which read one line and write ``{"response": [...]}`` on one line. Choice: the answer is read from the program's first
-  line (the samples write one line); the keep-running mode is not offered: a bot that asks for it is stopped
-  after its answer and started again with the whole game, which such bots also read on their first turn.
+* Botzone's JSON interaction, the only one its two Fight the Landlord games offer (its local runner's game
+  table says neither supports the "simple interaction", a text format), in the usual mode where the program is
+  run once per turn: it is started for every decision, reads one line, ``{"requests": [...], "responses":
+  [...]}`` (every request this seat was sent in the game and its own earlier responses; ``"data"`` and
+  ``"globaldata"`` when an earlier answer left them), writes ``{"response": ...}`` (or the bare response) and
+  exits. Verified in the code of Botzone's own local runner (the ``ailab-pku/botzone-local`` repository: its
+  bot wrapper builds exactly this input and takes ``response``, ``data`` and ``globaldata`` from the output),
+  in the Bot page of Botzone's wiki (one input and one output per run, each a single line of compact JSON; it
+  also lists ``time_limit`` and ``memory_limit`` in the input, which the runner does not send and neither does
+  this module), and in sample bots for both games, which read one line and write ``{"response": [...]}`` on
+  one line. Choices: the answer is read from the program's first line (as the wiki asks it to be written); the
+  long-running mode is not offered: a bot that asks for it is stopped after its answer and started again with
+  the whole game, which such bots also read on their first turn.
 * Card ids 0..53: ``rank * 4 + suit`` for the ranks 3 4 5 6 7 8 9 10 J Q K A 2 (rank 0 is the 3), 52 the
   black joker, 53 the red one. Verified in both games' judge programs (Botzone's own, as copied into
   ``ailab-pku/botzone-local``: a card's point is ``id // 4 + 3``, plus one for 53). This game's own card ids
@@ -112,7 +114,7 @@ class Protocol:
     PARAMETERS: dict[str, tuple[type, Any, str]] = {
         "game": (str, GAMES[0], "Botzone's game the program was written for: FightTheLandlord2 or FightTheLandlord"),
     }
-    fresh_process = True  # simple interaction: one run of the program per decision
+    fresh_process = True  # Botzone's usual mode: one run of the program per decision
 
     def __init__(self, env: Any, game: str = GAMES[0]):
         if game not in GAMES:
