@@ -89,7 +89,14 @@ def test_random_against_itself_on_the_aec_engine(tmp_path):
     for key in ("win_rate", "mean_score"):
         assert set(data["stats"]["random#1"]["adjusted"][key]) == {"mean", "low", "high", "variance_ratio"}
     assert set(data["luck"]) >= {"policy", "deals", "win", "score"}
-    assert set(data["records"][0]["luck"]) == {"options", "deal_win", "deal_score", "play_win", "play_score"}
+    assert set(data["records"][0]["luck"]) == {
+        "options",
+        "deal_win",
+        "deal_score",
+        "deal_outcome",
+        "play_win",
+        "play_score",
+    }
     again = arena.Results.load(str(path))
     assert again.to_dict()["stats"] == data["stats"]
     assert "variance ratio" in again.report()
@@ -138,3 +145,27 @@ def test_cli_prints_the_adjusted_section(capsys):
     )
     out = capsys.readouterr().out
     assert "luck-adjusted (value function: flip self-play rollouts" in out and "variance ratio" in out
+
+
+def test_ladder_rating_less_what_the_deal_terms_explain():
+    """Hand-built counts against one anchor rated 0: 40 deals, one meeting each; the agent is ahead exactly
+    when the deal term says so (terms +1/2 and -1/2, beat 1 and 0 alternating in pairs so both halves see
+    both). Each half's slope is 1, so every adjusted count is 1/2: the rating is the anchor's, 0, and the
+    bootstrap interval collapses to a point while the plain one does not."""
+    from cardenvs.analysis import grading
+
+    beat = np.array([[1.0], [1.0], [0.0], [0.0]] * 10)
+    terms = beat - 0.5
+    met = np.ones_like(beat)
+    weights = grading.resample_weights(40, 200, np.random.default_rng(0))
+    ratings = np.zeros(1)
+    plain = np.percentile(grading.fit_rating(weights @ beat, weights @ met, ratings), [2.5, 97.5])
+    adjusted = grading._adjusted_rating(beat, met, terms, weights, ratings, float(plain[1] - plain[0]))
+    assert adjusted["mean"] == 0.0 and adjusted["low"] == 0.0 and adjusted["high"] == 0.0
+    assert plain[1] - plain[0] > 50  # the plain interval is wide: half the deals won, half lost
+    assert math.isnan(adjusted["variance_ratio"])  # the adjusted width is 0: no finite ratio to report
+
+
+def test_ladder_reference_refuses_the_flag(capsys):
+    assert main(["ladder", "war", "--reference", "--luck-adjusted"]) == 2
+    assert "--luck-adjusted places an agent" in capsys.readouterr().err

@@ -46,13 +46,19 @@ def anchors_of(env_id: str) -> list[str]:
     return list(spec.skill_ladder_quick or spec.skill_ladder or ("random", *spec.policy_agents()))
 
 
-def pair_counts(env_id: str, a: str, b: str, games: int, seed: int, workers: int = 1) -> tuple[np.ndarray, ...]:
+def pair_counts(
+    env_id: str, a: str, b: str, games: int, seed: int, workers: int = 1, luck_adjusted: bool = False
+) -> tuple[np.ndarray, ...]:
     """``a`` against ``b`` on ``games`` duplicate deals: per deal, the pairs of seats where ``a`` finished ahead
-    of ``b`` (ties half) and the pairs where they met."""
+    of ``b`` (ties half) and the pairs where they met. ``luck_adjusted``: also, per deal, the deal term of those
+    pairs (:mod:`cardenvs.arena.luck`: the same count in the value function's rollout from the deal, minus its
+    mean over the reference deals)."""
+    from cardenvs.arena.luck import beat as ahead
+
     seats = make(env_id).unwrapped.num_players
-    beat, met = np.zeros(games), np.zeros(games)
+    beat, met, terms = np.zeros(games), np.zeros(games), np.zeros(games)
     for table in tables_for([a, b], seats):
-        results = arena.run_tournament(env_id, table, games, seed, workers=workers)
+        results = arena.run_tournament(env_id, table, games, seed, workers=workers, luck_adjusted=luck_adjusted)
         name_of = dict(zip(results.agents, results.agent_names, strict=True))
         for r in results.records:
             names = [name_of[label] for label in r.seats]
@@ -60,9 +66,12 @@ def pair_counts(env_id: str, a: str, b: str, games: int, seed: int, workers: int
                 if {names[i], names[j]} != {a, b}:
                     continue
                 x, y = (i, j) if names[i] == a else (j, i)
-                beat[r.deal] += 1.0 if r.outcome[x] > r.outcome[y] else 0.5 if r.outcome[x] == r.outcome[y] else 0.0
+                beat[r.deal] += ahead(r.outcome[x], r.outcome[y])
                 met[r.deal] += 1.0
-    return beat, met
+                if luck_adjusted and r.luck is not None and results.luck is not None:
+                    mean = results.luck["beat"]["mean"][(r.luck["options"] * seats + x) * seats + y]
+                    terms[r.deal] += ahead(r.luck["deal_outcome"][x], r.luck["deal_outcome"][y]) - mean
+    return (beat, met, terms) if luck_adjusted else (beat, met)
 
 
 def reference(env_id: str, games: int, seed: int, workers: int = 1) -> dict[str, Any]:
@@ -120,9 +129,20 @@ def fit_rating(beat: np.ndarray, met: np.ndarray, anchors: np.ndarray) -> np.nda
 
 
 def place(
-    env_id: str, agent: str, games: int, seed: int, workers: int = 1, reference_file: str | Path | None = None
+    env_id: str,
+    agent: str,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    reference_file: str | Path | None = None,
+    luck_adjusted: bool = False,
 ) -> dict[str, Any]:
-    """Place ``agent`` on the game's ladder: its rating with a 95% interval and its score against each anchor."""
+    """Place ``agent`` on the game's ladder: its rating with a 95% interval and its score against each anchor.
+    ``luck_adjusted``: also ``adjusted`` (``mean``, ``low``, ``high``, ``variance_ratio``): the rating fitted
+    from each anchor's counts less their deal terms (:func:`pair_counts`) scaled by a slope cross-fitted over
+    the deals (even deals' slope from the odd deals and back, as :mod:`cardenvs.arena.luck` does), with the same
+    bootstrap; the variance ratio is the plain interval's width over the adjusted one's, squared. The anchors'
+    ratings stay the plain reference run's."""
     from cardenvs import __version__
 
     env_id = resolve_id(env_id)
@@ -131,15 +151,22 @@ def place(
     ratings = np.array([ref["anchors"][a] for a in names], dtype=np.float64)
     beat = np.zeros((games, len(names)))
     met = np.zeros((games, len(names)))
+    terms = np.zeros((games, len(names)))
     for k, anchor in enumerate(names):
         if anchor == agent:
             raise ValueError(f"{agent} is an anchor of the {env_id} ladder (rated {ref['anchors'][agent]})")
-        beat[:, k], met[:, k] = pair_counts(env_id, agent, anchor, games, seed, workers)
+        counts = pair_counts(env_id, agent, anchor, games, seed, workers, luck_adjusted)
+        beat[:, k], met[:, k] = counts[0], counts[1]
+        if luck_adjusted:
+            terms[:, k] = counts[2]
     weights = resample_weights(games, RESAMPLES, seeds.generator(seed, stream="ladder_bootstrap"))
     point = fit_rating(beat.sum(axis=0)[None, :], met.sum(axis=0)[None, :], ratings)[0]
     draws = fit_rating(weights @ beat, weights @ met, ratings)
     low, high = np.percentile(draws, [2.5, 97.5])
-    return {
+    adjusted = None
+    if luck_adjusted:
+        adjusted = _adjusted_rating(beat, met, terms, weights, ratings, float(high - low))
+    row = {
         "game": env_id,
         "agent": agent,
         "rating": round(float(point), 1),
@@ -151,6 +178,31 @@ def place(
         "deals": games,
         "seed": seed,
         "version": __version__,
+    }
+    if adjusted is not None:
+        row["adjusted"] = adjusted
+    return row
+
+
+def _adjusted_rating(beat, met, terms, weights, ratings, plain_width: float) -> dict[str, float]:
+    """The luck-adjusted rating of :func:`place`: per anchor, the counts less a cross-fitted slope times the deal
+    terms, fitted and resampled as the plain ones."""
+    from cardenvs.arena.luck import fit_slopes
+
+    fold = np.arange(len(beat)) % 2
+    adjusted = beat.copy()
+    for k in range(beat.shape[1]):
+        for f in (0, 1):
+            slope = fit_slopes(beat[fold != f, k], terms[fold != f, k : k + 1])[0]
+            adjusted[fold == f, k] -= slope * terms[fold == f, k]
+    point = fit_rating(adjusted.sum(axis=0)[None, :], met.sum(axis=0)[None, :], ratings)[0]
+    low, high = np.percentile(fit_rating(weights @ adjusted, weights @ met, ratings), [2.5, 97.5])
+    width = float(high - low)
+    return {
+        "mean": round(float(point), 1),
+        "low": round(float(low), 1),
+        "high": round(float(high), 1),
+        "variance_ratio": round((plain_width / width) ** 2, 3) if width > 0 else float("nan"),
     }
 
 

@@ -73,12 +73,11 @@ def _roll(sim, params, policy, rng, outcome, scores) -> None:
 
 
 @njit(cache=True)
-def position_values(state, b, params, policy, seed, wins, scores) -> None:
-    """``f`` of game ``b``: each seat's win indicator and score after a rollout of ``policy`` from its
-    position (a copy), with stream 0 of ``seed``, into ``wins`` and ``scores``."""
+def position_values(state, b, params, policy, seed, wins, scores, outcome) -> None:
+    """``f`` of game ``b``: each seat's win indicator, score and outcome (win scale) after a rollout of
+    ``policy`` from its position (a copy), with stream 0 of ``seed``, into ``wins``, ``scores`` and ``outcome``."""
     sim = np.zeros(1, dtype=state.dtype)
     sim[0] = state[b]
-    outcome = np.zeros(wins.shape[0], dtype=np.float64)
     _roll(sim, params, policy, stream(seed, 0), outcome, scores)
     for s in range(wins.shape[0]):
         wins[s] = 1.0 if outcome[s] > 0 else 0.0
@@ -174,13 +173,14 @@ def options_index(replay: int, players: int, duplicate: bool) -> int:
 
 
 def deal_values(base: Any, policy: int, seed: int, reset_seed: int, reset_options: dict, keys: tuple) -> np.ndarray:
-    """``f`` after the deal of ``reset_seed`` with ``reset_options``: ``[2, players]`` (win indicators, scores)."""
+    """``f`` after the deal of ``reset_seed`` with ``reset_options``: ``[3, players]`` (win indicators, scores,
+    outcomes)."""
     base.reset(seed=reset_seed, options=reset_options or None)
     _, states, params, _ = base.core_state()
     n = base.num_players
-    out = np.zeros((2, n))
+    out = np.zeros((3, n))
     word = np.uint64(seeds.seed_from(seed, *keys, stream="luck_rollouts"))
-    position_values(states, 0, params, policy, word, out[0], out[1])
+    position_values(states, 0, params, policy, word, out[0], out[1], out[2])
     return out
 
 
@@ -211,6 +211,7 @@ def annotate(
             "options": o,
             "deal_win": values[0].tolist(),
             "deal_score": values[1].tolist(),
+            "deal_outcome": values[2].tolist(),
             "play_win": played.wins.tolist() if played is not None else [0.0] * n,
             "play_score": played.scores.tolist() if played is not None else [0.0] * n,
         }
@@ -218,23 +219,37 @@ def annotate(
 
 def reference(env_id: str, options: dict, seed: int, duplicate: bool, role_phase: bool, settings: dict) -> dict:
     """The deal term's means: ``f`` after ``settings["reference"]`` deals of the ``luck_reference`` stream, per
-    reset option of the duplicate mode; per scale the mean and covariance of the columns ``(option, seat)``."""
+    reset option of the duplicate mode; per scale (``win``, ``score``) the mean and covariance of the columns
+    ``(option, seat)``, and ``beat``: the mean of :func:`beat` of each ordered pair of seats, columns
+    ``(option, seat, other seat)``."""
     base = make(env_id, **options).unwrapped
     extra = base.duplicate_reset_options(phase=role_phase) if duplicate else [{}]
     count = settings["reference"]
-    rows = np.zeros((count, 2, len(extra) * base.num_players))
+    n = base.num_players
+    rows = np.zeros((count, 2, len(extra) * n))
+    beats = np.zeros((count, len(extra) * n * n))
     for m in range(count):
         reset_seed = seeds.seed_from(seed, m, stream="luck_reference")
         for o, reset_options in enumerate(extra):
             values = deal_values(base, settings["policy_index"], seed, reset_seed, reset_options, (m, o, 1))
-            rows[m, :, o * base.num_players : (o + 1) * base.num_players] = values
-    out: dict[str, Any] = {"policy": settings["policy"], "deals": count, "players": base.num_players}
+            rows[m, :, o * n : (o + 1) * n] = values[:2]
+            for i in range(n):
+                for j in range(n):
+                    beats[m, (o * n + i) * n + j] = beat(values[2][i], values[2][j])
+    out: dict[str, Any] = {"policy": settings["policy"], "deals": count, "players": n}
     for k, scale in enumerate(("win", "score")):
         out[scale] = {
             "mean": rows[:, k].mean(axis=0).tolist(),
             "cov": np.cov(rows[:, k].T, ddof=1).reshape(rows.shape[2], rows.shape[2]).tolist(),
         }
+    out["beat"] = {"mean": beats.mean(axis=0).tolist()}
     return out
+
+
+def beat(mine: float, other: float) -> float:
+    """1 when ``mine`` is ahead of ``other`` (outcomes on the win scale), 1/2 when level, else 0: the pair
+    counts of :mod:`cardenvs.analysis.grading`."""
+    return 1.0 if mine > other else 0.5 if mine == other else 0.0
 
 
 # ---------------------------------------------------------------- estimates
@@ -255,7 +270,7 @@ def estimate(
     fold = np.arange(n) % 2
     beta = np.zeros((n, x.shape[1]))
     for f in (0, 1):
-        beta[fold == f] = _fit(y[fold != f], x[fold != f])
+        beta[fold == f] = fit_slopes(y[fold != f], x[fold != f])
     centred = x.copy()
     centred[:, 0] -= weights @ mean_c
     adjusted = y - (beta * centred).sum(axis=1)
@@ -273,7 +288,7 @@ def estimate(
     return {"mean": m, "low": low, "high": high, "variance_ratio": ratio}
 
 
-def _fit(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+def fit_slopes(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Least-squares slopes of ``y`` on the columns of ``x`` (with an intercept); 0 for a column that does not
     vary, and all 0 with fewer units than columns + 1."""
     beta = np.zeros(x.shape[1])

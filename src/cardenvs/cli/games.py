@@ -106,6 +106,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     if args.reference:
         if args.agent:
             raise CLIError("--reference rates the game's anchors: name no agent")
+        if args.luck_adjusted:
+            raise CLIError("--luck-adjusted places an agent; the anchors' reference ratings are plain: drop it")
         with user_input():
             ref = grading.reference(env_id, games, args.seed, args.workers)
         out = Path(args.out) if args.out else grading.ANCHORS_DIR / f"{spec_of(env_id).name}.json"
@@ -116,11 +118,17 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     if not args.agent:
         raise CLIError(f"name the agent to place, e.g. cardenvs ladder {args.game} {spec_of(env_id).name}.NAME")
     with user_input():
-        row = grading.place(env_id, args.agent, games, args.seed, args.workers, args.anchors)
+        row = grading.place(env_id, args.agent, games, args.seed, args.workers, args.anchors, args.luck_adjusted)
     print(
         f"{row['agent']} on the {env_id} ladder: rating {row['rating']:.0f} [{row['interval'][0]:.0f}, "
         f"{row['interval'][1]:.0f}] (95% interval, {games} duplicate deals per anchor, seed {args.seed})"
     )
+    if "adjusted" in row:
+        adjusted = row["adjusted"]
+        print(
+            f"luck-adjusted: rating {adjusted['mean']:.0f} [{adjusted['low']:.0f}, {adjusted['high']:.0f}], "
+            f"variance ratio {adjusted['variance_ratio']:.2f} (plain interval width over adjusted, squared)"
+        )
     ref = grading.load_reference(env_id, args.anchors)
     print("\n".join(grading.table([row], ref)))
     if args.leaderboard:
@@ -289,6 +297,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
     p.add_argument("--leaderboard", metavar="FILE", help="append the placement to this leaderboard (JSON)")
     p.add_argument("--anchors", metavar="FILE", help="reference ratings to place against (default: the shipped)")
+    p.add_argument(
+        "--luck-adjusted",
+        action="store_true",
+        help="also a luck-adjusted rating with its interval and variance ratio (the arena's --luck-adjusted deal "
+        "term on each anchor's counts; docs: luck-adjusted estimates)",
+    )
     p.add_argument(
         "--reference",
         action="store_true",
