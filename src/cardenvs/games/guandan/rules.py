@@ -381,7 +381,8 @@ def init(state, b, params, deal_seed) -> None:
     s.levels[0] = pr.levels[0]
     s.levels[1] = pr.levels[1]
     s.declarer = pr.declarer
-    s.previous[:] = pr.previous
+    for q in range(PLAYERS):  # loops, not slice copies: numba's shape check costs seconds to compile
+        s.previous[q] = pr.previous[q]
     if s.previous[0] >= 0:
         s.declarer = s.previous[0] % 2
     s.a_failures[:] = 0
@@ -600,7 +601,8 @@ def _end_hand(state, b, params) -> None:
         if not found:
             order[n] = q
             n += 1
-    s.previous[:] = order
+    for q in range(PLAYERS):
+        s.previous[q] = order[q]
     s.declarer = winners
     _start_hand(state, b, params, np.int64(s.deal_k + 1))
 
@@ -674,11 +676,13 @@ def apply(state, b, params, action) -> None:
     if s.pending < 0:
         s.pending = action
     else:
-        chosen[:] = s.chosen
+        for c in range(NUM_CARDS):
+            chosen[c] = s.chosen[c]
         moves.apply_suit_choice(s.pending, s.hand_level, chosen, action - moves.SUIT0)
-    codes = np.empty(81, dtype=np.int64)
+    codes = np.empty(moves.NUM_SUIT_CODES, dtype=np.int64)
     complete = moves.next_suit_choice(s.hands[s.to_move], s.pending, s.hand_level, pr.flags, chosen, codes) == 0
-    s.chosen[:] = chosen
+    for c in range(NUM_CARDS):
+        s.chosen[c] = chosen[c]
     if complete:
         _play(state, b, params)
 
