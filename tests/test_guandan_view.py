@@ -90,3 +90,25 @@ def test_the_end_names_the_first_out_the_order_and_the_levels():
     gain = int(s.gain)
     assert re.match(rf"player_{first} went out first: team {first % 2} \(player_\d and player_\d\) wins the hand", text)
     assert f"{gain} level" in text
+
+
+def test_a_move_names_another_seats_tribute_card_only_to_its_giver():
+    """The moves' history (the web app's, cardenvs play's, a program agent's) names a paid or returned card to
+    its giver only; a play is public. A double (0 and 2 first): player_1 pays first."""
+    from cardenvs.seatview import public_move
+
+    env = raw_env()
+    seed = next(s for s in range(5, 40) if not _resisted(env, s))
+    env.reset(seed=seed, options={"previous_order": [0, 2, 1, 3]})
+    action = int(env.legal_actions()[0])
+    assert moves.CARD0 <= action < moves.SUIT0 and env.state.to_move == 1
+    assert public_move(env, 1, action, 1) == public_move(env, 1, action, None) == env.action_name(action)
+    assert env.action_name(action).startswith("card ")
+    for viewer in (0, 2, 3, -1):
+        assert public_move(env, 1, action, viewer) == "gives a card"
+    assert public_move(env, 1, moves.PASS, 0) == "pass"
+
+
+def _resisted(env, seed: int) -> bool:
+    env.reset(seed=seed, options={"previous_order": [0, 2, 1, 3]})
+    return bool(env.state.resisted)
