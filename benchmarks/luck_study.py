@@ -8,6 +8,7 @@ variance: ``deals_adjusted = deals_plain / variance_ratio``).
     python -m benchmarks.luck_study                      # every table (docs/luck-adjusted.md's numbers)
     python -m benchmarks.luck_study --tables twenty --scale 0.2
     python -m benchmarks.luck_study --out docs/study/luck  # also a JSON summary per table
+    python -m benchmarks.luck_study --coverage 40          # how often the intervals cover a known truth
 
 Each row's command is the ``cardenvs arena`` line that plays the same games (the same seed and counts).
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +111,37 @@ def study(table: Table, duplicate: bool, seed: int, scale: float) -> dict:
     }
 
 
+def coverage(seeds: int, deals: int) -> list[str]:
+    """Random against itself on Twenty, one seating per deal, ``seeds`` tournaments of ``deals`` deals: how often
+    the plain and the adjusted 95% intervals of the first label's score margin cover the truth, 0 (the same agent
+    in both seats, the seats alternating), and the adjusted mean's average (unbiased: about 0)."""
+    covered = {"plain": 0, "adjusted": 0}
+    means, plain_means, ratios = [], [], []
+    start = time.perf_counter()
+    for seed in range(seeds):
+        res = run_tournament("twenty_v0", ["random", "random"], deals, seed=seed, duplicate=False, luck_adjusted=True)
+        pair = res.to_dict()["head_to_head"]["random#1"]["random#2"]
+        low, high = pair["score_margin_ci"]
+        adjusted = pair["adjusted"]["score_margin"]
+        covered["plain"] += low <= 0.0 <= high
+        covered["adjusted"] += adjusted["low"] <= 0.0 <= adjusted["high"]
+        means.append(adjusted["mean"])
+        plain_means.append(pair["score_margin"])
+        ratios.append(adjusted["variance_ratio"])
+    seconds = time.perf_counter() - start
+    error = {k: statistics.stdev(v) / math.sqrt(seeds) for k, v in (("plain", plain_means), ("adjusted", means))}
+    gaps = [a - p for a, p in zip(means, plain_means, strict=True)]
+    return [
+        f"coverage: twenty, random against random, one seating per deal, {seeds} seeds x {deals} deals, "
+        f"{seconds:.0f} s: the 95% interval of the score margin covers 0 in {covered['plain']}/{seeds} (plain) "
+        f"and {covered['adjusted']}/{seeds} (adjusted); means average {statistics.mean(plain_means):+.3f} plain "
+        f"(standard error {error['plain']:.3f}) and {statistics.mean(means):+.3f} adjusted ({error['adjusted']:.3f}), "
+        f"adjusted minus plain {statistics.mean(gaps):+.3f} ({statistics.stdev(gaps) / math.sqrt(seeds):.3f}); "
+        f"variance ratio median {statistics.median(ratios):.2f}, range "
+        f"{min(ratios):.2f} to {max(ratios):.2f}"
+    ]
+
+
 def markdown(out: dict) -> list[str]:
     lines = [
         f"{out['table']}, {out['mode']}: {out['deals']} deals ({out['games']} games), {out['seconds']} s; "
@@ -134,7 +167,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every table's deals (a quick look)")
     parser.add_argument("--out", help="a folder for one JSON summary per table and mode")
+    parser.add_argument("--coverage", type=int, metavar="SEEDS", help="only the coverage check, over SEEDS seeds")
+    parser.add_argument("--coverage-deals", type=int, default=20, help="deals per coverage seed (default 20)")
     args = parser.parse_args(argv)
+    if args.coverage is not None:
+        if args.coverage < 2 or args.coverage_deals < 2:
+            parser.error("--coverage and --coverage-deals must be at least 2")
+        print("\n".join(coverage(args.coverage, args.coverage_deals)))
+        return
     known = {t.name: t for t in TABLES}
     names = [n.strip() for n in args.tables.split(",") if n.strip()]
     unknown = [n for n in names if n not in known]

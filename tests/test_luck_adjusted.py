@@ -34,14 +34,15 @@ def test_estimate_reports_a_ratio_below_one_as_it_is():
     # the halves disagree: units 0 and 2 (y 0, 1; x 0, 1) fit beta = 1, applied to units 1 and 3; units 1 and 3
     # (y 0, 1; x 1, 0) fit beta = -1, applied to units 0 and 2. Adjusted, with C = 0.5:
     # unit 0: 0 + (0 - 0.5) = -0.5; unit 1: 0 - (1 - 0.5) = -0.5; unit 2: 1 + (1 - 0.5) = 1.5;
-    # unit 3: 1 - (0 - 0.5) = 1.5. The mean stays 0.5 (y's mean); the adjusted variance of the mean is
-    # (4/3) / 4 = 1/3 (the reference adds 0: the betas average to 0), the plain one (1/3) / 4 = 1/12:
-    # the ratio is 1/4, reported, not swapped for the plain estimate.
+    # unit 3: 1 - (0 - 0.5) = 1.5. The mean stays 0.5 (y's mean); the adjusted units' variance is 4/3, times
+    # 3/2 for the one slope fitted (4 - 1 degrees of freedom less 1), so the adjusted variance of the mean is
+    # (4/3) * (3/2) / 4 = 1/2 (the reference adds 0: the betas average to 0), the plain one (1/3) / 4 = 1/12:
+    # the ratio is 1/6, reported, not swapped for the plain estimate.
     y = np.array([0.0, 0.0, 1.0, 1.0])
     x = np.column_stack([[0.0, 1.0, 1.0, 0.0], np.zeros(4)])
     out = luck.estimate(y, x, np.ones((4, 1)), REF, 100)
     assert out["mean"] == pytest.approx(0.5)
-    assert out["variance_ratio"] == pytest.approx(0.25)
+    assert out["variance_ratio"] == pytest.approx(1 / 6)
 
 
 def test_war_duplicate_leaves_the_mean_exactly():

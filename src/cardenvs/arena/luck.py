@@ -32,7 +32,8 @@ the other half, units split by their order: deals are independent, so a unit's `
 its own ``X`` and ``E[beta (X - C)] = E[beta] E[X - C] = 0``).
 
 **Intervals.** Over the same units as the plain numbers (duplicate sets, or games), the same normal interval
-(:func:`cardenvs.arena.results.mean_ci`), plus the variance of the estimated ``C``. ``variance_ratio`` is the
+(:func:`cardenvs.arena.results.mean_ci`), the units' variance with the fitted slopes counted out of its
+degrees of freedom, plus the variance of the estimated ``C``. ``variance_ratio`` is the
 plain estimate's variance over the adjusted one's (both of the mean, so deals needed for a width scale by
 it). A value function that does not follow the agents' results can make the adjusted variance larger: the
 ratio is then below 1 and reported as it is; the arena never swaps one estimator for the other.
@@ -260,7 +261,8 @@ def estimate(
     terms' sum) and the deal term's column weights ``weights`` (``[units, columns]``: what each column's mean adds
     to a unit's ``C``) against reference ``ref`` (one scale of :func:`reference`, over ``deals`` reference
     deals): ``{"mean", "low", "high", "variance_ratio"}`` (module doc). Each kind of term has its own ``beta``,
-    fitted on the other half of the units by least squares."""
+    fitted on the other half of the units by least squares; the units' variance counts the fitted slopes out of
+    its degrees of freedom."""
     n = len(y)
     nan = {"mean": math.nan, "low": math.nan, "high": math.nan, "variance_ratio": math.nan}
     if n == 0:
@@ -279,7 +281,11 @@ def estimate(
         return {**nan, "mean": m}
     lam = (beta[:, :1] * weights).mean(axis=0)
     var_plain = float(np.var(y, ddof=1)) / n
-    var_adjusted = float(np.var(adjusted, ddof=1)) / n + float(lam @ cov_c @ lam) / deals
+    # the slopes are fitted: count them out of the units' degrees of freedom, as a regression's residual
+    # variance does (without it the intervals covered a known truth 91.5% of the time at 20 units)
+    fitted = int((np.abs(beta).max(axis=0) > 0).sum())
+    inflate = (n - 1) / max(1, n - 1 - fitted)
+    var_adjusted = float(np.var(adjusted, ddof=1)) * inflate / n + float(lam @ cov_c @ lam) / deals
     half = Z95 * math.sqrt(var_adjusted)
     low, high = m - half, m + half
     if rate:
