@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cardenvs import make
-from cardenvs.agent import load_agent
+from cardenvs.agent import known_agents, load_agent
 from cardenvs.analysis.skill import relative
 from cardenvs.arena import GameRecord
 from cardenvs.cli import main
@@ -124,6 +124,9 @@ def test_oracle_agents_say_so_and_are_refused_from_outside():
     twenty.reset(seed=0)
     with pytest.raises(ValueError, match="not for names from outside"):
         load_agent("twenty.oracle", twenty, registered_only=True)
+    # the web app's list leaves it out; cardenvs list keeps it
+    assert "twenty.oracle" in known_agents("twenty") and "twenty.oracle" not in known_agents("twenty", cheating=False)
+    assert "twenty.solver" in known_agents("twenty", cheating=False)
 
 
 @pytest.mark.parametrize(

@@ -129,16 +129,18 @@ def policy_agent_names(game: str | None = None) -> list[str]:
     ]
 
 
-def known_agents(game: str | None = None) -> list[str]:
+def known_agents(game: str | None = None, *, cheating: bool = True) -> list[str]:
     """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
-    those that play it."""
+    those that play it; with ``cheating=False``, not the agents that see hidden cards (``sees_hidden``: the
+    web app lists only what it may load)."""
     short = _short(game)
     names = ["random", *policy_agent_names(game)]
     for module_name in _agent_modules():
         if short is not None and module_name != short:
             continue
         module = importlib.import_module(f"cardenvs.agents.{module_name}")
-        names += [f"{module_name}.{n}" for n in getattr(module, "AGENTS", {})]
+        agents = getattr(module, "AGENTS", {})
+        names += [f"{module_name}.{n}" for n, a in agents.items() if cheating or not getattr(a, "sees_hidden", False)]
         names += list(getattr(module, "ALIASES", {}))
     models = [n for n in shipped_models() if short is None or n.partition(".")[0] == short]
     return names + search_agent_names(game) + models

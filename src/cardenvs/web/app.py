@@ -138,7 +138,7 @@ def create_app(
                     "id": env_id,
                     "short": short,
                     "options": [(o.name, o.describe_default(), o.allowed()) for o in spec.options()],
-                    "agents": known_agents(short),
+                    "agents": known_agents(short, cheating=False),
                     "variants": {k: v for k, v in spec.variants().items() if k != "default"},
                     "standings": standings_of(env_id, leaderboard),
                 }
