@@ -313,7 +313,7 @@ def test_the_tribute_card_stays_with_its_receiver_and_the_return_with_its_payer(
                 above = [
                     c
                     for c in np.flatnonzero(w["hands"][payer])
-                    if R.card_order(c, level) > top and not R.is_wild(c, level) and c != back
+                    if R.card_order(c, level) > top and not R.is_wild(c, level, moves.DEFAULT_FLAGS) and c != back
                 ]
                 assert not above
         found += 1
@@ -347,3 +347,33 @@ def test_the_world_does_not_depend_on_the_hidden_split(steps):
     third = np.zeros(1, dtype=R.STATE)
     D.determinize(env.states, 0, env.params, p, stream(np.uint64(5), 0), third, 0)
     assert np.array_equal(second, third)
+
+
+def test_no_wilds_the_tribute_may_be_the_level_heart():
+    # level 7, the payer holds 7H AS 3C: with wild cards 7H is wild, never paid, and the highest card left is
+    # AS; without (the no_wilds variant) 7H is a plain level card, above the aces: it is the tribute
+    hand = np.zeros(moves.NUM_CARDS, dtype=np.int8)
+    for card in parse_cards("7H AS 3C"):
+        hand[card] += 1
+    ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
+    level = np.int8(5)  # RANKS[5] == "7"
+    n = R._extreme_card_ids(hand, level, np.int64(moves.DEFAULT_FLAGS), True, ids)
+    assert list(ids[:n]) == [moves.CARD0 + parse_card("AS")]
+    n = R._extreme_card_ids(hand, level, np.int64(moves.DEFAULT_FLAGS | moves.FLAG_NO_WILDS), True, ids)
+    assert list(ids[:n]) == [moves.CARD0 + parse_card("7H")]
+
+
+def test_the_no_wilds_variant():
+    import cardenvs
+    from cardenvs.seatview import table_view
+
+    env = cardenvs.make("guandan", variant="no_wilds")
+    base = env.unwrapped
+    assert base.config["wilds"] is False and base.params["flags"][0] & moves.FLAG_NO_WILDS
+    env.reset(seed=3)
+    assert any("no wild cards (2H plays as itself)" in line for line in table_view(base, 0)["info"])
+    rng = np.random.default_rng(3)
+    while base.state.status == 0:  # a random hand to its end: no play spends a wild
+        action = int(rng.choice(base.legal_actions()))
+        assert not (action < moves.NUM_PATTERNS and moves.PAT_WILDS[action])
+        env.step(action)

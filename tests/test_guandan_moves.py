@@ -332,7 +332,7 @@ def test_suit_decisions_only_where_open():
     n = M.next_suit_choice(hand, pid, level, M.DEFAULT_FLAGS, chosen, out)
     # three of four suits, one copy each: SCD, SCH, SDH, CDH
     assert sorted(out[:n].tolist()) == sorted([1 + 3 + 9, 1 + 3 + 27, 1 + 9 + 27, 3 + 9 + 27])
-    assert M.apply_suit_choice(pid, level, chosen, 1 + 3 + 27) == level_of("9")
+    assert M.apply_suit_choice(pid, level, M.DEFAULT_FLAGS, chosen, 1 + 3 + 27) == level_of("9")
     assert M.next_suit_choice(hand, pid, level, M.DEFAULT_FLAGS, chosen, out) == 0
     assert sorted(np.repeat(np.arange(M.NUM_CARDS), chosen).tolist()) == sorted(parse_cards("9S 9C 9H"))
     # a straight flush's suit is in its pattern, and a single copy per rank: no decision at all
@@ -599,3 +599,34 @@ def test_leading_counts_over_2000_deals(capsys):
                 f"99th {np.percentile(values, 99):.0f}; max with 0/1/2 wilds {by_wilds}"
             )
     assert M.NUM_ACTIONS < 10_000  # the widest mask
+
+
+# ------------------------------------------------------------------ no wild cards (the no_wilds variant)
+NO_WILDS = M.DEFAULT_FLAGS | M.FLAG_NO_WILDS
+
+
+def test_no_wilds_the_level_heart_plays_only_as_itself():
+    # level 7, 7H 7H 5S. Wild: singles 5S, 7H; pairs 5S 7H (fives with a wild), 7H 7H; the triple 5S 7H 7H: 5.
+    # No wilds: singles 5S, 7H; the pair of sevens 7H 7H: 3
+    assert len(names("7H 7H 5S", "7")) == 5
+    assert sorted(names("7H 7H 5S", "7", flags=NO_WILDS)) == sorted(["5S", "7H", "7H 7H"])
+    # level 7, 3H..7H. Wild: 5 singles, 4 pairs (each heart with the wild), the straight flush read 2-6 (the
+    # wild as the two) or 3-7: 11. No wilds: 5 singles and the one straight flush 3-7 of hearts: 6
+    assert len(names("3H 4H 5H 6H 7H", "7")) == 11
+    plain = names("3H 4H 5H 6H 7H", "7", flags=NO_WILDS)
+    assert len(plain) == 6 and "3H 4H 5H 6H 7H" in plain
+    assert tags("3H 4H 5H 6H 7H", "7", flags=NO_WILDS) == {"sf7"}
+    # the heart seven is a seven: with 7S 7C 7D it makes the bomb of four sevens either way (the wild stands in)
+    assert "7S 7C 7D 7H" in names("7S 7C 7D 7H", "7", flags=NO_WILDS)
+
+
+def test_no_wilds_lists_no_pattern_that_spends_a_wild():
+    rng = np.random.default_rng(45)
+    deck = np.array(make_deck(jokers=2, decks=2))
+    ids = np.empty(M.NUM_PATTERNS, dtype=np.int64)
+    for _ in range(200):
+        hand = np.bincount(rng.permutation(deck)[:27], minlength=M.NUM_CARDS).astype(np.int8)
+        level = int(rng.integers(13))
+        n = M.legal_patterns(hand, level, -1, NO_WILDS, ids)
+        assert n > 0 and not M.PAT_WILDS[ids[:n]].any()
+        assert n <= M.legal_patterns(hand, level, -1, M.DEFAULT_FLAGS, ids)  # the wilds only add plays

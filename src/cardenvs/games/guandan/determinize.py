@@ -106,6 +106,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
     if s.status != kernels.RUNNING:
         return
     level = s.hand_level
+    flags = params[0].flags
     must = np.zeros((PLAYERS, NUM_CARDS), dtype=np.int64)
     _known(s, p, must)
     # cards travelling unseen by p: (giver, index) of tribute and return cards p has not seen
@@ -155,7 +156,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
     eligible = np.zeros(NUM_CARDS, dtype=np.int64)
     for c in range(NUM_CARDS):
         for q in range(PLAYERS):
-            if q != p and (is_wild(c, level) or card_order(c, level) <= ceiling[q]):
+            if q != p and (is_wild(c, level, flags) or card_order(c, level) <= ceiling[q]):
                 eligible[c] += 1
     order = np.empty(DECK_SIZE, dtype=np.int64)
     free = np.empty(PLAYERS, dtype=np.int64)
@@ -178,7 +179,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
             c = order[i]
             room = 0
             for q in range(PLAYERS):
-                if q != p and free[q] > 0 and (is_wild(c, level) or card_order(c, level) <= ceiling[q]):
+                if q != p and free[q] > 0 and (is_wild(c, level, flags) or card_order(c, level) <= ceiling[q]):
                     room += free[q]
             unrestricted = room == 0  # only for a state no deal explains: any free place
             if unrestricted:
@@ -189,7 +190,7 @@ def determinize(state, b, params, p, rng, out, ob) -> None:
             for q in range(PLAYERS):
                 if q == p or free[q] <= 0:
                     continue
-                if not unrestricted and not (is_wild(c, level) or card_order(c, level) <= ceiling[q]):
+                if not unrestricted and not (is_wild(c, level, flags) or card_order(c, level) <= ceiling[q]):
                     continue
                 if pick < free[q]:
                     s.hands[q, c] += 1
@@ -208,7 +209,7 @@ def _give_hidden(s, out, ob, params, hidden_paid, hidden_returned, rng, ids) -> 
     for i in range(n_paid):
         if hidden_paid[i]:
             s.to_move = s.payers[i]
-            n = _pay_ids(out, ob, ids)
+            n = _pay_ids(out, ob, params, ids)
             card = ids[uniform_index(rng, n)] - moves.CARD0
             s.hands[s.payers[i], card] -= 1
             s.paid[i] = card

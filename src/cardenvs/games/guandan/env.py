@@ -150,6 +150,12 @@ class GuandanEnv(CardEnv):
         Option("tribute", True, "tribute and return before every hand after the first", choices=(True, False)),
         Option("joker_fullhouse", True, "a like joker pair may be a full house's pair", choices=(True, False)),
         Option("sf_as_straight", False, "a straight flush may also be played as a straight", choices=(False, True)),
+        Option(
+            "wilds",
+            True,
+            "the level rank's two hearts are wild (False: they play as themselves)",
+            choices=(True, False),
+        ),
         Option("return_rule", "max10", "which card a receiver may give back", choices=rules.RETURN_RULES),
         Option("equal_tribute", "seat", "who gets which of two equal tributes", choices=rules.EQUAL_TRIBUTES),
         Option("a_attempts", 3, "failed attempts at A before a team goes back to 2 (0: never)", low=0, high=99),
@@ -165,6 +171,7 @@ class GuandanEnv(CardEnv):
         "no_tribute": {"episode": "match", "max_hands": 2, "tribute": False},
         "return_any": {"episode": "match", "max_hands": 2, "return_rule": "any", "equal_tribute": "random"},
         "sf_as_straight": {"sf_as_straight": True, "joker_fullhouse": False},
+        "no_wilds": {"wilds": False},
     }
 
     CORE = rules
@@ -318,7 +325,9 @@ class GuandanEnv(CardEnv):
         assert self._intended is not None
         for a in legal:
             chosen = s.chosen.copy()
-            moves.apply_suit_choice(int(s.pending), int(s.hand_level), chosen, a - moves.SUIT0)
+            moves.apply_suit_choice(
+                int(s.pending), int(s.hand_level), int(self.params["flags"][0]), chosen, a - moves.SUIT0
+            )
             if np.all(chosen <= self._intended):
                 return a
         raise ValueError("no suit choice leads to the cards typed; choose: " + ", ".join(map(self.action_name, legal)))

@@ -145,6 +145,7 @@ ORDER_SPAN = RED_ORDER + 1  # one bomb tier holds every card order
 
 FLAG_JOKER_FULLHOUSE = 1  # R1: a like joker pair may be a full house's pair
 FLAG_SF_AS_STRAIGHT = 2  # R2: a straight flush may also be played as a straight
+FLAG_NO_WILDS = 4  # no wild cards: the level rank's hearts play as themselves (the no_wilds variant)
 DEFAULT_FLAGS = FLAG_JOKER_FULLHOUSE
 
 
@@ -395,11 +396,16 @@ _popcount: Any = intrinsic(_ctpop)
 
 
 @njit(cache=True, inline="always")
-def _hand_words(hand: np.ndarray, level: int) -> tuple[int, int, int, int]:
+def wild_card(level: int, flags: int) -> int:
+    """The card id of the level rank's heart, the wild card at ``level`` (-1 with ``FLAG_NO_WILDS``: none)."""
+    return -1 if flags & FLAG_NO_WILDS else NUM_SUITS * level + HEARTS
+
+
+@njit(cache=True, inline="always")
+def _hand_words(hand: np.ndarray, level: int, wild: int) -> tuple[int, int, int, int]:
     """The hand's words A, B, C (see PAT_NEED_A) and, for straights, bit 16 * suit + rank set when ``suit`` is
     the only suit the hand holds of natural rank ``rank``."""
-    wild = NUM_SUITS * level + HEARTS
-    wilds = hand[wild]
+    wilds = hand[wild] if wild >= 0 else 0
     a = COLUMN_A[wilds] << WILD_BIT
     b = 0
     c = 0
@@ -492,10 +498,11 @@ def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: 
     """Write the ascending ids of the patterns ``hand`` (int8[54] counts) can play at ``level`` that beat pattern
     ``to_beat`` (-1: leading, anything) into ``out``; return how many. Pure (writes ``out`` only; ``out`` needs
     NUM_PATTERNS entries: ids past the count are scratch)."""
-    a, b, c, only = _hand_words(hand, level)
+    wild = wild_card(level, flags)
+    a, b, c, only = _hand_words(hand, level, wild)
     if flags & FLAG_JOKER_FULLHOUSE:
         c |= JOKER_PAIR_BIT
-    wilds = hand[NUM_SUITS * level + HEARTS]
+    wilds = hand[wild] if wild >= 0 else 0
     # the keys to scan: two runs, each with a strength floor (-1: any). Leading: every key. Following a non-bomb:
     # the kind's keys, then the bombs at any strength; following a bomb: the bombs. One loop compiles one scan.
     lo0, hi0, floor0, lo1, hi1, floor1 = 0, NUM_KEY_NODES, -1, 0, 0, -1
@@ -524,9 +531,9 @@ def legal_patterns(hand: np.ndarray, level: int, to_beat: int, flags: int, out: 
 
 # ---------------------------------------------------------------------------------------------- suit decisions
 @njit(cache=True)
-def _open_rank(pid: int, level: int, chosen: np.ndarray) -> int:
+def _open_rank(pid: int, level: int, flags: int, chosen: np.ndarray) -> int:
     """The lowest natural rank of ``pid`` whose cards ``chosen`` does not hold yet (-1: none)."""
-    wild = NUM_SUITS * level + HEARTS
+    wild = wild_card(level, flags)
     for rank in range(NUM_NATURAL_RANKS):
         need = PAT_NATURAL[pid, rank]
         if need == 0:
@@ -542,10 +549,10 @@ def _open_rank(pid: int, level: int, chosen: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def apply_suit_choice(pid: int, level: int, chosen: np.ndarray, code: int) -> int:
+def apply_suit_choice(pid: int, level: int, flags: int, chosen: np.ndarray, code: int) -> int:
     """Add suit vector ``code`` (cS + 3 cC + 9 cD + 27 cH) at pattern ``pid``'s next open rank to ``chosen``
     (in place); returns that rank (-1: the play was complete, nothing written)."""
-    rank = _open_rank(pid, level, chosen)
+    rank = _open_rank(pid, level, flags, chosen)
     if rank >= 0:
         for suit in range(NUM_SUITS):
             chosen[NUM_SUITS * rank + suit] += SUIT_CODE_COUNTS[code, suit]
@@ -554,7 +561,7 @@ def apply_suit_choice(pid: int, level: int, chosen: np.ndarray, code: int) -> in
 
 @njit(cache=True)
 def _suit_ok(hand: np.ndarray, pid: int, level: int, flags: int, chosen: np.ndarray, rank: int, code: int) -> bool:
-    wild = NUM_SUITS * level + HEARTS
+    wild = wild_card(level, flags)
     total = 0
     for suit in range(NUM_SUITS):
         k = SUIT_CODE_COUNTS[code, suit]
@@ -590,9 +597,9 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
     Ranks with one legal suit vector (and the jokers) are fixed in ``chosen`` on the way (in place). Returns 0
     when the play is complete: ``chosen`` then holds its exact cards, the wild copies included (0 also when no
     vector is legal, for a pattern the hand cannot play: never one :func:`legal_patterns` lists)."""
-    wild = NUM_SUITS * level + HEARTS
+    wild = wild_card(level, flags)
     while True:
-        rank = _open_rank(pid, level, chosen)
+        rank = _open_rank(pid, level, flags, chosen)
         if rank < 0:
             break
         n = 0
@@ -604,10 +611,11 @@ def next_suit_choice(hand: np.ndarray, pid: int, level: int, flags: int, chosen:
                 n += 1
         if n != 1:
             return n
-        apply_suit_choice(pid, level, chosen, out[0])
+        apply_suit_choice(pid, level, flags, chosen, out[0])
     chosen[BLACK_JOKER] = PAT_NATURAL[pid, BLACK]
     chosen[RED_JOKER] = PAT_NATURAL[pid, RED]
-    chosen[wild] = PAT_WILDS[pid]
+    if wild >= 0:
+        chosen[wild] = PAT_WILDS[pid]
     return 0
 
 
@@ -622,7 +630,7 @@ def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
     at = np.zeros(depth_max, dtype=np.int64)
     size[0] = next_suit_choice(hand, pid, level, flags, stack[0], codes[0])
     if size[0] == 0:
-        return int(_open_rank(pid, level, stack[0]) < 0)
+        return int(_open_rank(pid, level, flags, stack[0]) < 0)
     total = 0
     depth = 0
     while depth >= 0:
@@ -630,11 +638,11 @@ def count_plays(hand: np.ndarray, pid: int, level: int, flags: int) -> int:
             depth -= 1
             continue
         stack[depth + 1] = stack[depth]
-        apply_suit_choice(pid, level, stack[depth + 1], codes[depth, at[depth]])
+        apply_suit_choice(pid, level, flags, stack[depth + 1], codes[depth, at[depth]])
         at[depth] += 1
         n = next_suit_choice(hand, pid, level, flags, stack[depth + 1], codes[depth + 1])
         if n == 0:
-            total += _open_rank(pid, level, stack[depth + 1]) < 0
+            total += _open_rank(pid, level, flags, stack[depth + 1]) < 0
         else:
             depth += 1
             size[depth] = n
@@ -685,7 +693,7 @@ def readings(cards: Iterable[int], level: int, flags: int = DEFAULT_FLAGS) -> li
     """The patterns that the exact cards ``cards`` (ids, copies repeated) are at ``level``: one per reading."""
     _check(level)
     counts = _counts(cards)
-    wild = NUM_SUITS * level + HEARTS
+    wild = wild_card.py_func(level, flags)
     naturals = np.zeros(NUM_RANK_INDEX, dtype=np.int8)
     suits = set()
     for card in np.flatnonzero(counts):
@@ -693,7 +701,7 @@ def readings(cards: Iterable[int], level: int, flags: int = DEFAULT_FLAGS) -> li
             naturals[BLACK + card - BLACK_JOKER if card >= BLACK_JOKER else card // NUM_SUITS] += counts[card]
             suits.add(card % NUM_SUITS if card < BLACK_JOKER else -1)
     out = []
-    for p in _BY_RANKS.get((naturals.tobytes(), int(counts[wild])), []):
+    for p in _BY_RANKS.get((naturals.tobytes(), int(counts[wild]) if wild >= 0 else 0), []):
         if PAT_JOKER_PAIR[p] and not flags & FLAG_JOKER_FULLHOUSE:
             continue
         if PAT_KIND[p] == STRAIGHT_FLUSH and suits != {int(PAT_SUIT[p])}:
@@ -704,9 +712,9 @@ def readings(cards: Iterable[int], level: int, flags: int = DEFAULT_FLAGS) -> li
     return out
 
 
-def _ordered(cards: Iterable[int], pid: int, level: int) -> list[int]:
+def _ordered(cards: Iterable[int], pid: int, level: int, flags: int) -> list[int]:
     """Natural cards low to high (an A-low sequence's aces first), then the wilds."""
-    wild = NUM_SUITS * level + HEARTS
+    wild = wild_card.py_func(level, flags)
     sequence = PAT_KIND[pid] in (STRAIGHT, TUBE, PLATE, STRAIGHT_FLUSH)
     low_ace = sequence and PAT_KEY[pid] < ACE and PAT_NATURAL[pid, ACE] > 0
 
@@ -727,7 +735,7 @@ def move_name(cards: Iterable[int], pid: int, level: int, flags: int = DEFAULT_F
         raise ValueError(
             f"cards {' '.join(card_code(c) for c in cards)} are not a {pattern_name(pid)} at level {RANKS[level]}"
         )
-    text = " ".join(card_code(c) for c in _ordered(cards, pid, level))
+    text = " ".join(card_code(c) for c in _ordered(cards, pid, level, flags))
     if len(options) > 1:
         text += f"={KIND_NAMES[PAT_KIND[pid]]}{_key_name(int(PAT_KEY[pid]), level)}"
     return text
@@ -781,7 +789,7 @@ def exact_plays(
             return
         for code in codes[:n].copy():
             branch = chosen.copy()
-            apply_suit_choice(pid, level, branch, int(code))
+            apply_suit_choice(pid, level, flags, branch, int(code))
             walk(pid, branch)
 
     for pid in ids[: legal_patterns(hand, level, to_beat, flags, ids)]:

@@ -65,24 +65,26 @@ def random_legal(state, b, params, rng) -> int:
 
 # ---------------------------------------------------------------- what a hand keeps
 @njit(cache=True)
-def rank_counts(hand, level) -> np.ndarray:
-    """Natural cards of each rank index (0..12 the ranks, 13 ``BJ``, 14 ``RJ``), the wilds left out."""
+def rank_counts(hand, level, wild) -> np.ndarray:
+    """Natural cards of each rank index (0..12 the ranks, 13 ``BJ``, 14 ``RJ``), the wilds (card ``wild``,
+    :func:`moves.wild_card`; -1: none) left out."""
     counts = np.zeros(RANK_INDEX, dtype=np.int64)
     for c in range(moves.NUM_CARDS):
         if c < 4 * NATURAL:
             counts[c // 4] += hand[c]
         else:
             counts[NATURAL + c - 4 * NATURAL] += hand[c]
-    counts[level] -= hand[4 * level + moves.HEARTS]
+    if wild >= 0:
+        counts[level] -= hand[wild]
     return counts
 
 
 @njit(cache=True)
-def straight_flush_cards(hand, level) -> np.ndarray:
+def straight_flush_cards(hand, wild) -> np.ndarray:
     """1 for each card id that belongs to a straight flush the hand holds: five suited ranks in a row (the ace
-    also low) held whole, or all but one when the hand has a wild. Returns a new int8[54]."""
-    wild = 4 * level + moves.HEARTS
-    spare = 1 if hand[wild] > 0 else 0
+    also low) held whole, or all but one when the hand has a wild (card ``wild``; -1: none). Returns a new
+    int8[54]."""
+    spare = 1 if wild >= 0 and hand[wild] > 0 else 0
     keep = np.zeros(moves.NUM_CARDS, dtype=np.int8)
     for suit in range(moves.NUM_SUITS):
         for start in range(RUN_ORDER.shape[0] - RUN + 1):
@@ -149,11 +151,11 @@ def _breaks(pid, level, counts, protected, wilds) -> bool:
 
 # ---------------------------------------------------------------- the phases' small choices
 @njit(cache=True)
-def _card_choice(hand, level, ids, n, returning) -> int:
+def _card_choice(hand, level, wild, ids, n, returning) -> int:
     """A tribute card (the one no straight flush needs, a spare copy first) or a return card (the lowest by
     card order that no pair, triple or run needs)."""
-    counts = rank_counts(hand, level)
-    keep = straight_flush_cards(hand, level)
+    counts = rank_counts(hand, level, wild)
+    keep = straight_flush_cards(hand, wild)
     runs = in_runs(counts)
     best, best_cost, best_order = -1, 0, 0
     for i in range(n):
@@ -172,10 +174,9 @@ def _card_choice(hand, level, ids, n, returning) -> int:
 
 
 @njit(cache=True)
-def _suit_choice(hand, pid, level, chosen, ids, n) -> int:
+def _suit_choice(hand, pid, wild, chosen, ids, n) -> int:
     """Of the suit vectors offered for the pending play's open rank, the one that takes fewest last copies of
     straight-flush cards, then fewest last copies of any card."""
-    wild = 4 * level + moves.HEARTS
     rank = -1
     for r in range(NATURAL):
         need = moves.PAT_NATURAL[pid, r]
@@ -187,7 +188,7 @@ def _suit_choice(hand, pid, level, chosen, ids, n) -> int:
         if need > have:
             rank = r
             break
-    keep = straight_flush_cards(hand, level)
+    keep = straight_flush_cards(hand, wild)
     best, best_cost = -1, 0
     for i in range(n):
         code = ids[i] - moves.SUIT0
@@ -209,13 +210,14 @@ def heuristic(state, b, params, rng) -> int:
     s = state[b]
     me = s.to_move
     level = s.hand_level
+    wild = moves.wild_card(level, params[0].flags)
     hand = s.hands[me]
     ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
     n = legal_ids(state, b, params, ids)
     if s.phase == PAY or s.phase == RETURN:
-        return _card_choice(hand, level, ids, n, s.phase == RETURN)
+        return _card_choice(hand, level, wild, ids, n, s.phase == RETURN)
     if s.pending >= 0:
-        return _suit_choice(hand, s.pending, level, s.chosen, ids, n)
+        return _suit_choice(hand, s.pending, wild, s.chosen, ids, n)
     can_pass = ids[n - 1] == moves.PASS
     plays = n - 1 if can_pass else n
     held = s.n_cards[me]
@@ -224,9 +226,9 @@ def heuristic(state, b, params, rng) -> int:
             return ids[i]  # out
     if plays == 0:
         return moves.PASS
-    counts = rank_counts(hand, level)
-    wilds = hand[4 * level + moves.HEARTS]
-    keep = straight_flush_cards(hand, level)
+    counts = rank_counts(hand, level, wild)
+    wilds = hand[wild] if wild >= 0 else 0
+    keep = straight_flush_cards(hand, wild)
     protected = np.zeros(NATURAL, dtype=np.int64)
     for c in range(4 * NATURAL):
         protected[c // 4] += keep[c]

@@ -47,6 +47,10 @@ Readings this implementation takes (the options name the alternatives):
 * The tribute card's suit is the payer's choice (one card action per suit it holds at the forced rank);
   the tribute rank is judged at the new hand's level (its level cards count high, its wilds never paid).
 * Resistance is automatic whenever the payers hold both red jokers; no other excuse.
+* Wild cards (``wilds``): on by default. ``wilds=False`` (the ``no_wilds`` variant, not a reading of the
+  sources: a way to measure what the wild cards add) makes the level rank's two hearts plain cards of the level
+  rank: they play only as themselves (in sets, bombs, sequences and straight flushes of hearts), and a payer's
+  highest card may be one of them.
 * Winning at A (``a_win``): ``"not_last"`` (default: 1-2 or 1-3), ``"double"`` (1-2 only). When both teams
   are at A a hand at A is an attempt for both, and either may win the match with it. A team at A winning a
   hand played at the other team's level only becomes the declarer. Failures count over the match, not in a
@@ -104,7 +108,7 @@ EQUAL_TRIBUTES = ("seat", "random")
 EQUAL_SEAT, EQUAL_RANDOM = range(2)
 A_WINS = ("not_last", "double")
 A_WIN_NOT_LAST, A_WIN_DOUBLE = range(2)
-FLAG_JOKER_FULLHOUSE, FLAG_SF_AS_STRAIGHT = 1, 2  # moves' flags bits
+FLAG_JOKER_FULLHOUSE, FLAG_SF_AS_STRAIGHT, FLAG_NO_WILDS = 1, 2, 4  # moves' flags bits
 
 STATE = np.dtype(
     [
@@ -243,8 +247,10 @@ def make_params(config: dict, offsets: np.ndarray) -> np.ndarray:
     p["episode"] = MATCH_EPISODE if config["episode"] == "match" else HAND_EPISODE
     p["max_hands"] = config["max_hands"]
     p["tribute"] = config["tribute"]
-    p["flags"] = (FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0) | (
-        FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0
+    p["flags"] = (
+        (FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0)
+        | (FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0)
+        | (0 if config["wilds"] else FLAG_NO_WILDS)
     )
     p["return_rule"] = RETURN_RULES.index(config["return_rule"])
     p["equal_tribute"] = EQUAL_TRIBUTES.index(config["equal_tribute"])
@@ -272,8 +278,9 @@ def card_order(card, level) -> int:
 
 
 @njit(cache=True)
-def is_wild(card, level) -> bool:
-    return card == 4 * level + 3
+def is_wild(card, level, flags) -> bool:
+    """Whether ``card`` is a wild card at ``level`` (the level rank's heart; never with ``FLAG_NO_WILDS``)."""
+    return card == moves.wild_card(level, flags)
 
 
 @njit(cache=True)
@@ -418,27 +425,27 @@ def _sort_ascending(ids, n) -> None:
 
 
 @njit(cache=True, inline="always")  # inlined: its constant ``highest`` would otherwise compile it twice
-def _extreme_card_ids(hand, level, highest, ids) -> int:
+def _extreme_card_ids(hand, level, flags, highest, ids) -> int:
     """The card actions of the hand's cards at its highest (else lowest) card order at ``level``, each suit;
     the highest leaves out the wilds (rule 24's tribute), the lowest counts every card (rule 26's fallback)."""
     extreme = -1 if highest else 99
     for c in range(NUM_CARDS):
-        if hand[c] > 0 and not (highest and is_wild(c, level)):
+        if hand[c] > 0 and not (highest and is_wild(c, level, flags)):
             order = card_order(c, np.int64(level))
             extreme = max(extreme, order) if highest else min(extreme, order)
     n = 0
     for c in range(NUM_CARDS):
-        if hand[c] > 0 and not (highest and is_wild(c, level)) and card_order(c, np.int64(level)) == extreme:
+        if hand[c] > 0 and not (highest and is_wild(c, level, flags)) and card_order(c, np.int64(level)) == extreme:
             ids[n] = moves.CARD0 + c
             n += 1
     return n
 
 
 @njit(cache=True)
-def _pay_ids(state, b, ids) -> int:
+def _pay_ids(state, b, params, ids) -> int:
     """The tribute cards the payer to move may give: its highest non-wild card by card order, each suit."""
     s = state[b]
-    return _extreme_card_ids(s.hands[s.to_move], s.hand_level, True, ids)
+    return _extreme_card_ids(s.hands[s.to_move], s.hand_level, params[0].flags, True, ids)
 
 
 @njit(cache=True)
@@ -456,7 +463,7 @@ def _return_ids(state, b, params, ids) -> int:
             if hand[c] > 0 and c // 4 != level:
                 ids[n] = moves.CARD0 + c
                 n += 1
-        return n if n > 0 else _extreme_card_ids(hand, level, False, ids)
+        return n if n > 0 else _extreme_card_ids(hand, level, pr.flags, False, ids)
     for c in range(NUM_CARDS):
         if hand[c] > 0:
             ids[n] = moves.CARD0 + c
@@ -473,7 +480,7 @@ def legal_ids(state, b, params, ids) -> int:
     if s.status != kernels.RUNNING:
         return 0
     if s.phase == PAY:
-        return _pay_ids(state, b, ids)
+        return _pay_ids(state, b, params, ids)
     if s.phase == RETURN:
         return _return_ids(state, b, params, ids)
     p = s.to_move
@@ -678,7 +685,7 @@ def apply(state, b, params, action) -> None:
     else:
         for c in range(NUM_CARDS):
             chosen[c] = s.chosen[c]
-        moves.apply_suit_choice(s.pending, s.hand_level, chosen, action - moves.SUIT0)
+        moves.apply_suit_choice(s.pending, s.hand_level, pr.flags, chosen, action - moves.SUIT0)
     codes = np.empty(moves.NUM_SUIT_CODES, dtype=np.int64)
     complete = moves.next_suit_choice(s.hands[s.to_move], s.pending, s.hand_level, pr.flags, chosen, codes) == 0
     for c in range(NUM_CARDS):

@@ -87,9 +87,10 @@ def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     own = [f"team {t} at {RANKS[int(s.levels[t])]}" for t in range(2)]
     view["info"].append(f"levels: {', '.join(own)}")
     wild = card_code(4 * level + 3)
+    wilds = f"both {wild} are wild" if base.config["wilds"] else f"no wild cards ({wild} plays as itself)"
     view["info"].append(
         f"this hand is played at {RANKS[level]}, team {int(s.declarer)}'s level: the {RANKS[level]}s rank above the"
-        f" aces, and both {wild} are wild"
+        f" aces, and {wilds}"
     )
     if s.a_failures[0] or s.a_failures[1]:
         view["info"].append(f"failed attempts at A: team 0 {int(s.a_failures[0])}, team 1 {int(s.a_failures[1])}")
