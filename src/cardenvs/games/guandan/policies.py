@@ -8,7 +8,11 @@ patterns, suit choices alike), drawing one number from ``rng``.
 beat and who made it, every seat's card count) and draws no random numbers (ties go to the lowest action id):
 
 * Tribute: of the cards it may pay, the one whose loss breaks no straight flush of its hand. Return: the
-  lowest card it may give back that no pair, triple or run of five ranks of its hand needs.
+  lowest card it may give back that no pair, triple or run of five ranks of its hand needs. Measured beyond
+  the unit tests (``python -m benchmarks.guandan_return 3000``: duplicate deals of the ``match`` variant,
+  heuristics everywhere, one team's returns made random instead): a random return changes 0.67 of the 2,550
+  matches with a return but scores +0.040 [-0.062, +0.142] points a match against this return, so the rule
+  is no measurable gain over a random legal return among heuristic players.
 * *Bombs* it keeps: bombs of one rank, straight flushes and the four jokers; four or more natural cards of a
   rank, or three and a wild, are a bomb rank; the cards of a five-card suited run it holds whole, or with one
   wild, are a straight flush. Wilds are kept too.
