@@ -71,6 +71,26 @@ def test_a_botzone_bot_plays_a_duplicate_table_as_its_python_twin(game, options,
     assert any(r.steps > 20 for r in program.records)  # hands were played out, not ended at once
 
 
+def _perl_with_json() -> bool:
+    import shutil
+    import subprocess
+
+    perl = shutil.which("perl")
+    return perl is not None and subprocess.run([perl, "-MJSON::PP", "-e", "1"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _perl_with_json(), reason="no perl with its core JSON::PP here")
+def test_the_same_bot_in_perl_plays_the_table_as_its_python_twin(python_class):
+    """Another language through the unchanged protocol: tests/bots/botzone_smallest.pl is the Python test bot's
+    logic in Perl; both bidding and play give the twin's games, seating for seating."""
+    kwargs = {"games": 1, "seed": 5, "options": {"bidding": True}, "role_phase": True, "engine": "aec"}
+    perl = f"botzone:perl {BOTS / 'botzone_smallest.pl'}"
+    program = run_tournament("doudizhu_v0", [perl, "doudizhu.rule", "random"], **kwargs)
+    twin = run_tournament("doudizhu_v0", [python_class, "doudizhu.rule", "random"], **kwargs)
+    assert _games(program) == _games(twin) and not program.faults()
+    assert any(r.steps > 20 for r in program.records)
+
+
 def _first_decisions(game, reset_options, seat_count=3):
     """The first Botzone inputs of each seat's program in a seeded game the test bot's twin plays."""
     env = cardenvs.make("doudizhu_v0")
