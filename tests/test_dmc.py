@@ -557,6 +557,7 @@ def test_models_are_shipped():
         "twos__dmc__2",
         "twenty__dmc__1",
         "two_way_street__dmc__1",
+        "guandan__dmc__1",
     }
     assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8"}
     from cardenvs.agent import shipped_models
