@@ -30,6 +30,19 @@ from cardenvs.games.twenty.rules import NUM_VALUES, PLAYERS, _replayed_hands_int
 from cardenvs.games.twenty.solver import HANDS_PER_ROUND, solve, solve_round
 
 
+def _round_position(parts: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The round's public position as :func:`solve_round` takes it, from the observation's segments."""
+    last = parts["last_scorer"]
+    return dict(
+        tally=int(parts["tally"][0]),
+        n_cards=int(parts["tally_cards"][0]),
+        hand_index=int(parts["hand_index"][0]),
+        bonus=int(parts["bonus"][0]),
+        last_scorer=0 if last[0] else 1 if last[1] else -1,
+        leader_is_own=bool(parts["leading"][0]),
+    )
+
+
 def _parts(env, observation):
     return env.layout.decode(observation["observation"])
 
@@ -87,17 +100,8 @@ class SolverAgent:
         parts = _parts(self.env, observation)
         own = parts["own_hand"].astype(np.int64)
         opp_size = int(parts["opponent_hand_size"][0])
-        hand_index = int(parts["hand_index"][0])
-        last = parts["last_scorer"]
-        common: dict[str, Any] = dict(
-            tally=int(parts["tally"][0]),
-            n_cards=int(parts["tally_cards"][0]),
-            hand_index=hand_index,
-            bonus=int(parts["bonus"][0]),
-            last_scorer=0 if last[0] else 1 if last[1] else -1,
-            leader_is_own=bool(parts["leading"][0]),
-            samples=self.samples,
-        )
+        common: dict[str, Any] = dict(_round_position(parts), samples=self.samples)
+        hand_index = common["hand_index"]
         replayed = parts["replayed_hands"].astype(np.int64)  # [hand][own, opponent][value]
         if replayed[hand_index].sum() > 0:  # round 2k of swap_deals: every card is known
             return solve_round(own, replayed[hand_index, 1], future=replayed, seed=0, **common)[2]
@@ -145,20 +149,9 @@ class OracleSolverAgent(SolverAgent):
         cards = np.zeros(HANDS_PER_ROUND * PLAYERS * NUM_VALUES, dtype=np.float32)
         _replayed_hands_into(states, 0, seat, cards, 0)  # the true hands: [hand][own, opponent][value]
         known = cards.astype(np.int64).reshape(HANDS_PER_ROUND, PLAYERS, NUM_VALUES)
-        hand_index = int(parts["hand_index"][0])
-        last = parts["last_scorer"]
-        return solve_round(
-            known[hand_index, 0],
-            known[hand_index, 1],
-            tally=int(parts["tally"][0]),
-            n_cards=int(parts["tally_cards"][0]),
-            hand_index=hand_index,
-            bonus=int(parts["bonus"][0]),
-            last_scorer=0 if last[0] else 1 if last[1] else -1,
-            leader_is_own=bool(parts["leading"][0]),
-            future=known,
-            seed=0,
-        )[2]
+        position = _round_position(parts)
+        hand = position["hand_index"]
+        return solve_round(known[hand, 0], known[hand, 1], future=known, seed=0, **position)[2]
 
 
 AGENTS = {"solver": SolverAgent, "hand_solver": HandSolverAgent, "oracle": OracleSolverAgent}
