@@ -374,14 +374,21 @@ def save_checkpoint(path: Path, nets: nn.ModuleList, optimizers: list, args: Arg
         tmp.replace(target)
 
 
+def eval_table(path: Path, args: Args) -> list[str]:
+    """The evaluation's agents, one per seat: the checkpoint in ``eval_seats``, ``eval_opponent`` elsewhere."""
+    from cardenvs import make
+
+    n = make(args.game, **{**args.options, **args.eval_options}).unwrapped.num_players
+    return [f"dmc:{path}" if seat in args.eval_seats else args.eval_opponent for seat in range(n)]
+
+
 def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
     """The checkpoint in ``eval_seats`` against ``eval_opponent`` in every other seat, over the arena's duplicate
     deals (which also swap the seats, so the model plays every seat of every deal)."""
-    from cardenvs import arena, make
+    from cardenvs import arena
 
     options = {**args.options, **args.eval_options}
-    n = make(args.game, **options).unwrapped.num_players
-    agents = [f"dmc:{path}" if seat in args.eval_seats else args.eval_opponent for seat in range(n)]
+    agents = eval_table(path, args)
     results = arena.run_tournament(args.game, agents, games, seed=seed, options=options, duplicate=True)
     label = results.agents[args.eval_seats[0]]
     st = results.stats()[label]
@@ -484,8 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if result:
         (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
     logs.close()
-    n = make(args.game, **{**args.options, **args.eval_options}).unwrapped.num_players
-    seated = ",".join(f"dmc:{checkpoint}" if s in args.eval_seats else args.eval_opponent for s in range(n))
+    seated = ",".join(eval_table(checkpoint, args))
     print(
         f"saved {checkpoint} ({frames:,} frames); play it with: cardenvs arena {args.game} --agents {seated}",
         flush=True,
