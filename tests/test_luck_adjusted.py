@@ -89,7 +89,7 @@ def test_random_against_itself_on_the_aec_engine(tmp_path):
     data = json.loads(path.read_text())
     for key in ("win_rate", "mean_score"):
         assert set(data["stats"]["random#1"]["adjusted"][key]) == {"mean", "low", "high", "variance_ratio"}
-    assert set(data["luck"]) >= {"policy", "deals", "win", "score"}
+    assert set(data["luck"]) >= {"value", "deals", "win", "score"}
     assert set(data["records"][0]["luck"]) == {
         "options",
         "deal_win",
@@ -133,7 +133,11 @@ def test_a_game_without_a_value_function_is_refused(monkeypatch):
 
 def test_cli_errors_without_traceback(capsys):
     assert main(["arena", "war", "--agents", "war.flip,random", "--luck-reference", "20"]) == 2
-    assert "--luck-reference counts the reference deals of --luck-adjusted" in capsys.readouterr().err
+    assert "--luck-reference is a setting of --luck-adjusted: give --luck-adjusted too" in capsys.readouterr().err
+    assert main(["arena", "war", "--agents", "war.flip,random", "--luck-value", "flip"]) == 2
+    assert "--luck-value is a setting of --luck-adjusted" in capsys.readouterr().err
+    assert main(["arena", "war", "--agents", "war.flip,random", "--luck-adjusted", "--luck-value", "nope"]) == 2
+    assert "luck_value 'nope': neither a numba policy of war (flip)" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         main(["arena", "war", "--agents", "war.flip,random", "--luck-adjusted", "--luck-reference", "1"])
     assert exc.value.code == 2
@@ -145,7 +149,7 @@ def test_cli_prints_the_adjusted_section(capsys):
         main(["arena", "war", "--agents", "war.flip,random", "--games", "4", "--luck-adjusted", "--no-progress"]) == 0
     )
     out = capsys.readouterr().out
-    assert "luck-adjusted (value function: flip self-play rollouts" in out and "variance ratio" in out
+    assert "luck-adjusted (value function: war.flip self-play" in out and "variance ratio" in out
 
 
 def test_ladder_rating_less_what_the_deal_terms_explain():
@@ -170,3 +174,88 @@ def test_ladder_rating_less_what_the_deal_terms_explain():
 def test_ladder_reference_refuses_the_flag(capsys):
     assert main(["ladder", "war", "--reference", "--luck-adjusted"]) == 2
     assert "--luck-adjusted places an agent" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- value functions and sampled distributions
+def _deal_position(env_id: str, seed: int, deal: int):
+    from cardenvs.registry import make
+
+    base = make(env_id).unwrapped
+    base.reset(seed=arena.game_seed(seed, deal))
+    _, states, params, _ = base.core_state()
+    return base, states[:1].copy(), params
+
+
+@pytest.mark.parametrize("name", ["doudizhu.rule", "doudizhu.dmc"])
+def test_value_function_is_its_players_self_play(name):
+    """f after a deal is the game that player (the numba rule agent, or the shipped model's greedy moves, both
+    draw nothing) plays in every seat from that deal: the arena's record of the same deal, seat for seat."""
+    from cardenvs.arena.values import load_value
+
+    res = arena.run_tournament("doudizhu_v0", [name] * 3, 3, seed=5, duplicate=False)
+    for r in res.records:
+        base, position, params = _deal_position("doudizhu_v0", 5, r.deal)
+        value = load_value(base, name)
+        assert value.kind == ("model" if name.endswith("dmc") else "policy")
+        wins, scores, outcome = value(position, params, np.zeros(1, dtype=np.uint64))
+        assert scores[0].tolist() == r.scores
+        assert outcome[0].tolist() == r.outcome
+        assert wins[0].tolist() == [1.0 if o > 0 else 0.0 for o in r.outcome]
+
+
+def test_a_search_against_itself_gets_sampled_terms():
+    """Twos, one PIMC against itself (the true margin is 0): PIMC declares ``stateless``, so each of its moves
+    gets the term f(s, a) - mean_j f(s, a_j) over resamples from the luck_samples stream; the terms exist,
+    the run replays exactly, and the adjusted margin covers 0 with a finite variance ratio."""
+    agents = ["twos.pimc(playouts=12)", "twos.pimc(playouts=12)", "twos.heuristic"]
+    kwargs = dict(seed=2, luck_adjusted=True, luck_samples=2, luck_reference=40)
+    res = arena.run_tournament("twos_v0", agents, 6, **kwargs)
+    assert any(any(r.luck["play_score"]) for r in res.records)
+    margin = res.to_dict()["head_to_head"]["twos.pimc(playouts=12)#1"]["twos.pimc(playouts=12)#2"]
+    adjusted = margin["adjusted"]["score_margin"]
+    assert adjusted["low"] <= 0.0 <= adjusted["high"]
+    assert math.isfinite(adjusted["variance_ratio"])
+    again = arena.run_tournament("twos_v0", agents, 6, **kwargs)
+    assert [r.luck for r in again.records] == [r.luck for r in res.records]
+    # the resamples draw from their own stream: the games are those of the plain tournament
+    plain = arena.run_tournament("twos_v0", agents, 6, seed=2)
+    assert [r.scores for r in plain.records] == [r.scores for r in res.records]
+    # --luck-samples 0: the search's moves get no term
+    unsampled = arena.run_tournament("twos_v0", agents, 6, **{**kwargs, "luck_samples": 0})
+    assert not any(any(r.luck["play_score"]) for r in unsampled.records)
+
+
+def test_sampled_terms_have_mean_zero_at_a_position():
+    """At one Twos position, the sampled term of a PIMC move, averaged over many independent decisions (the
+    taken move drawn like the resamples), is 0 within its interval: f(s, a) and mean_j f(s, a_j) have the same
+    mean when a and the a_j are draws of the same search."""
+    from cardenvs.agent import load_agent
+    from cardenvs.arena.luck import DecisionTerms
+    from cardenvs.arena.values import load_value
+
+    base, _, _ = _deal_position("twos_v0", 0, 0)
+    agent = load_agent("twos.pimc(playouts=6)", base)
+    value = load_value(base, "heuristic")
+    observation = base.observe(base.agent_selection)
+    sums = []
+    for t in range(60):
+        terms = DecisionTerms(value, base.num_players, seed=1000 + t, samples=1)
+        action = agent.act(observation, np.random.default_rng(t))
+        terms.decision(base, agent, observation, action)
+        sums.append(terms.scores.copy())
+    sums = np.array(sums)  # [decisions, seats]
+    assert (sums != 0).sum() >= 20  # the search's moves differ, and so do the rollouts after them
+    for seat in range(base.num_players):
+        half = luck.Z95 * sums[:, seat].std(ddof=1) / math.sqrt(len(sums))
+        assert abs(sums[:, seat].mean()) <= max(half, 1e-12)
+
+
+def test_bad_value_functions_and_samples_are_refused():
+    with pytest.raises(ValueError, match="does not score moves"):
+        arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_adjusted=True, luck_value="random")
+    with pytest.raises(ValueError, match="neither a numba policy of twenty"):
+        arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_adjusted=True, luck_value="twos.heuristic")
+    with pytest.raises(ValueError, match="luck_samples must be an integer >= 0"):
+        arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_adjusted=True, luck_samples=-1)
+    with pytest.raises(ValueError, match="give luck_adjusted"):
+        arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_samples=2)

@@ -58,7 +58,16 @@ def pair_counts(
     seats = make(env_id).unwrapped.num_players
     beat, met, terms = np.zeros(games), np.zeros(games), np.zeros(games)
     for table in tables_for([a, b], seats):
-        results = arena.run_tournament(env_id, table, games, seed, workers=workers, luck_adjusted=luck_adjusted)
+        # the rating's terms are the deal's alone: no resampled decisions (luck_samples 0)
+        results = arena.run_tournament(
+            env_id,
+            table,
+            games,
+            seed,
+            workers=workers,
+            luck_adjusted=luck_adjusted,
+            luck_samples=0 if luck_adjusted else None,
+        )
         name_of = dict(zip(results.agents, results.agent_names, strict=True))
         for r in results.records:
             names = [name_of[label] for label in r.seats]

@@ -113,10 +113,13 @@ def play_deals(
     for d, k, perm, reset_options in games:
         game_terms = None
         if luck is not None and terms is not None:
-            from .luck import DecisionTerms
+            from .luck import DecisionTerms, value_for
 
             game_terms = terms[d, k] = DecisionTerms(
-                luck["policy_index"], base.num_players, seeds.seed_from(seed, d, k, stream="luck_rollouts")
+                value_for(env_id, options, luck),
+                base.num_players,
+                seeds.seed_from(seed, d, k, stream="luck_rollouts"),
+                luck["samples"],
             )
         record = play_one(
             recorder or env,

@@ -1,12 +1,13 @@
 """Luck-adjusted estimates (``cardenvs arena --luck-adjusted``): control variates in the manner of AIVAT (Burch et
 al., AAAI 2018), unbiased by construction, beside every plain win rate, mean score and head-to-head score margin.
 
-**The value function.** A game declares one of its numba policies as ``luck_value`` in its spec
-(:class:`cardenvs.core.spec.GameSpec`): ``f(position)`` is each seat's result when that policy plays every seat
-from the position to the end (one rollout, its draws from the ``luck_rollouts`` stream of
-:mod:`cardenvs.core.seeds`, so independent of the game played). Two scales: the win indicator (the seat's
-outcome is positive) for win rates and the score for mean scores and margins. Any function of the position
-keeps the estimator unbiased; a good one (close to what the agents will score from there) removes much luck.
+**The value function** (:mod:`.values`): ``f(position)`` is each seat's result when one player plays every
+seat from the position to the end: a numba policy of the game (one rollout, its draws from the
+``luck_rollouts`` stream of :mod:`cardenvs.core.seeds`, so independent of the game played) or a learned
+model's greedy moves. The game declares one in its spec (``luck_value``); ``luck_value=`` (``--luck-value``)
+names another. Two scales: the win indicator (the seat's outcome is positive) for win rates and the score
+for mean scores and margins. Any function of the position keeps the estimator unbiased; a good one (close
+to what the agents will score from there) removes much luck.
 
 **The terms.** For a seat's result ``r`` (its win indicator or score in one game), the adjusted result is
 ``r - beta * (X - C)``, where ``X`` sums the terms below and ``C`` is the deal term's mean:
@@ -19,11 +20,18 @@ keeps the estimator unbiased; a good one (close to what the agents will score fr
 * *Decisions of agents whose action distribution the arena knows*: ``random`` (uniform over the legal moves)
   and any agent with ``action_probabilities(observation)`` (probabilities over the action ids): at each of its
   decisions in state ``s``, ``f(s, a_taken) - sum_a pi(a | s) f(s, a)``, every legal move's ``f`` rolled out
-  from the same stream. Its mean given ``s`` is zero whatever ``f``. A deterministic agent (a greedy model, a
-  heuristic that does not draw) would add ``f(s, a) - f(s, a) = 0``, and an agent whose distribution the arena
-  cannot query (search, programs, a heuristic that draws on ties) gets no term; leaving a term out keeps the
-  mean. These terms need the state at each decision: they are recorded by the aec engine, which a table with
-  such an agent is played on.
+  from the same stream. Its mean given ``s`` is zero whatever ``f``.
+* *Decisions of agents whose distribution the arena samples*: an agent that declares ``stateless`` (its move
+  depends on the position and its generator alone, as a search's does) is asked again ``samples`` times at
+  the same position with independent generators (stream ``luck_samples``), and the term is
+  ``f(s, a_taken) - mean_j f(s, a_j)``: the resampled moves are draws of the same distribution as the taken
+  one and independent of it, so the term's mean given ``s`` is zero too (the sampled frequencies are an
+  unbiased estimate of ``pi``). Each resample costs one more decision of the agent.
+
+  A deterministic agent (a greedy model, a heuristic that does not draw) would add ``f(s, a) - f(s, a) = 0``,
+  and an agent whose distribution the arena can neither query nor sample (programs, which keep state) gets
+  no term; leaving a term out keeps the mean. These terms need the state at each decision: they are
+  recorded by the aec engine, which a table with such an agent is played on.
 
 **Why the mean is unchanged.** Each term has conditional mean zero given what came before it, so ``X - C``
 has mean zero whatever ``f``. ``beta`` (one per estimate: agent and scale, or pair) scales the terms to the
@@ -41,76 +49,53 @@ ratio is then below 1 and reported as it is; the arena never swaps one estimator
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..agent.base import RandomAgent
-from ..core import kernels, seeds
+from ..core import seeds
 from ..core.env import legal_actions
-from ..core.rng import stream
 from ..registry import make, spec_of
+from ..search.kernels import apply_rows
 from .records import GameRecord, game_seed, seatings
+from .values import ModelValue, PolicyValue, load_value
 
 #: reference deals per deal played, by default
 REFERENCE_PER_DEAL = 10
+#: resamples per decision of an agent whose distribution is sampled, by default
+SAMPLES = 4
+#: positions the value function is asked for at once
+CHUNK = 512
 #: the normal quantile of a two-sided 95% interval (the plain intervals' too)
 Z95 = NormalDist().inv_cdf(0.975)
 
 
-# ---------------------------------------------------------------- numba: rollouts
-@njit(cache=True)
-def _roll(sim, params, policy, rng, outcome, scores) -> None:
-    """Play game 0 of ``sim`` (in place) to its end with heuristic ``policy`` in every seat; its outcome and
-    scores into ``outcome`` and ``scores``."""
-    while kernels.status(sim, 0, params) == kernels.RUNNING:
-        kernels.apply(sim, 0, params, kernels.policy(sim, 0, params, policy, rng))
-    kernels.outcome(sim, 0, params, outcome)
-    kernels.scores(sim, 0, params, scores)
-
-
-@njit(cache=True)
-def position_values(state, b, params, policy, seed, wins, scores, outcome) -> None:
-    """``f`` of game ``b``: each seat's win indicator, score and outcome (win scale) after a rollout of
-    ``policy`` from its position (a copy), with stream 0 of ``seed``, into ``wins``, ``scores`` and ``outcome``."""
-    sim = np.zeros(1, dtype=state.dtype)
-    sim[0] = state[b]
-    _roll(sim, params, policy, stream(seed, 0), outcome, scores)
-    for s in range(wins.shape[0]):
-        wins[s] = 1.0 if outcome[s] > 0 else 0.0
-
-
-@njit(cache=True)
-def move_values(state, b, params, ids, policy, seed, wins, scores) -> None:
-    """``f`` after each move ``ids[i]`` of game ``b``: rows ``i`` of ``wins`` and ``scores`` (every move rolled out
-    with stream 0 of ``seed``, common numbers)."""
-    sim = np.zeros(1, dtype=state.dtype)
-    outcome = np.zeros(wins.shape[1], dtype=np.float64)
-    for i in range(ids.shape[0]):
-        sim[0] = state[b]
-        kernels.apply(sim, 0, params, ids[i])
-        _roll(sim, params, policy, stream(seed, 0), outcome, scores[i])
-        for s in range(wins.shape[1]):
-            wins[i, s] = 1.0 if outcome[s] > 0 else 0.0
-
-
 # ---------------------------------------------------------------- checks and settings
-def check(env_id: str, probe: Any, reference: Any, games: int, deal_file: bool) -> dict:
-    """The settings of a luck-adjusted tournament (``{"policy", "policy_index", "reference"}``), or a
-    ``ValueError`` saying why it cannot be one."""
+def check(
+    env_id: str,
+    probe: Any,
+    reference: Any,
+    games: int,
+    deal_file: bool,
+    value: str | None = None,
+    samples: Any = None,
+) -> dict:
+    """The settings of a luck-adjusted tournament (``{"value", "kind", "reference", "samples"}``), or a
+    ``ValueError`` saying why it cannot be one. ``value``: the value function's name (default: the game's
+    ``luck_value``); ``samples``: the resamples per decision of an agent whose distribution is sampled (0:
+    such agents get no term)."""
     spec = spec_of(env_id)
     if probe.numba_core() is None:
         raise ValueError(f"luck_adjusted: {env_id} has no numba core, which the value function's rollouts need")
-    policy = spec.luck_value
-    if policy is None:
+    name = spec.luck_value if value is None else value
+    if not name:
         raise ValueError(f"luck_adjusted: {env_id} declares no value function (its spec's luck_value)")
-    names = list(probe.policy_names())
-    if policy not in names:
-        raise ValueError(f"luck_adjusted: {env_id}'s luck_value {policy!r} is not one of its policies {names}")
+    found = load_value(probe, name)
     if deal_file:
         raise ValueError(
             "luck_adjusted: the deals of a deal file are not drawn from the game's dealing, so the deal term's "
@@ -118,14 +103,45 @@ def check(env_id: str, probe: Any, reference: Any, games: int, deal_file: bool) 
         )
     if reference is None:
         reference = REFERENCE_PER_DEAL * games
-    if isinstance(reference, (bool, np.bool_)) or not isinstance(reference, (int, np.integer)) or reference < 2:
+    if not _count(reference) or reference < 2:
         raise ValueError(f"luck_reference must be an integer >= 2 (reference deals), got {reference!r}")
-    return {"policy": policy, "policy_index": names.index(policy), "reference": int(reference)}
+    if samples is None:
+        samples = SAMPLES
+    if not _count(samples) or samples < 0:
+        raise ValueError(f"luck_samples must be an integer >= 0 (resamples per decision; 0: none), got {samples!r}")
+    return {"value": found.name, "kind": found.kind, "reference": int(reference), "samples": int(samples)}
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def value_for(env_id: str, options: dict, settings: dict) -> PolicyValue | ModelValue:
+    """The value function of ``settings`` for ``env_id`` with ``options``, loaded once per process."""
+    key = (env_id, json.dumps(options, sort_keys=True, default=str), settings["value"])
+    if key not in _VALUES:
+        _VALUES[key] = load_value(make(env_id, **options).unwrapped, settings["value"])
+    return _VALUES[key]
+
+
+_VALUES: dict[tuple, Any] = {}
 
 
 def knows_distribution(agent: Any) -> bool:
     """Whether the arena can query ``agent``'s action distribution (a decision term at its moves)."""
     return isinstance(agent, RandomAgent) or callable(getattr(agent, "action_probabilities", None))
+
+
+def samples_distribution(agent: Any) -> bool:
+    """Whether the arena can sample ``agent``'s action distribution: an agent that declares ``stateless``
+    (its move depends on the position and its ``rng`` alone, nothing kept between calls, such as a search) is
+    asked again with independent generators."""
+    return bool(getattr(agent, "stateless", False)) and not knows_distribution(agent)
+
+
+def has_terms(agent: Any, samples: int) -> bool:
+    """Whether ``agent``'s decisions get terms (its distribution known, or sampled ``samples`` times)."""
+    return knows_distribution(agent) or (samples > 0 and samples_distribution(agent))
 
 
 def distribution(agent: Any, observation: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -137,35 +153,66 @@ def distribution(agent: Any, observation: dict) -> tuple[np.ndarray, np.ndarray]
     return legal, probs[legal]
 
 
+def evaluate(value: Any, positions: np.ndarray, params: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """``f`` of ``positions`` (copies are played on), row ``i`` drawing from ``words[i]``: ``[3, rows, players]``
+    (win indicators, scores, outcomes), :data:`CHUNK` rows at a time."""
+    out = np.zeros((3, len(positions), value.players))
+    for lo in range(0, len(positions), CHUNK):
+        sims = positions[lo : lo + CHUNK].copy()
+        for k, part in enumerate(value(sims, params, words[lo : lo + CHUNK])):
+            out[k, lo : lo + CHUNK] = part
+    return out
+
+
 # ---------------------------------------------------------------- recording
 class DecisionTerms:
     """The decision terms of one game on the aec engine: :meth:`decision` at each move of an agent whose
-    distribution is known adds ``f(s, a) - sum_a pi(a) f(s, a)`` to every seat's sums."""
+    distribution is known adds ``f(s, a) - sum_a pi(a) f(s, a)``, and at each move of one whose distribution is
+    sampled ``f(s, a) - mean_j f(s, a_j)`` over ``samples`` independent draws ``a_j``, to every seat's sums."""
 
-    def __init__(self, policy_index: int, players: int, seed: int):
-        self.policy = policy_index
+    def __init__(self, value: Any, players: int, seed: int, samples: int = 1):
+        self.value = value
         self.seed = seed
+        self.samples = samples
         self.wins = np.zeros(players)
         self.scores = np.zeros(players)
         self.count = 0
 
     def decision(self, base: Any, agent: Any, observation: dict, action: int) -> None:
-        if not knows_distribution(agent):
+        if knows_distribution(agent):
+            ids, probs = distribution(agent, observation)
+            keep = probs > 0
+            ids, probs = ids[keep].astype(np.int64), probs[keep]
+        elif self.samples and samples_distribution(agent):
+            ids, probs = self._sample(agent, observation)
+        else:
             return
-        ids, probs = distribution(agent, observation)
-        keep = probs > 0
-        ids, probs = ids[keep].astype(np.int64), probs[keep]
         self.count += 1
-        if len(ids) < 2:
-            return
+        moves = np.union1d(ids, [action]).astype(np.int64)
+        if len(moves) < 2:
+            return  # f(s, a) - f(s, a) = 0
         _, states, params, _ = base.core_state()
-        players = len(self.wins)
-        wins, scores = np.zeros((len(ids), players)), np.zeros((len(ids), players))
-        word = np.uint64(seeds.seed_from(self.seed, self.count, stream="luck_rollouts"))
-        move_values(states, 0, params, ids, self.policy, word, wins, scores)
-        taken = int(np.flatnonzero(ids == action)[0])
-        self.wins += wins[taken] - probs @ wins
-        self.scores += scores[taken] - probs @ scores
+        positions = np.repeat(states[:1], len(moves))
+        apply_rows(positions, params, np.arange(len(moves)), moves)
+        word = seeds.seed_from(self.seed, self.count, stream="luck_rollouts")
+        values = evaluate(self.value, positions, params, np.full(len(moves), word, dtype=np.uint64))
+        taken = int(np.searchsorted(moves, action))
+        at = np.searchsorted(moves, ids)
+        self.wins += values[0, taken] - probs @ values[0, at]
+        self.scores += values[1, taken] - probs @ values[1, at]
+
+    def _sample(self, agent: Any, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``samples`` moves of ``agent`` at this position from independent generators (the estimated
+        distribution: the moves drawn and their frequencies); the agent's ``last`` is left as the game's."""
+        last = getattr(agent, "last", None)
+        draws = [
+            agent.act(observation, seeds.generator(self.seed, self.count + 1, j, stream="luck_samples"))
+            for j in range(self.samples)
+        ]
+        if hasattr(agent, "last"):
+            agent.last = last
+        ids, counts = np.unique(np.asarray(draws, dtype=np.int64), return_counts=True)
+        return ids, counts / self.samples
 
 
 def options_index(replay: int, players: int, duplicate: bool) -> int:
@@ -173,15 +220,22 @@ def options_index(replay: int, players: int, duplicate: bool) -> int:
     return replay // len(seatings(players, duplicate)) if duplicate else 0
 
 
-def deal_values(base: Any, policy: int, seed: int, reset_seed: int, reset_options: dict, keys: tuple) -> np.ndarray:
-    """``f`` after the deal of ``reset_seed`` with ``reset_options``: ``[3, players]`` (win indicators, scores,
-    outcomes)."""
-    base.reset(seed=reset_seed, options=reset_options or None)
-    _, states, params, _ = base.core_state()
-    n = base.num_players
-    out = np.zeros((3, n))
-    word = np.uint64(seeds.seed_from(seed, *keys, stream="luck_rollouts"))
-    position_values(states, 0, params, policy, word, out[0], out[1], out[2])
+def deal_values(base: Any, value: Any, seed: int, deals: Sequence[tuple[int, dict, tuple]]) -> list[np.ndarray]:
+    """``f`` after each deal ``(reset seed, reset options, rollout keys)``: ``[3, players]`` each (win indicators,
+    scores, outcomes); the deals whose games have the same parameters evaluated together."""
+    out: list[np.ndarray] = [np.zeros(0)] * len(deals)
+    positions: dict[bytes, tuple[list[int], list[np.ndarray], np.ndarray]] = {}  # by the game's params
+    for i, (reset_seed, reset_options, _) in enumerate(deals):
+        base.reset(seed=reset_seed, options=reset_options or None)
+        _, states, params, _ = base.core_state()
+        members, rows, _ = positions.setdefault(params.tobytes(), ([], [], params.copy()))
+        members.append(i)
+        rows.append(states[:1].copy())
+    for members, rows, params in positions.values():
+        words = np.array([seeds.seed_from(seed, *deals[i][2], stream="luck_rollouts") for i in members], np.uint64)
+        values = evaluate(value, np.concatenate(rows), params, words)
+        for j, i in enumerate(members):
+            out[i] = values[:, j]
     return out
 
 
@@ -199,13 +253,16 @@ def annotate(
     base = make(env_id, **options).unwrapped
     extra = base.duplicate_reset_options(phase=role_phase) if duplicate else [{}]
     n = base.num_players
-    cache: dict[tuple[int, int], np.ndarray] = {}
+    wanted = sorted({(r.deal, options_index(r.replay, n, duplicate)) for r in records})
+    found = deal_values(
+        base,
+        value_for(env_id, options, settings),
+        seed,
+        [(game_seed(seed, d), extra[o], (d, o, 0)) for d, o in wanted],
+    )
+    cache = dict(zip(wanted, found, strict=True))
     for r in records:
         o = options_index(r.replay, n, duplicate)
-        if (r.deal, o) not in cache:
-            cache[r.deal, o] = deal_values(
-                base, settings["policy_index"], seed, game_seed(seed, r.deal), extra[o], (r.deal, o, 0)
-            )
         values = cache[r.deal, o]
         played = (terms or {}).get((r.deal, r.replay))
         r.luck = {
@@ -227,17 +284,20 @@ def reference(env_id: str, options: dict, seed: int, duplicate: bool, role_phase
     extra = base.duplicate_reset_options(phase=role_phase) if duplicate else [{}]
     count = settings["reference"]
     n = base.num_players
+    deals = [
+        (seeds.seed_from(seed, m, stream="luck_reference"), reset_options, (m, o, 1))
+        for m in range(count)
+        for o, reset_options in enumerate(extra)
+    ]
+    found = deal_values(base, value_for(env_id, options, settings), seed, deals)
     rows = np.zeros((count, 2, len(extra) * n))
     beats = np.zeros((count, len(extra) * n * n))
-    for m in range(count):
-        reset_seed = seeds.seed_from(seed, m, stream="luck_reference")
-        for o, reset_options in enumerate(extra):
-            values = deal_values(base, settings["policy_index"], seed, reset_seed, reset_options, (m, o, 1))
-            rows[m, :, o * n : (o + 1) * n] = values[:2]
-            for i in range(n):
-                for j in range(n):
-                    beats[m, (o * n + i) * n + j] = beat(values[2][i], values[2][j])
-    out: dict[str, Any] = {"policy": settings["policy"], "deals": count, "players": n}
+    for (_, _, (m, o, _)), values in zip(deals, found, strict=True):
+        rows[m, :, o * n : (o + 1) * n] = values[:2]
+        for i in range(n):
+            for j in range(n):
+                beats[m, (o * n + i) * n + j] = beat(values[2][i], values[2][j])
+    out: dict[str, Any] = {"value": settings["value"], "deals": count, "players": n}
     for k, scale in enumerate(("win", "score")):
         out[scale] = {
             "mean": rows[:, k].mean(axis=0).tolist(),
@@ -379,7 +439,7 @@ def report_lines(results: Any) -> list[str]:
     stats, h2h = results.stats(), results.head_to_head()
     ref = results.luck
     lines = [
-        f"luck-adjusted (value function: {ref['policy']} self-play rollouts; deal term's mean over {ref['deals']} "
+        f"luck-adjusted (value function: {ref['value']} self-play; deal term's mean over {ref['deals']} "
         "reference deals; variance ratio = plain variance / adjusted, >1 means fewer deals for the same width):",
         f"  {'agent':26s} {'win rate':>8s} {'adjusted [95% CI]':>24s} {'variance ratio':>14s} "
         f"{'mean score':>10s} {'adjusted [95% CI]':>30s} {'variance ratio':>14s}",

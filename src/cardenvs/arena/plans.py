@@ -118,6 +118,8 @@ def plan_tournament(
     save_deals: str | None = None,
     luck_adjusted: bool = False,
     luck_reference: int | None = None,
+    luck_value: str | None = None,
+    luck_samples: int | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
@@ -127,8 +129,10 @@ def plan_tournament(
     more ``games`` than it holds, ``luck_adjusted`` for a game or deals it cannot adjust). ``deals``: play the
     deals of a deal file (:mod:`.deals`); ``save_deals``: write the tournament's deals to a deal file, then play
     them from it. ``luck_adjusted``: luck-adjusted estimates beside the plain ones (:mod:`.luck`), the deal
-    term's mean over ``luck_reference`` reference deals (default 10 per deal); a table with an agent whose
-    action distribution is known (random) plays on the aec engine, which records the decision terms."""
+    term's mean over ``luck_reference`` reference deals (default 10 per deal), the value function
+    ``luck_value`` (default: the game's declared one), ``luck_samples`` resamples per decision of an agent whose
+    distribution is sampled (default 4); a table with an agent whose action distribution is known (random) or
+    sampled (a search) plays on the aec engine, which records the decision terms."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -163,9 +167,14 @@ def plan_tournament(
     if luck_adjusted:
         from . import luck as luck_terms
 
-        luck = luck_terms.check(env_id, probe, luck_reference, games, bool(deal_resets))
-    elif luck_reference is not None:
-        raise ValueError("luck_reference counts the reference deals of luck-adjusted estimates: give luck_adjusted")
+        luck = luck_terms.check(
+            env_id, probe, luck_reference, games, bool(deal_resets), value=luck_value, samples=luck_samples
+        )
+    else:
+        unused = (("luck_reference", luck_reference), ("luck_value", luck_value), ("luck_samples", luck_samples))
+        for name, given in unused:
+            if given is not None:
+                raise ValueError(f"{name} is a setting of luck-adjusted estimates: give luck_adjusted too")
     extra = _check_role_phase(env_id, probe, built, options, duplicate, role_phase)
     games_per_deal = len(seatings(n, duplicate)) * len(extra)
     if replays is not None:
@@ -210,9 +219,9 @@ def _luck_why(luck: dict | None, built: dict[str, Any], table: tuple[int, ...], 
     """Why a table of a luck-adjusted tournament needs the aec engine (an agent with decision terms), if it does."""
     if luck is None:
         return None
-    from .luck import knows_distribution
+    from .luck import has_terms
 
-    known = [names[i] for i in table if knows_distribution(built[names[i]])]
+    known = [names[i] for i in table if has_terms(built[names[i]], luck["samples"])]
     if known:
         return f"the decision terms of agent {known[0]} (luck-adjusted) are recorded by the aec engine"
     return None
@@ -410,7 +419,8 @@ def run_tournament(
     ``planned``: the rest of :func:`plan_tournament`'s arguments (``role_phase``: duplicate deals with the
     roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
     ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
-    play; ``luck_adjusted`` and ``luck_reference``: luck-adjusted estimates, :mod:`.luck`)."""
+    play; ``luck_adjusted``, ``luck_reference``, ``luck_value`` and ``luck_samples``: luck-adjusted estimates,
+    :mod:`.luck`)."""
     plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
     return run_plan(plan, progress)
 

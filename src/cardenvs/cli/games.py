@@ -51,8 +51,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
     agents = split_agent_names(args.agents)
     if not all(agents):
         raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
-    if args.luck_reference is not None and not args.luck_adjusted:
-        raise CLIError("--luck-reference counts the reference deals of --luck-adjusted: give --luck-adjusted too")
+    for flag, given in (
+        ("--luck-reference", args.luck_reference),
+        ("--luck-value", args.luck_value),
+        ("--luck-samples", args.luck_samples),
+    ):
+        if given is not None and not args.luck_adjusted:
+            raise CLIError(f"{flag} is a setting of --luck-adjusted: give --luck-adjusted too")
     if args.out:
         with user_input("--out: "):
             arena.check_output_path(args.out, "results", json_with_csv=True)
@@ -81,6 +86,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
             save_deals=args.save_deals,
             luck_adjusted=args.luck_adjusted,
             luck_reference=args.luck_reference,
+            luck_value=args.luck_value,
+            luck_samples=args.luck_samples,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -276,8 +283,9 @@ def add_parsers(sub: Any) -> None:
         action="store_true",
         help="beside every win rate, mean score and score margin: an unbiased luck-adjusted estimate with its 95%% "
         "interval and the variance ratio (plain variance over adjusted), from control variates of the game's value "
-        "function at the deal and at the decisions of agents whose action distribution is known (random); a table "
-        "with such an agent plays on the aec engine. Not with --deals (docs: luck-adjusted estimates)",
+        "function at the deal and at the decisions of agents whose action distribution is known (random) or "
+        "sampled (a search, asked again --luck-samples times); a table with such an agent plays on the aec "
+        "engine. Not with --deals (docs: luck-adjusted estimates)",
     )
     p.add_argument(
         "--luck-reference",
@@ -285,6 +293,22 @@ def add_parsers(sub: Any) -> None:
         default=None,
         metavar="N",
         help="with --luck-adjusted: reference deals for the deal term's mean (default 10 per deal played)",
+    )
+    p.add_argument(
+        "--luck-value",
+        metavar="NAME",
+        default=None,
+        help="with --luck-adjusted: the value function, whose self-play from a position is f: a numba policy of "
+        "the game (rule, heuristic, ...) or a model (GAME.dmc, dmc:PATH); default: the game's (its shipped model "
+        "where it has one)",
+    )
+    p.add_argument(
+        "--luck-samples",
+        type=at_least(0),
+        default=None,
+        metavar="K",
+        help="with --luck-adjusted: how often a search agent is asked again at each of its decisions to sample its "
+        "move's distribution (default 4; each costs one more search; 0: no terms at its decisions)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)

@@ -51,6 +51,7 @@ STREAMS: dict[str, int | None] = {
     "ladder_bootstrap": 0x1ADD,  # cardenvs ladder's bootstrap resamples of deals
     "luck_reference": 0x1C4E,  # arena --luck-adjusted: reset seed of reference deal m (the deal term's mean)
     "luck_rollouts": 0x1C4F,  # arena --luck-adjusted: the value function's rollouts, keys (deal, options, kind)
+    "luck_samples": 0x1C50,  # arena --luck-adjusted: resample j of decision t of game (deal d, replay k): (d, k, t, j)
 }
 #: streams whose salt comes right after the seed, before the keys (kept from before the table, so documented
 #: runs replay)

@@ -30,7 +30,9 @@ hooks only some games have, each optional:
 * ``luck_value``: the name of one of the game's numba policies (``POLICIES``) whose self-play from a
   position is the game's value function for the arena's luck-adjusted estimates (``cardenvs arena
   --luck-adjusted``, :mod:`cardenvs.arena.luck`): each seat's result when that policy plays every seat from
-  the position to the end.
+  the position to the end. The default of ``--luck-value``, which also takes a model (``GAME.dmc``): the
+  heuristics are declared because on the measured tables the shipped models' self-play predicted no better
+  and cost two to three times as long (docs: luck-adjusted estimates).
 * ``deal_formats``: deal-file formats of the game's own by name (``"module"`` with ``read(path)`` returning
   deal-file entries and ``write(deals, path)``), named ``NAME:FILE`` in ``cardenvs arena --deals`` and
   ``--save-deals`` (:mod:`cardenvs.arena.deals`).

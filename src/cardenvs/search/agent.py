@@ -18,9 +18,9 @@ from .drivers import (
     DEFAULT_PLAYOUTS,
     MAX_PLAYOUTS,
     SearchResult,
-    _model_values,
     check_budget,
     ismcts,
+    model_action_values,
     pimc,
     pimc_learned,
 )
@@ -156,6 +156,10 @@ class SearchAgent:
     ``model_loader`` loads a ``rollout``, ``leaf`` or ``prior`` model by name (:func:`load_model`;
     :func:`cardenvs.agent.load_agent` passes one).
     """
+
+    #: its move depends on the position and the ``rng`` of ``act`` alone (nothing kept between calls): the
+    #: arena's luck-adjusted estimates may ask it again to sample its move's distribution
+    stateless = True
 
     def __init__(self, env: Any, method: str = "pimc", *, model_loader: Any = None, **parameters: Any):
         if method not in METHODS:
@@ -320,7 +324,7 @@ class SearchAgent:
         _, states, params, layout = base.core_state()
         observation = (int(layout.size), layout.dtype)
         game = np.zeros(1, np.int64)
-        ids, q = _model_values(self.prior, states, params, game, observation, int(base.num_actions))
+        ids, q = model_action_values(self.prior, states, params, game, observation, int(base.num_actions))
         n = int(np.isfinite(q[0]).sum())
         order = np.argsort(-q[0, :n], kind="stable")[: self.top]
         keep = np.sort(order)  # legal ids are ascending, so are the kept ones

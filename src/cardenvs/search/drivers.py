@@ -194,7 +194,7 @@ def pimc(
     return _best_mean(blocks, moves, start)
 
 
-def _model_values(model: Any, sims, params, which: np.ndarray, observation: tuple[int, Any], num_actions: int):
+def model_action_values(model: Any, sims, params, which: np.ndarray, observation: tuple[int, Any], num_actions: int):
     """(legal ids ``[k, W]``, the model's Q of each ``[k, W]``, ``-inf`` past a row's count) of the seat to act
     in games ``which`` of ``sims``, the model asked :data:`MODEL_ROWS` rows at a time."""
     size, dtype = observation
@@ -225,7 +225,7 @@ def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, 
         which = np.flatnonzero(running & (seats != seat) if leaf else running)
         if len(which) == 0:
             break
-        ids, q = _model_values(model, sims, params, which, observation, num_actions)
+        ids, q = model_action_values(model, sims, params, which, observation, num_actions)
         apply_rows(sims, params, which, ids[np.arange(len(which)), q.argmax(axis=1)])  # greedy, ties: lowest id
         status_and_seat(sims, params, status, seats)
     values = np.empty(n, dtype=np.float64)
@@ -235,7 +235,7 @@ def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, 
     values[over] = ended
     live = np.flatnonzero(status == kernels.RUNNING)  # only with a leaf: the seat is to act
     if len(live):
-        values[live] = _model_values(model, sims, params, live, observation, num_actions)[1].max(axis=1)
+        values[live] = model_action_values(model, sims, params, live, observation, num_actions)[1].max(axis=1)
         if mix < 1.0:
             played = np.empty(len(live), dtype=np.float64)
             result = np.zeros(max(num_players, 1))
