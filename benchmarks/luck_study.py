@@ -9,6 +9,15 @@ variance: ``deals_adjusted = deals_plain / variance_ratio``).
     python -m benchmarks.luck_study --tables twenty --scale 0.2
     python -m benchmarks.luck_study --out docs/study/luck  # also a JSON summary per table
     python -m benchmarks.luck_study --coverage 40          # how often the intervals cover a known truth
+    python -m benchmarks.luck_study --value model          # the value function: each game's shipped model
+    python -m benchmarks.luck_study --ceiling              # what any unbiased term could remove at most
+
+``--ceiling`` plays each table's duplicate deals twice, the same deals with independent generators for the
+agents, and reports the correlation ``rho`` of the first agent's per-deal results between the two plays. With the
+deal fixed, every decision term has mean zero, so no term can remove the part of the variance that the deal
+decides (``rho`` of it): the variance ratio of any luck-adjusted estimate whose deal term is constant over the
+duplicate set (every score and margin of a zero-sum game, and the win rate where one seat wins each game) is at
+most ``1 / rho``, whatever the value function. A table of deterministic agents has ``rho = 1``.
 
 Each row's command is the ``cardenvs arena`` line that plays the same games (the same seed and counts).
 """
@@ -24,7 +33,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardenvs.arena import run_tournament
+import numpy as np
+
+from cardenvs.agent import load_agent
+from cardenvs.arena import deal_games, game_seed, play_one, run_tournament
+from cardenvs.registry import make
 
 
 @dataclass(frozen=True)
@@ -59,10 +72,23 @@ def needed(width: float, deals: int, target: float) -> float:
     return deals * (width / target) ** 2 if width > 0 and math.isfinite(width) else math.nan
 
 
-def study(table: Table, duplicate: bool, seed: int, scale: float) -> dict:
+def value_name(table: Table, value: str) -> str | None:
+    """The ``luck_value`` of a run: the game's own (``default``) or its shipped model (``model``: GAME.dmc)."""
+    return None if value == "default" else f"{table.name}.dmc"
+
+
+def study(table: Table, duplicate: bool, seed: int, scale: float, value: str = "default") -> dict:
     deals = max(4, round((table.deals if duplicate else table.single_deals) * scale))
     start = time.perf_counter()
-    res = run_tournament(table.env_id, list(table.agents), deals, seed=seed, duplicate=duplicate, luck_adjusted=True)
+    res = run_tournament(
+        table.env_id,
+        list(table.agents),
+        deals,
+        seed=seed,
+        duplicate=duplicate,
+        luck_adjusted=True,
+        luck_value=value_name(table, value),
+    )
     seconds = time.perf_counter() - start
     data = res.to_dict()
     first, second = res.agents[0], res.agents[1]
@@ -97,9 +123,12 @@ def study(table: Table, duplicate: bool, seed: int, scale: float) -> dict:
         }
     agents = ",".join(table.agents)
     flags = "" if duplicate else " --no-duplicate"
+    if value_name(table, value):
+        flags += f" --luck-value {value_name(table, value)}"
     return {
         "table": table.name,
         "mode": "duplicate" if duplicate else "one seating per deal",
+        "value": res.luck["value"] if res.luck else None,
         "deals": deals,
         "games": len(res.records),
         "seconds": round(seconds, 1),
@@ -107,6 +136,47 @@ def study(table: Table, duplicate: bool, seed: int, scale: float) -> dict:
         "command": f'cardenvs arena {table.name} --agents "{agents}" --games {deals} --seed {seed}{flags} '
         "--luck-adjusted",
         "first": first,
+        "rows": rows,
+    }
+
+
+def ceiling(table: Table, seed: int, scale: float) -> dict:
+    """The table's duplicate deals played twice with independent agent generators (module docstring): per
+    estimate (the first agent's win rate and mean score, its margin over the second) the correlation ``rho`` of
+    the per-deal results and the bound ``1 / rho`` on the variance ratio of terms that have mean zero given the
+    deal."""
+    deals = max(4, round(table.deals * scale))
+    env = make(table.env_id)
+    base = env.unwrapped  # the env the agents play on (a search reads its state)
+    agents = [load_agent(name, base) for name in table.agents]
+    games = deal_games(base, range(deals), True, False)
+    found = np.zeros((2, 3, deals))  # play, estimate, deal
+    count = np.zeros((3, deals))
+    start = time.perf_counter()
+    for play in range(2):
+        for d, k, perm, reset_options in games:
+            rng = np.random.default_rng([seed, play, d, k])  # the agents' draws: independent between the plays
+            labels = [str(i) for i in perm]
+            r = play_one(env, [agents[i] for i in perm], labels, game_seed(seed, d), rng, reset_options or None, d, k)
+            mine, other = labels.index("0"), labels.index("1")
+            found[play, 0, d] += 1.0 if r.outcome[mine] > 0 else 0.0
+            found[play, 1, d] += r.scores[mine]
+            found[play, 2, d] += r.scores[mine] - r.scores[other]
+            if play == 0:
+                count[:, d] += 1
+    found /= count
+    rows = {}
+    for i, key in enumerate(("win rate", "mean score", f"score margin over {table.agents[1]}")):
+        a, b = found[0, i], found[1, i]
+        rho = float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else math.nan
+        if np.array_equal(a, b):
+            rho = 1.0  # the same results in both plays: the agents drew nothing that mattered
+        rows[key] = {"rho": rho, "bound": 1.0 / rho if rho > 0 else math.inf}
+    return {
+        "table": table.name,
+        "deals": deals,
+        "games": 2 * len(games),
+        "seconds": round(time.perf_counter() - start, 1),
         "rows": rows,
     }
 
@@ -169,6 +239,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", help="a folder for one JSON summary per table and mode")
     parser.add_argument("--coverage", type=int, metavar="SEEDS", help="only the coverage check, over SEEDS seeds")
     parser.add_argument("--coverage-deals", type=int, default=20, help="deals per coverage seed (default 20)")
+    parser.add_argument(
+        "--value", choices=("default", "model"), default="default", help="the game's value function or its model"
+    )
+    parser.add_argument("--ceiling", action="store_true", help="only the replicate correlations (module docstring)")
     args = parser.parse_args(argv)
     if args.coverage is not None:
         if args.coverage < 2 or args.coverage_deals < 2:
@@ -184,14 +258,26 @@ def main(argv: list[str] | None = None) -> None:
     if not modes or any(m not in ("duplicate", "single") for m in modes):
         parser.error(f"--modes {args.modes!r}: expected duplicate, single or both")
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
+    folder = Path(args.out) if args.out else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     for name in names:
+        if args.ceiling:
+            out = ceiling(known[name], args.seed, args.scale)
+            print(
+                f"{name}: {out['deals']} duplicate deals played twice ({out['games']} games), {out['seconds']} s: "
+                + "; ".join(f"{k} rho {r['rho']:.3f}, bound {r['bound']:.2f}" for k, r in out["rows"].items()),
+                flush=True,
+            )
+            if folder is not None:
+                (folder / f"{name}-ceiling.json").write_text(json.dumps(out, indent=1) + "\n")
+            continue
         for mode in modes:
-            out = study(known[name], mode == "duplicate", args.seed, args.scale)
+            out = study(known[name], mode == "duplicate", args.seed, args.scale, args.value)
             print("\n".join(markdown(out)) + "\n", flush=True)
-            if args.out:
-                folder = Path(args.out)
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / f"{name}-{mode}.json").write_text(json.dumps(out, indent=1) + "\n")
+            if folder is not None:
+                suffix = "" if args.value == "default" else f"-{args.value}"
+                (folder / f"{name}-{mode}{suffix}.json").write_text(json.dumps(out, indent=1) + "\n")
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
 
 
