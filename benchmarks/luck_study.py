@@ -9,6 +9,7 @@ variance: ``deals_adjusted = deals_plain / variance_ratio``).
     python -m benchmarks.luck_study --tables twenty --scale 0.2
     python -m benchmarks.luck_study --out docs/study/luck  # also a JSON summary per table
     python -m benchmarks.luck_study --coverage 40          # how often the intervals cover a known truth
+    python -m benchmarks.luck_study --coverage 40 --coverage-table search  # the same with a search's sampled terms
     python -m benchmarks.luck_study --value model          # the value function: each game's shipped model
     python -m benchmarks.luck_study --ceiling              # what any unbiased term could remove at most
 
@@ -181,16 +182,34 @@ def ceiling(table: Table, seed: int, scale: float) -> dict:
     }
 
 
-def coverage(seeds: int, deals: int) -> list[str]:
-    """Random against itself on Twenty, one seating per deal, ``seeds`` tournaments of ``deals`` deals: how often
-    the plain and the adjusted 95% intervals of the first label's score margin cover the truth, 0 (the same agent
-    in both seats, the seats alternating), and the adjusted mean's average (unbiased: about 0)."""
+#: the coverage checks' tables: (env id, agents, duplicate, luck samples, what is played)
+COVERAGE = {
+    "random": ("twenty_v0", ["random", "random"], False, None, "twenty, random against random, one seating per deal"),
+    "search": (
+        "twos_v0",
+        ["twos.pimc(playouts=10)", "twos.pimc(playouts=10)", "twos.heuristic"],
+        True,
+        2,
+        "twos, PIMC (10 playouts) against itself and the heuristic, duplicate deals, 2 resamples per search",
+    ),
+}
+
+
+def coverage(seeds: int, deals: int, table: str = "random") -> list[str]:
+    """``seeds`` tournaments of ``deals`` deals of a :data:`COVERAGE` table whose first two agents are the same
+    (the seats alternating, or every seating): how often the plain and the adjusted 95% intervals of the first
+    label's score margin over the second cover the truth, 0, and the adjusted mean's average (unbiased: about
+    0). ``random``: random play's known distribution; ``search``: a search's sampled one."""
+    env_id, agents, duplicate, samples, what = COVERAGE[table]
     covered = {"plain": 0, "adjusted": 0}
     means, plain_means, ratios = [], [], []
     start = time.perf_counter()
+    first, second = (f"{agents[0]}#1", f"{agents[0]}#2")
     for seed in range(seeds):
-        res = run_tournament("twenty_v0", ["random", "random"], deals, seed=seed, duplicate=False, luck_adjusted=True)
-        pair = res.to_dict()["head_to_head"]["random#1"]["random#2"]
+        res = run_tournament(
+            env_id, agents, deals, seed=seed, duplicate=duplicate, luck_adjusted=True, luck_samples=samples
+        )
+        pair = res.to_dict()["head_to_head"][first][second]
         low, high = pair["score_margin_ci"]
         adjusted = pair["adjusted"]["score_margin"]
         covered["plain"] += low <= 0.0 <= high
@@ -202,7 +221,7 @@ def coverage(seeds: int, deals: int) -> list[str]:
     error = {k: statistics.stdev(v) / math.sqrt(seeds) for k, v in (("plain", plain_means), ("adjusted", means))}
     gaps = [a - p for a, p in zip(means, plain_means, strict=True)]
     return [
-        f"coverage: twenty, random against random, one seating per deal, {seeds} seeds x {deals} deals, "
+        f"coverage: {what}, {seeds} seeds x {deals} deals, "
         f"{seconds:.0f} s: the 95% interval of the score margin covers 0 in {covered['plain']}/{seeds} (plain) "
         f"and {covered['adjusted']}/{seeds} (adjusted); means average {statistics.mean(plain_means):+.3f} plain "
         f"(standard error {error['plain']:.3f}) and {statistics.mean(means):+.3f} adjusted ({error['adjusted']:.3f}), "
@@ -240,6 +259,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--coverage", type=int, metavar="SEEDS", help="only the coverage check, over SEEDS seeds")
     parser.add_argument("--coverage-deals", type=int, default=20, help="deals per coverage seed (default 20)")
     parser.add_argument(
+        "--coverage-table", choices=tuple(COVERAGE), default="random", help="the coverage table (default random)"
+    )
+    parser.add_argument(
         "--value", choices=("default", "model"), default="default", help="the game's value function or its model"
     )
     parser.add_argument("--ceiling", action="store_true", help="only the replicate correlations (module docstring)")
@@ -247,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.coverage is not None:
         if args.coverage < 2 or args.coverage_deals < 2:
             parser.error("--coverage and --coverage-deals must be at least 2")
-        print("\n".join(coverage(args.coverage, args.coverage_deals)))
+        print("\n".join(coverage(args.coverage, args.coverage_deals, args.coverage_table)))
         return
     known = {t.name: t for t in TABLES}
     names = [n.strip() for n in args.tables.split(",") if n.strip()]
