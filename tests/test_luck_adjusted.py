@@ -77,7 +77,7 @@ def test_random_against_itself_on_the_aec_engine(tmp_path):
     margin is 0 (the same agent), the adjusted one lies within the plain interval and covers 0 over seeds; the
     JSON carries the adjusted objects and each game's terms, and survives a save and load."""
     for seed in (0, 1):
-        res = arena.run_tournament("twenty_v0", ["random", "random"], 8, seed=seed, luck_adjusted=True)
+        res = arena.run_tournament("twenty_v0", ["random", "random"], 16, seed=seed, luck_adjusted=True)
         assert any(any(r.luck["play_score"]) for r in res.records)  # the random moves got terms
         margin = res.to_dict()["head_to_head"]["random#1"]["random#2"]
         adjusted = margin["adjusted"]["score_margin"]
@@ -259,3 +259,23 @@ def test_bad_value_functions_and_samples_are_refused():
         arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_adjusted=True, luck_samples=-1)
     with pytest.raises(ValueError, match="give luck_adjusted"):
         arena.plan_tournament("twenty_v0", ["random", "random"], 2, luck_samples=2)
+
+
+def test_decision_rollouts_seat_the_table_where_they_can():
+    """The decision terms' rollouts play random seats randomly and heuristic seats with their own heuristic
+    (the kernels' kinds: 1 random, 2 + k policy k); other agents (a search) play the value function's policy;
+    a model's value function plays every seat itself. Rollouts that seat random play are averaged over
+    ``rollouts`` repeats, the others are not repeated (a heuristic's rollout draws nothing to average)."""
+    from cardenvs.agent import load_agent
+    from cardenvs.arena.luck import DecisionTerms, rollout_seats
+    from cardenvs.arena.values import load_value
+    from cardenvs.registry import make
+
+    base = make("doudizhu_v0").unwrapped
+    names = list(base.policy_names())
+    agents = [load_agent(n, base) for n in ("random", "doudizhu.rule", "doudizhu.pimc(playouts=5)")]
+    rule = load_value(base, "rule")
+    assert rollout_seats(rule, agents).tolist() == [1, 2 + names.index("rule"), 2 + rule.index]
+    assert rollout_seats(load_value(base, "doudizhu.dmc"), agents) is None
+    assert DecisionTerms(rule, 3, 0, seats=rollout_seats(rule, agents), rollouts=16).repeats == 16
+    assert DecisionTerms(rule, 3, 0, seats=rollout_seats(rule, agents[1:] * 2)[:3], rollouts=16).repeats == 1

@@ -113,13 +113,16 @@ def play_deals(
     for d, k, perm, reset_options in games:
         game_terms = None
         if luck is not None and terms is not None:
-            from .luck import DecisionTerms, value_for
+            from .luck import DecisionTerms, rollout_seats, value_for
 
+            value = value_for(env_id, options, luck)
             game_terms = terms[d, k] = DecisionTerms(
-                value_for(env_id, options, luck),
+                value,
                 base.num_players,
                 seeds.seed_from(seed, d, k, stream="luck_rollouts"),
                 luck["samples"],
+                rollout_seats(value, [built[i] for i in perm]),
+                luck.get("rollouts", 1),
             )
         record = play_one(
             recorder or env,

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agent.base import RandomAgent
+from ..agent.base import PolicyAgent, RandomAgent
 from ..core import seeds
 from ..core.env import legal_actions
 from ..registry import make, spec_of
@@ -69,6 +69,8 @@ from .values import ModelValue, PolicyValue, load_value
 REFERENCE_PER_DEAL = 10
 #: resamples per decision of an agent whose distribution is sampled, by default
 SAMPLES = 4
+#: rollouts averaged per move in a decision term whose rollouts seat random play, by default
+ROLLOUTS = 16
 #: positions the value function is asked for at once
 CHUNK = 512
 #: the normal quantile of a two-sided 95% interval (the plain intervals' too)
@@ -84,11 +86,13 @@ def check(
     deal_file: bool,
     value: str | None = None,
     samples: Any = None,
+    rollouts: Any = None,
 ) -> dict:
     """The settings of a luck-adjusted tournament (``{"value", "kind", "reference", "samples"}``), or a
     ``ValueError`` saying why it cannot be one. ``value``: the value function's name (default: the game's
     ``luck_value``); ``samples``: the resamples per decision of an agent whose distribution is sampled (0:
-    such agents get no term)."""
+    such agents get no term); ``rollouts``: the rollouts averaged per move of a decision term whose rollouts
+    seat random play."""
     spec = spec_of(env_id)
     if probe.numba_core() is None:
         raise ValueError(f"luck_adjusted: {env_id} has no numba core, which the value function's rollouts need")
@@ -109,7 +113,17 @@ def check(
         samples = SAMPLES
     if not _count(samples) or samples < 0:
         raise ValueError(f"luck_samples must be an integer >= 0 (resamples per decision; 0: none), got {samples!r}")
-    return {"value": found.name, "kind": found.kind, "reference": int(reference), "samples": int(samples)}
+    if rollouts is None:
+        rollouts = ROLLOUTS
+    if not _count(rollouts) or rollouts < 1:
+        raise ValueError(f"luck_rollouts must be an integer >= 1 (rollouts per move), got {rollouts!r}")
+    return {
+        "value": found.name,
+        "kind": found.kind,
+        "reference": int(reference),
+        "samples": int(samples),
+        "rollouts": int(rollouts),
+    }
 
 
 def _count(x: Any) -> bool:
@@ -153,15 +167,29 @@ def distribution(agent: Any, observation: dict) -> tuple[np.ndarray, np.ndarray]
     return legal, probs[legal]
 
 
-def evaluate(value: Any, positions: np.ndarray, params: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """``f`` of ``positions`` (copies are played on), row ``i`` drawing from ``words[i]``: ``[3, rows, players]``
-    (win indicators, scores, outcomes), :data:`CHUNK` rows at a time."""
+def evaluate(value: Any, positions: np.ndarray, params: np.ndarray, words: np.ndarray, seats: Any = None) -> np.ndarray:
+    """``f`` of ``positions`` (copies are played on), row ``i`` drawing from ``words[i]``, the seats played as
+    ``seats`` says (:func:`rollout_seats`; the value function's player in every seat by default):
+    ``[3, rows, players]`` (win indicators, scores, outcomes), :data:`CHUNK` rows at a time."""
     out = np.zeros((3, len(positions), value.players))
     for lo in range(0, len(positions), CHUNK):
         sims = positions[lo : lo + CHUNK].copy()
-        for k, part in enumerate(value(sims, params, words[lo : lo + CHUNK])):
+        for k, part in enumerate(value(sims, params, words[lo : lo + CHUNK], seats)):
             out[k, lo : lo + CHUNK] = part
     return out
+
+
+def rollout_seats(value: Any, agents: Sequence[Any]) -> np.ndarray | None:
+    """Who plays each seat of a game's decision-term rollouts, ``agents`` in seat order: a seat of random
+    play plays randomly (kind 1), a seat of one of the game's numba policies plays that policy (its kind),
+    every other seat the value function's policy; ``None`` for a model's value function (it plays every seat)."""
+    if not isinstance(value, PolicyValue):
+        return None
+    own = 2 + value.index
+    return np.array(
+        [1 if isinstance(a, RandomAgent) else a.kind if isinstance(a, PolicyAgent) else own for a in agents],
+        dtype=np.int64,
+    )
 
 
 # ---------------------------------------------------------------- recording
@@ -170,8 +198,11 @@ class DecisionTerms:
     distribution is known adds ``f(s, a) - sum_a pi(a) f(s, a)``, and at each move of one whose distribution is
     sampled ``f(s, a) - mean_j f(s, a_j)`` over ``samples`` independent draws ``a_j``, to every seat's sums."""
 
-    def __init__(self, value: Any, players: int, seed: int, samples: int = 1):
+    def __init__(self, value: Any, players: int, seed: int, samples: int = 1, seats: Any = None, rollouts: int = 1):
         self.value = value
+        self.seats = seats  # who plays each seat in the rollouts (:func:`rollout_seats`)
+        # rollouts that draw (a random seat) are averaged over ``rollouts`` repeats; the others are repeated once
+        self.repeats = rollouts if seats is not None and (np.asarray(seats) == 1).any() else 1
         self.seed = seed
         self.samples = samples
         self.wins = np.zeros(players)
@@ -194,8 +225,19 @@ class DecisionTerms:
         _, states, params, _ = base.core_state()
         positions = np.repeat(states[:1], len(moves))
         apply_rows(positions, params, np.arange(len(moves)), moves)
-        word = seeds.seed_from(self.seed, self.count, stream="luck_rollouts")
-        values = evaluate(self.value, positions, params, np.full(len(moves), word, dtype=np.uint64))
+        # each of the repeats rolls every move out with the same numbers (common random numbers); the first
+        # repeat's are those of a single rollout
+        repeats = self.repeats
+        keys = [(self.count, m) if m else (self.count,) for m in range(repeats)]
+        words = [seeds.seed_from(self.seed, *k, stream="luck_rollouts") for k in keys]
+        values = evaluate(
+            self.value,
+            np.tile(positions, repeats),
+            params,
+            np.repeat(np.array(words, dtype=np.uint64), len(moves)),
+            self.seats,
+        )
+        values = values.reshape(3, repeats, len(moves), -1).mean(axis=1)
         taken = int(np.searchsorted(moves, action))
         at = np.searchsorted(moves, ids)
         self.wins += values[0, taken] - probs @ values[0, at]

@@ -120,6 +120,7 @@ def plan_tournament(
     luck_reference: int | None = None,
     luck_value: str | None = None,
     luck_samples: int | None = None,
+    luck_rollouts: int | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
@@ -131,7 +132,8 @@ def plan_tournament(
     them from it. ``luck_adjusted``: luck-adjusted estimates beside the plain ones (:mod:`.luck`), the deal
     term's mean over ``luck_reference`` reference deals (default 10 per deal), the value function
     ``luck_value`` (default: the game's declared one), ``luck_samples`` resamples per decision of an agent whose
-    distribution is sampled (default 4); a table with an agent whose action distribution is known (random) or
+    distribution is sampled (default 4), ``luck_rollouts`` rollouts averaged per move where they seat random play
+    (default 16); a table with an agent whose action distribution is known (random) or
     sampled (a search) plays on the aec engine, which records the decision terms."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
@@ -168,10 +170,22 @@ def plan_tournament(
         from . import luck as luck_terms
 
         luck = luck_terms.check(
-            env_id, probe, luck_reference, games, bool(deal_resets), value=luck_value, samples=luck_samples
+            env_id,
+            probe,
+            luck_reference,
+            games,
+            bool(deal_resets),
+            value=luck_value,
+            samples=luck_samples,
+            rollouts=luck_rollouts,
         )
     else:
-        unused = (("luck_reference", luck_reference), ("luck_value", luck_value), ("luck_samples", luck_samples))
+        unused = (
+            ("luck_reference", luck_reference),
+            ("luck_value", luck_value),
+            ("luck_samples", luck_samples),
+            ("luck_rollouts", luck_rollouts),
+        )
         for name, given in unused:
             if given is not None:
                 raise ValueError(f"{name} is a setting of luck-adjusted estimates: give luck_adjusted too")
@@ -419,8 +433,8 @@ def run_tournament(
     ``planned``: the rest of :func:`plan_tournament`'s arguments (``role_phase``: duplicate deals with the
     roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
     ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
-    play; ``luck_adjusted``, ``luck_reference``, ``luck_value`` and ``luck_samples``: luck-adjusted estimates,
-    :mod:`.luck`)."""
+    play; ``luck_adjusted``, ``luck_reference``, ``luck_value``, ``luck_samples`` and ``luck_rollouts``: luck-adjusted
+    estimates, :mod:`.luck`)."""
     plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
     return run_plan(plan, progress)
 

@@ -3,6 +3,8 @@ result when one player plays every seat from the position to the end.
 
 * :class:`PolicyValue`: a numba policy of the game (``rule``, ``heuristic``, ``greedy``, ...) plays; one
   rollout per position, its random draws (a heuristic breaking ties) from the seed the caller gives the row.
+  The caller may seat others in the rollout: uniformly random play or another of the game's policies in
+  chosen seats (the arena's decision terms play each seat as the table does, where it can).
 * :class:`ModelValue`: a learned model's greedy moves play (the shipped ``GAME.dmc`` or ``dmc:PATH``: any
   agent with ``action_values(observations, ids, counts)``, as :mod:`cardenvs.search` leaves use), every
   running row of a batch asked in one call per step. Greedy play draws nothing, so ``f`` is a function of the
@@ -22,7 +24,7 @@ from numba import njit
 
 from ..agent import load_agent
 from ..core import kernels
-from ..core.rng import stream
+from ..core.rng import stream, uniform_index
 from ..registry import spec_of
 from ..search.drivers import model_action_values
 from ..search.kernels import apply_rows, status_and_seat
@@ -41,13 +43,20 @@ def _results(sims, params, wins, scores, outcome) -> None:
 
 
 @njit(cache=True)
-def _policy_rows(sims, params, policy, seeds, wins, scores, outcome) -> None:
-    """Game ``i`` of ``sims`` (in place) played to its end by heuristic ``policy`` in every seat, drawing from
-    stream 0 of ``seeds[i]``; the results into row ``i`` of ``wins``, ``scores`` and ``outcome``."""
+def _policy_rows(sims, params, kinds, seeds, wins, scores, outcome, ids) -> None:
+    """Game ``i`` of ``sims`` (in place) played to its end with seat ``s`` played by ``kinds[s]`` (1: uniformly
+    random, 2 + k: the game's heuristic k), drawing from stream 0 of ``seeds[i]``; the results into row ``i`` of
+    ``wins``, ``scores`` and ``outcome`` (``ids``: scratch of the action count)."""
     for i in range(sims.shape[0]):
         rng = stream(seeds[i], 0)
         while kernels.status(sims, i, params) == kernels.RUNNING:
-            kernels.apply(sims, i, params, kernels.policy(sims, i, params, policy, rng))
+            kind = kinds[kernels.to_move(sims, i, params)]
+            if kind == 1:
+                n = kernels.legal_ids(sims, i, params, ids)
+                move = ids[uniform_index(rng, n)]
+            else:
+                move = kernels.policy(sims, i, params, kind - 2, rng)
+            kernels.apply(sims, i, params, move)
     _results(sims, params, wins, scores, outcome)
 
 
@@ -60,14 +69,17 @@ class PolicyValue:
 
     kind = "policy"
 
-    def __init__(self, name: str, index: int, players: int):
+    def __init__(self, name: str, index: int, players: int, num_actions: int):
         self.name, self.index, self.players = name, index, players
+        self.ids = np.empty(num_actions, dtype=np.int64)
 
-    def __call__(self, sims: np.ndarray, params: np.ndarray, seeds: np.ndarray) -> Values:
+    def __call__(self, sims: np.ndarray, params: np.ndarray, seeds: np.ndarray, seats: Any = None) -> Values:
         """The results of rollouts from positions ``sims`` (played on in place), row ``i`` drawing from
-        ``seeds[i]`` (``uint64``)."""
+        ``seeds[i]`` (``uint64``). ``seats``: who plays each seat in the rollouts (1: random, 2 + k: the game's
+        heuristic k, as the kernels number them); by default the policy plays every seat."""
+        kinds = np.full(self.players, 2 + self.index, dtype=np.int64) if seats is None else np.asarray(seats)
         out = _arrays(len(sims), self.players)
-        _policy_rows(sims, params, self.index, np.asarray(seeds, dtype=np.uint64), *out)
+        _policy_rows(sims, params, kinds.astype(np.int64), np.asarray(seeds, dtype=np.uint64), *out, self.ids)
         return out
 
 
@@ -83,8 +95,9 @@ class ModelValue:
         self.num_actions = int(base.num_actions)
         self.players = int(base.num_players)
 
-    def __call__(self, sims: np.ndarray, params: np.ndarray, seeds: np.ndarray) -> Values:
-        """As :meth:`PolicyValue.__call__`; greedy play draws nothing, so ``seeds`` are not read."""
+    def __call__(self, sims: np.ndarray, params: np.ndarray, seeds: np.ndarray, seats: Any = None) -> Values:
+        """As :meth:`PolicyValue.__call__`; greedy play draws nothing, so ``seeds`` are not read, and the model
+        plays every seat (``seats`` is not read)."""
         status = np.empty(len(sims), dtype=np.int64)
         seats = np.empty(len(sims), dtype=np.int64)
         status_and_seat(sims, params, status, seats)
@@ -108,7 +121,7 @@ def load_value(base: Any, name: str) -> PolicyValue | ModelValue:
     policies = list(base.policy_names())
     short = name[len(game) + 1 :] if name.startswith(game + ".") else name
     if short in policies:
-        return PolicyValue(f"{game}.{short}", policies.index(short), int(base.num_players))
+        return PolicyValue(f"{game}.{short}", policies.index(short), int(base.num_players), int(base.num_actions))
     try:
         agent = load_agent(name, base)
     except (ValueError, KeyError) as exc:

@@ -55,6 +55,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         ("--luck-reference", args.luck_reference),
         ("--luck-value", args.luck_value),
         ("--luck-samples", args.luck_samples),
+        ("--luck-rollouts", args.luck_rollouts),
     ):
         if given is not None and not args.luck_adjusted:
             raise CLIError(f"{flag} is a setting of --luck-adjusted: give --luck-adjusted too")
@@ -88,6 +89,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             luck_reference=args.luck_reference,
             luck_value=args.luck_value,
             luck_samples=args.luck_samples,
+            luck_rollouts=args.luck_rollouts,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -309,6 +311,14 @@ def add_parsers(sub: Any) -> None:
         metavar="K",
         help="with --luck-adjusted: how often a search agent is asked again at each of its decisions to sample its "
         "move's distribution (default 4; each costs one more search; 0: no terms at its decisions)",
+    )
+    p.add_argument(
+        "--luck-rollouts",
+        type=at_least(1),
+        default=None,
+        metavar="M",
+        help="with --luck-adjusted: a decision term's rollouts after each move are averaged over M rollouts where "
+        "they seat random play (default 16)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
