@@ -58,7 +58,7 @@ def pair_counts(
     seats = make(env_id).unwrapped.num_players
     beat, met, terms = np.zeros(games), np.zeros(games), np.zeros(games)
     for table in tables_for([a, b], seats):
-        # the rating's terms are the deal's alone: no resampled decisions (luck_samples 0)
+        # the rating's terms are the deal's alone: no resampled decisions, no repeated rollouts
         results = arena.run_tournament(
             env_id,
             table,
@@ -67,6 +67,7 @@ def pair_counts(
             workers=workers,
             luck_adjusted=luck_adjusted,
             luck_samples=0 if luck_adjusted else None,
+            luck_rollouts=1 if luck_adjusted else None,
         )
         name_of = dict(zip(results.agents, results.agent_names, strict=True))
         for r in results.records:
