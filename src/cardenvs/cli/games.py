@@ -290,36 +290,30 @@ def add_parsers(sub: Any) -> None:
         "engine. Not with --deals (docs: luck-adjusted estimates)",
     )
     p.add_argument(
-        "--luck-reference",
-        type=at_least(2),
-        default=None,
-        metavar="N",
-        help="with --luck-adjusted: reference deals for the deal term's mean (default 10 per deal played)",
-    )
-    p.add_argument(
         "--luck-value",
         metavar="NAME",
         default=None,
         help="with --luck-adjusted: the value function, whose self-play from a position is f: a numba policy of "
-        "the game (rule, heuristic, ...) or a model (GAME.dmc, dmc:PATH); default: the game's (its shipped model "
-        "where it has one)",
+        "the game (rule, heuristic, ...) or a model (GAME.dmc, dmc:PATH); default: the game's declared heuristic",
     )
-    p.add_argument(
-        "--luck-samples",
-        type=at_least(0),
-        default=None,
-        metavar="K",
-        help="with --luck-adjusted: how often a search agent is asked again at each of its decisions to sample its "
-        "move's distribution (default 4; each costs one more search; 0: no terms at its decisions)",
-    )
-    p.add_argument(
-        "--luck-rollouts",
-        type=at_least(1),
-        default=None,
-        metavar="M",
-        help="with --luck-adjusted: a decision term's rollouts after each move are averaged over M rollouts where "
-        "they seat random play (default 16)",
-    )
+    for flag, low, metavar, text in (
+        ("--luck-reference", 2, "N", "reference deals for the deal term's mean (default 10 per deal played)"),
+        (
+            "--luck-samples",
+            0,
+            "K",
+            "how often a search agent is asked again at each of its decisions to sample its move's distribution "
+            "(default 4; each costs one more search; 0: no terms at its decisions)",
+        ),
+        (
+            "--luck-rollouts",
+            1,
+            "M",
+            "a decision term's rollouts after each move are averaged over M rollouts where they seat random play "
+            "(default 16)",
+        ),
+    ):
+        p.add_argument(flag, type=at_least(low), default=None, metavar=metavar, help=f"with --luck-adjusted: {text}")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 
