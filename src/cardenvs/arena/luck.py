@@ -28,6 +28,12 @@ to what the agents will score from there) removes much luck.
   one and independent of it, so the term's mean given ``s`` is zero too (the sampled frequencies are an
   unbiased estimate of ``pi``). Each resample costs one more decision of the agent.
 
+  The rollouts after a move seat the table's own players where the arena knows them (:func:`rollout_seats`:
+  random, the game's numba policies; the value function's player elsewhere) and are averaged over
+  ``rollouts`` repeats where they seat random play. Any such ``f`` keeps the mean: it is a function of the
+  position and of random numbers of its own. The deal term keeps the value function's own self-play (its mean
+  comes from reference deals, which with the table's players would be more games of the agents themselves).
+
   A deterministic agent (a greedy model, a heuristic that does not draw) would add ``f(s, a) - f(s, a) = 0``,
   and an agent whose distribution the arena can neither query nor sample (programs, which keep state) gets
   no term; leaving a term out keeps the mean. These terms need the state at each decision: they are
@@ -88,7 +94,7 @@ def check(
     samples: Any = None,
     rollouts: Any = None,
 ) -> dict:
-    """The settings of a luck-adjusted tournament (``{"value", "kind", "reference", "samples"}``), or a
+    """The settings of a luck-adjusted tournament (``{"value", "kind", "reference", "samples", "rollouts"}``), or a
     ``ValueError`` saying why it cannot be one. ``value``: the value function's name (default: the game's
     ``luck_value``); ``samples``: the resamples per decision of an agent whose distribution is sampled (0:
     such agents get no term); ``rollouts``: the rollouts averaged per move of a decision term whose rollouts
