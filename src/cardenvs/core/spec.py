@@ -31,8 +31,9 @@ hooks only some games have, each optional:
   position is the game's value function for the arena's luck-adjusted estimates (``cardenvs arena
   --luck-adjusted``, :mod:`cardenvs.arena.luck`): each seat's result when that policy plays every seat from
   the position to the end. The default of ``--luck-value``, which also takes a model (``GAME.dmc``): the
-  heuristics are declared because on the measured tables the shipped models' self-play predicted no better
-  and cost two to three times as long (docs: luck-adjusted estimates).
+  heuristics are declared because on the luck study's tables the shipped models' self-play predicted no
+  better except in Twenty, and at random players' moves it costs minutes where a heuristic costs seconds
+  (docs: luck-adjusted estimates).
 * ``deal_formats``: deal-file formats of the game's own by name (``"module"`` with ``read(path)`` returning
   deal-file entries and ``write(deals, path)``), named ``NAME:FILE`` in ``cardenvs arena --deals`` and
   ``--save-deals`` (:mod:`cardenvs.arena.deals`).
@@ -203,7 +204,7 @@ class GameSpec:
     studies: dict[str, str | Pairings] = field(default_factory=dict)
     baselines: tuple[Baseline, ...] = ()
     deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
-    luck_value: str | None = None  # a numba policy of the game: its self-play is the luck-adjusted value function
+    luck_value: str | None = None  # a numba policy of the game: the default luck-adjusted value function
     program_protocols: dict[str, str] = field(default_factory=dict)  # agent kind -> "module:Class" (KIND:COMMAND)
 
     @property
