@@ -24,26 +24,49 @@ def hand_lines(segment: str, seat: int) -> list[str]:
     return re.findall(rf"^  player_{seat} team \d(?: \(out \d\))?: (.*)$", segment, flags=re.M)
 
 
+PROMPT = re.compile(r"^(player_\d)> ", flags=re.M)
+
+
+def screens(text: str) -> list[tuple[int, str]]:
+    """The output cut at each prompt: (the seat prompted, everything printed since the previous prompt), the
+    table and legal moves that person saw before typing."""
+    cuts = [(m.start(), int(m.group(1)[-1])) for m in PROMPT.finditer(text)]
+    return [(seat, text[start:end]) for (start, _), (end, seat) in zip([(0, -1), *cuts], cuts, strict=False)]
+
+
 def test_two_people_play_a_guandan_hand_without_seeing_each_others_cards():
     stdin = io.StringIO("#0\n" * 3000)  # a line confirms a handoff; #0 plays the first legal move
     stdout = io.StringIO()
     assert play_terminal("guandan", "guandan.heuristic", {}, [0, 2], 5, False, stdin, stdout) == 0
+    read = 3000 - len(stdin.read().splitlines())  # the lines the game took: one per handoff and per move
     text = stdout.getvalue()
     assert "game over" in text and "results player_0 " in text and ", player_2 " in text
     played = text.split("game over")[0].rsplit("\n\n", 1)[0]  # the last render (every hand) cut off
     segments = turns(played, "player_0")
     holders = [who for who, _ in segments]
     assert {"player_0", "player_2"} <= set(holders[1:])  # the keyboard went to each person at least once
-    for who, segment in segments:
-        me = int(who[-1])
+    seen = screens(played)
+    # each person's own hand as their screens showed it (long ones only: a short hand may be a move's cards)
+    hands = {
+        me: {h for seat, screen in seen if seat == me for h in hand_lines(screen, me) if len(h.split()) > 10}
+        for me in (0, 2)
+    }
+    checked = {0: 0, 2: 0}
+    for me, screen in seen:
         other = 2 - me
-        if "legal:" not in segment:
-            continue
-        mine, theirs = hand_lines(segment, me), hand_lines(segment, other)
-        assert mine and theirs  # the segment shows the table
+        assert "legal:" in screen  # every prompt follows the table and the legal moves
+        mine, theirs = hand_lines(screen, me), hand_lines(screen, other)
+        assert mine and theirs  # the screen shows the table
         assert all(re.fullmatch(r"\d+ cards|-", h) for h in theirs), theirs
         assert any(re.search(r"\b[2-9TJQKA][SCDH]\b", h) for h in mine)
-        assert all(re.fullmatch(r"\d+ cards|-", h) for h in hand_lines(segment, 1) + hand_lines(segment, 3))
+        assert all(re.fullmatch(r"\d+ cards|-", h) for h in hand_lines(screen, 1) + hand_lines(screen, 3))
+        assert not [h for h in hands[other] if h in screen]  # nor the other person's hand in any other form
+        checked[me] += 1
+    # every line the game read was a handoff's Enter or a move typed at a screen checked above
+    handoffs = HANDOFF.findall(played)
+    assert checked[0] + checked[2] + len(handoffs) == read
+    assert checked[0] >= handoffs.count("player_0") > 0 and checked[2] >= handoffs.count("player_2") > 0
+    assert all(hands.values())
     # each person's prompt only after the keyboard was passed to them
     for who, segment in segments:
         assert f"player_{2 - int(who[-1])}>" not in segment
