@@ -4,6 +4,9 @@ heuristics (:mod:`.policies`), determinization for search (:mod:`.determinize`),
 for the arena and learners (:mod:`.roles`, :mod:`.features`), the env (:mod:`.env`), Botzone's protocol for
 programs written for its Fight the Landlord games (:mod:`.botzone`).
 
+Two rule sets, the env option ``rules``: ``"standard"`` and ``"botzone"`` (Botzone's Fight the Landlord judge
+exactly; the variant ``botzone``), stated in :mod:`.rules`.
+
 This module is the game's one declaration, :data:`SPEC` (:class:`cardenvs.core.spec.GameSpec`)."""
 
 from __future__ import annotations

@@ -44,16 +44,18 @@ The protocol as this module speaks it, and where each part was verified:
   source above), Botzone's time limits, and whether it closes a bot's input after the line (here it is closed,
   so a bot that reads its input to the end works too).
 
-Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): a response is checked
-against this game's rules. Cards not in the seat's hand, a repeated card, an id outside 0..53, a pass while
-leading, a combination this game does not have (Botzone's space shuttles, both jokers as kickers) or one
-that does not beat the move on the table is an ``illegal`` fault with that reason; an answer that is not
-JSON, or not a list of ids (a number while bidding), is ``garbage``. A combination this game allows and
-Botzone's judges do not (a four with two single kickers of one rank, airplane wings of one rank) is played.
-A card set with several readings here is played as Botzone reads it (all of its trios as the airplane), else
-as its strongest legal reading. The cards a seat is shown to have played are the ones this game takes from
-its hand (:mod:`.rules`: at each rank the bottom cards first, then the lowest ids), not necessarily the ids the
-program named of that rank, so every seat's view stays the game's own.
+Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): with the option
+``rules="botzone"`` (the variant ``botzone``; recommended for tables with Botzone's bots) nowhere: its
+combinations and what beats what are Botzone's ``FightTheLandlord2`` judge's, checked case by case against the
+judge's verdicts (``tests/data/botzone_judge_cases.json.gz``), and every card set has one reading, Botzone's.
+(Botzone's older ``FightTheLandlord`` judge gives a space shuttle L wings, not 2L.) With the standard rules a
+response is checked against this game's rules. Cards not in the seat's hand, a repeated card, an id outside
+0..53, a pass while leading, a combination this game does not have (Botzone's space shuttles, both jokers as
+kickers) or one that does not beat the move on the table is an ``illegal`` fault with that reason; an answer
+that is not JSON, or not a list of ids (a number while bidding), is ``garbage``. A combination the standard
+rules allow and Botzone's judges do not (a four with two single kickers of one rank, airplane wings of one
+rank) is played. A card set with several readings here is played as Botzone reads it (all of its trios as the
+airplane), else as its strongest legal reading.
 """
 
 from __future__ import annotations
@@ -95,16 +97,16 @@ def rank_string(ids: list[int]) -> str:
     return "".join(moves.RANK_CHARS[r] for r in sorted(int(BOTZONE_RANK[b]) for b in ids))
 
 
-def botzone_only(counts: np.ndarray) -> str:
-    """What Botzone's judges accept in a card set that is no move here (``""`` when nothing): a space
-    shuttle (two or more consecutive fours up to the ace, with or without wings) or both jokers among
-    kickers."""
-    fours = [r for r in range(12) if counts[r] == 4]
-    if len(fours) >= 2 and fours == list(range(fours[0], fours[0] + len(fours))) and not (counts == 3).any():
-        return "Botzone's space shuttle (consecutive fours), which this game does not have"
-    if counts[13] and counts[14] and counts.sum() > 2:
-        return "both jokers as kickers, which Botzone allows and this game does not"
-    return ""
+def botzone_only(counts: np.ndarray, rules: str = "standard") -> str:
+    """What Botzone's judge makes of a card set that is no move of the rule set ``rules`` (``""`` when
+    nothing): with the standard rules a space shuttle (two or more consecutive fours up to the ace, with or
+    without wings) or both jokers among kickers; with ``rules="botzone"`` nothing (the rule sets agree)."""
+    if rules == "botzone" or not moves.readings(counts, "botzone"):
+        return ""
+    (botzone_move,) = moves.readings(counts, "botzone")
+    if moves.ALL_TYPE[botzone_move] in (moves.SHUTTLE, moves.SHUTTLE_SINGLES, moves.SHUTTLE_PAIRS):
+        return "Botzone's space shuttle (consecutive fours), which only rules='botzone' has"
+    return "both jokers as kickers, which Botzone allows and only rules='botzone' has"
 
 
 class Protocol:
@@ -243,13 +245,14 @@ class Protocol:
                 return moves.PASS
             raise BotzoneError("illegal", "a pass while leading the trick")
         counts = np.bincount(BOTZONE_RANK[response], minlength=moves.NUM_RANKS).astype(np.int8)
-        readings = moves.readings(counts)
+        rules = self.env.config["rules"]
+        readings = moves.readings(counts, rules)
         legal = [m for m in readings if mask[m]]
         if legal:  # Botzone reads every trio of a card set as the airplane: the reading with most main cards
-            return max(legal, key=lambda m: (int(moves.MOVE_MAIN_COUNTS[m].sum()), int(moves.MOVE_MAIN[m])))
+            return max(legal, key=lambda m: (int(moves.ALL_MAIN_COUNTS[m].sum()), int(moves.ALL_MAIN[m])))
         cards = rank_string(response)
         if readings:
             to_beat = self.env.state.last_move
             raise BotzoneError("illegal", f"{cards} does not beat {moves.move_string(int(to_beat))}")
-        why = botzone_only(counts)
+        why = botzone_only(counts, rules)
         raise BotzoneError("illegal", f"{cards} is no combination of this game" + (f" ({why})" if why else ""))

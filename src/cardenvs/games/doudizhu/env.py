@@ -114,10 +114,17 @@ class DouDizhuEnv(CardEnv):
         Option(
             "bidding", True, "bid for the landlord; False: the first bidder is landlord at bid 1", choices=(True, False)
         ),
+        Option(
+            "rules",
+            "standard",
+            "the combinations: 'standard' (RULES.md), or 'botzone': Botzone's Fight the Landlord judge exactly "
+            "(space shuttles; kickers of distinct ranks; 21,669 more action ids after the bids)",
+            choices=moves.RULE_SETS,
+        ),
     )
     DEFAULT_REWARD = "points"
     RESET_OPTIONS = ("deck", "first_bidder", "landlord", "bid")
-    VARIANTS = {"default": {}, "no_bidding_win": {"bidding": False, "reward": "win"}}
+    VARIANTS = {"default": {}, "no_bidding_win": {"bidding": False, "reward": "win"}, "botzone": {"rules": "botzone"}}
 
     CORE = rules
     POLICY = policies.policy
@@ -127,8 +134,8 @@ class DouDizhuEnv(CardEnv):
         self.num_players = 3
         self.deck = make_deck(jokers=2)
         self.layout = LAYOUT
-        self.num_actions = moves.NUM_ACTIONS
-        self.params = rules.make_params(self.config["bidding"], LAYOUT.starts())
+        self.num_actions = moves.NUM_ACTIONS_OF[self.config["rules"]]
+        self.params = rules.make_params(self.config["bidding"], LAYOUT.starts(), self.config["rules"])
 
     def _reset_option(self, name: str, low: int, high: int) -> int | None:
         value = self.reset_options.get(name)
@@ -180,13 +187,14 @@ class DouDizhuEnv(CardEnv):
                 raise ValueError("you lead this trick: you must play")
             return moves.PASS
         upper = text.strip().upper().replace(" ", "")
-        if upper in moves.MOVE_ID:
-            action = moves.MOVE_ID[upper]
+        move_id = moves.move_ids(self.config["rules"])
+        if upper in move_id:
+            action = move_id[upper]
             if action not in legal:
                 raise ValueError(f"{upper} is not legal now (not held, or it does not beat the move on the table)")
             return action
         counts = moves.counts_of(upper)
-        options = [m for m in moves.readings(counts) if m in legal]
+        options = [m for m in moves.readings(counts, self.config["rules"]) if m in legal]
         if not options:
             raise ValueError(f"{text!r} is not a legal move here (not a combination, not held, or too low)")
         if len(options) > 1:

@@ -14,11 +14,31 @@ ranks. Moves longer than 20 cards (the landlord's 17 + 3) are left out.
 A card set that reads as several types is one action per reading (``333444555666`` is four trios, or
 ``333444555+666``, or ``444555666+333``). Following: the same type and length with a higher main rank;
 a bomb beats every non-bomb and a lower bomb; the rocket beats everything.
+
+Rule sets (the env option ``rules``; :data:`RULE_SETS`): ``"standard"`` is the table above. ``"botzone"`` is
+Botzone's Fight the Landlord judge exactly (its ``checkPokerType``, read in ``ailab-pku/botzone-local``,
+``FightTheLandlord2``; the cases compared are ``tests/data/botzone_judge_cases.json``): every kicker of a
+four with two singles or of an airplane with singles is of its own rank (``3333+45``, not ``3333+44``;
+``333444+56``, not ``333444+55``: one rank twice, or three times as a trio, is no wing there), and both
+jokers may be kickers there (``3333+BR``, ``333444+BR``); it adds the space shuttle: L >= 2 consecutive
+fours (3..A) alone (L <= 5), with 2L single kickers of distinct ranks (L <= 3; both jokers allowed) or with
+2L pairs of distinct ranks (L = 2), types :data:`SHUTTLE`, :data:`SHUTTLE_SINGLES`, :data:`SHUTTLE_PAIRS`,
+which follow like airplanes (same type and length, higher main rank) and are not bombs. Every card set then
+has one reading, Botzone's (``333444555666`` is only the four-trio airplane).
+
+Action ids (least invasive: Guandan's options filter one table the same way): the standard moves keep
+their ids ``0..NUM_MOVES-1``, pass and the bids follow (:data:`NUM_ACTIONS`, unchanged); the moves only the
+botzone rule set has (:data:`NUM_EXTRA`) come after the bids, ids ``NUM_ACTIONS..NUM_ALL-1``, so a
+``rules="botzone"`` env has ``NUM_ALL`` actions, of which the standard moves Botzone refuses are never legal.
+The tables ``ALL_*`` are indexed by action id (pass and the bids: empty rows of type -1); the observation's
+and the move features' type one-hot (:data:`TYPES`, 14) stays as it is: a shuttle sets none of it.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations, combinations_with_replacement
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -64,6 +84,9 @@ TYPES = [
     BOMB,
     ROCKET,
 ) = range(14)
+SHUTTLE, SHUTTLE_SINGLES, SHUTTLE_PAIRS = 14, 15, 16  # the botzone rule set's space shuttles
+ALL_TYPES = [*TYPES, "shuttle", "shuttle+singles", "shuttle+pairs"]
+RULE_SETS = ("standard", "botzone")
 RANK_OF_CARD = rank_order(TWO_HIGH, jokers=(BLACK_JOKER, RED_JOKER))[:54]  # card id -> 0..14
 
 
@@ -173,18 +196,139 @@ BIDS = (BID_PASS, BID_PASS + 1, BID_PASS + 2, BID_PASS + 3)
 NUM_ACTIONS = NUM_MOVES + 5
 
 
+# ---------------------------------------------------------------- the botzone rule set (module docstring)
+def _distinct_singles(count: int, excluded: set[int]):
+    """Botzone's single wings: ``count`` kickers of distinct ranks not in ``excluded`` (both jokers allowed)."""
+    for combo in combinations([r for r in range(NUM_RANKS) if r not in excluded], count):
+        counts = np.zeros(NUM_RANKS, dtype=np.int64)
+        counts[list(combo)] = 1
+        yield counts
+
+
+def _botzone_extra_rows():
+    """The moves of the botzone rule set that the standard table lacks, in id order."""
+    rows = []
+
+    def block(start, length, width):
+        c = np.zeros(NUM_RANKS, dtype=np.int64)
+        c[start : start + length] = width
+        return c
+
+    def add(kind, main, length, main_counts, kicker):
+        if (main_counts + kicker).sum() <= MAX_CARDS:
+            rows.append((kind, main, length, main_counts, kicker))
+
+    none = np.zeros(NUM_RANKS, dtype=np.int64)
+    jokers = np.zeros(NUM_RANKS, dtype=np.int64)
+    jokers[BLACK] = jokers[RED] = 1
+    for length in range(2, 6):  # airplanes with single wings, both jokers among them
+        for s in range(CHAIN_TOP - length + 2):
+            chain = set(range(s, s + length))
+            for k in _distinct_singles(length - 2, chain | {BLACK, RED}):
+                add(AIRPLANE_SINGLES, s, length, block(s, length, 3), k + jokers)
+    for r in range(TWO + 1):
+        add(FOUR_SINGLES, r, 1, block(r, 1, 4), jokers)
+    for length in range(2, 6):
+        for s in range(CHAIN_TOP - length + 2):
+            chain = set(range(s, s + length))
+            main = block(s, length, 4)
+            add(SHUTTLE, s, length, main, none)
+            if 6 * length <= MAX_CARDS:
+                for k in _distinct_singles(2 * length, chain):
+                    add(SHUTTLE_SINGLES, s, length, main, k)
+            if 8 * length <= MAX_CARDS:
+                for k in _pair_kickers(2 * length, chain):
+                    add(SHUTTLE_PAIRS, s, length, main, k)
+    return rows
+
+
+def _botzone_refuses(kind: int, kickers: np.ndarray) -> bool:
+    """A standard move Botzone's judge refuses: single kickers (of a four or an airplane) not all of distinct
+    ranks (``3333+44``, ``333444+55``, ``444555666777+3338``)."""
+    return kind in (FOUR_SINGLES, AIRPLANE_SINGLES) and int(kickers.max()) > 1
+
+
+_EXTRA = _botzone_extra_rows()
+NUM_EXTRA = len(_EXTRA)
+NUM_ALL = NUM_ACTIONS + NUM_EXTRA  # the action space of rules="botzone"
+_EMPTY = np.zeros((NUM_ACTIONS - NUM_MOVES, NUM_RANKS), dtype=np.int8)
+# per action id, every rule set's moves (pass and the bids: empty rows of type -1)
+ALL_TYPE = np.concatenate([MOVE_TYPE, np.full(NUM_ACTIONS - NUM_MOVES, -1), [r[0] for r in _EXTRA]]).astype(np.int64)
+ALL_MAIN = np.concatenate([MOVE_MAIN, np.zeros(NUM_ACTIONS - NUM_MOVES), [r[1] for r in _EXTRA]]).astype(np.int64)
+ALL_LENGTH = np.concatenate([MOVE_LENGTH, np.zeros(NUM_ACTIONS - NUM_MOVES), [r[2] for r in _EXTRA]]).astype(np.int64)
+ALL_MAIN_COUNTS = np.concatenate([MOVE_MAIN_COUNTS, _EMPTY, np.array([r[3] for r in _EXTRA], dtype=np.int8)])
+ALL_KICKERS = np.concatenate([MOVE_KICKERS, _EMPTY, np.array([r[4] for r in _EXTRA], dtype=np.int8)])
+ALL_COUNTS = (ALL_MAIN_COUNTS + ALL_KICKERS).astype(np.int8)
+_IS_MOVE = ALL_TYPE >= 0
+#: per rule set, which action ids are its moves
+RULE_MOVES = {
+    "standard": np.arange(NUM_ALL) < NUM_MOVES,
+    "botzone": _IS_MOVE
+    & np.array([t < 0 or not _botzone_refuses(int(t), k) for t, k in zip(ALL_TYPE, ALL_KICKERS, strict=True)]),
+}
+NUM_ACTIONS_OF = {"standard": NUM_ACTIONS, "botzone": NUM_ALL}
+
+
+class RuleTable(NamedTuple):
+    """One rule set's moves as the generator walks them: ``members`` its move ids ascending; group ``g`` (moves
+    sharing type, main rank and length, consecutive in ``members``) is ``members[group_start[g]:group_end[g]]``;
+    ``tl_groups[tl_index[type, length]]`` the groups of a type and length (-1 padded); ``bomb_groups`` those
+    of bombs and the rocket."""
+
+    members: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+    tl_index: np.ndarray
+    tl_groups: np.ndarray
+    bomb_groups: np.ndarray
+
+
+def _rule_table(members: np.ndarray, width: int = 0) -> RuleTable:
+    keys = list(zip(ALL_TYPE[members].tolist(), ALL_MAIN[members].tolist(), ALL_LENGTH[members].tolist(), strict=True))
+    starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
+    by_type_length: dict[tuple[int, int], list[int]] = {}
+    for g, start in enumerate(starts):
+        by_type_length.setdefault((keys[start][0], keys[start][2]), []).append(g)
+    order = sorted(by_type_length)
+    tl_index = np.full((len(ALL_TYPES), 13), -1, dtype=np.int64)
+    tl_groups = np.full((len(order), max(len(v) for v in by_type_length.values())), -1, dtype=np.int64)
+    for i, key in enumerate(order):
+        tl_index[key] = i
+        tl_groups[i, : len(by_type_length[key])] = by_type_length[key]
+    bombs = [g for g, start in enumerate(starts) if keys[start][0] in (BOMB, ROCKET)]
+    return RuleTable(
+        members.astype(np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(starts[1:] + [len(keys)], dtype=np.int64),
+        tl_index,
+        tl_groups,
+        np.array(bombs, dtype=np.int64),
+    )
+
+
+RULE_TABLES = {name: _rule_table(np.flatnonzero(allowed)) for name, allowed in RULE_MOVES.items()}
+
+
 def move_string(move: int) -> str:
     """``"333+4"``: the main cards low to high, then ``+`` and the kickers."""
     if move == PASS:
         return "pass"
     if BID_PASS <= move < NUM_ACTIONS:
         return "no bid" if move == BID_PASS else f"bid {move - BID_PASS}"
-    main = "".join(RANK_CHARS[r] * c for r, c in enumerate(MOVE_MAIN_COUNTS[move]))
-    kick = "".join(RANK_CHARS[r] * c for r, c in enumerate(MOVE_KICKERS[move]))
+    main = "".join(RANK_CHARS[r] * c for r, c in enumerate(ALL_MAIN_COUNTS[move]))
+    kick = "".join(RANK_CHARS[r] * c for r, c in enumerate(ALL_KICKERS[move]))
     return main + ("+" + kick if kick else "")
 
 
-MOVE_ID = {move_string(m): m for m in range(NUM_MOVES)}
+MOVE_ID = {move_string(m): m for m in range(NUM_MOVES)}  # the standard rule set's
+
+
+@cache
+def move_ids(rules: str = "standard") -> dict[str, int]:
+    """Move string -> id of a rule set's moves (:data:`MOVE_ID` for ``"standard"``)."""
+    if check_rules(rules) == "standard":
+        return MOVE_ID
+    return {move_string(int(m)): int(m) for m in np.flatnonzero(RULE_MOVES[rules])}
 
 
 def counts_of(text: str) -> np.ndarray:
@@ -201,28 +345,32 @@ def counts_of(text: str) -> np.ndarray:
     return counts
 
 
-def readings(counts: np.ndarray) -> list[int]:
-    """Every move id whose cards are exactly ``counts`` (one per reading)."""
+def readings(counts: np.ndarray, rules: str = "standard") -> list[int]:
+    """Every move id of the rule set whose cards are exactly ``counts`` (one per reading; at most one under
+    ``"botzone"``)."""
     key = np.asarray(counts, dtype=np.int8)
-    return [int(m) for m in np.flatnonzero((MOVE_COUNTS == key).all(axis=1))]
+    if check_rules(rules) == "standard":
+        return [int(m) for m in np.flatnonzero((MOVE_COUNTS == key).all(axis=1))]
+    return [int(m) for m in np.flatnonzero((ALL_COUNTS == key).all(axis=1) & RULE_MOVES[rules])]
 
 
-def classify(move: str) -> tuple[str, str, int] | None:
-    """(type, main rank as its character, length) of a move string, or None if it is not a move (``"33344"``
-    -> ``("trio+pair", "3", 1)``). ``"333+4"`` names the
-    reading; without ``+`` a card set that reads several ways gets its first reading in table order."""
+def classify(move: str, rules: str = "standard") -> tuple[str, str, int] | None:
+    """(type, main rank as its character, length) of a move string under ``rules``, or None if it is not a
+    move (``"33344"`` -> ``("trio+pair", "3", 1)``). ``"333+4"`` names the reading; without ``+`` a card set
+    that reads several ways gets its first reading in table order."""
     text = move.strip().upper()
-    if text in MOVE_ID:
-        m = MOVE_ID[text]
+    ids = move_ids(rules)
+    if text in ids:
+        m = ids[text]
     else:
         counts = counts_of(text)
         if "+" in text:
             return None  # an explicit reading that is not a move
-        options = readings(counts)
+        options = readings(counts, rules)
         if not options:
             return None
         m = options[0]
-    return TYPES[MOVE_TYPE[m]], RANK_CHARS[MOVE_MAIN[m]], int(MOVE_LENGTH[m])
+    return ALL_TYPES[ALL_TYPE[m]], RANK_CHARS[ALL_MAIN[m]], int(ALL_LENGTH[m])
 
 
 @njit(cache=True)
@@ -247,6 +395,7 @@ def collect_moves(
     move_type: np.ndarray,
     move_main: np.ndarray,
     move_length: np.ndarray,
+    members: np.ndarray,
     group_start: np.ndarray,
     group_end: np.ndarray,
     tl_index: np.ndarray,
@@ -254,17 +403,21 @@ def collect_moves(
     bomb_groups: np.ndarray,
 ) -> int:
     """Write the ids of every move of ``hand`` (rank counts as :func:`encoding.planes_bits`) playable against
-    move ``last`` (-1: leading) into ``ids``, ascending; return how many (pass not included). A move fits
-    when its own bits (``move_need``) are in the hand's; groups sharing a main part (``main_need``) are
-    skipped at once."""
+    move ``last`` (-1: leading) into ``ids``, ascending; return how many (pass not included). The moves are a
+    rule set's (:class:`RuleTable`: ``members``, groups of it; ``group_start`` and ``bomb_groups`` may be
+    padded with -1); the tables are indexed by move id. A move fits when its own bits (``move_need``) are in
+    the hand's; groups sharing a main part (``main_need``) are skipped at once."""
     found = 0
     missing = ~hand
     if last < 0:
         for g in range(group_start.shape[0]):
             first = group_start[g]
-            if main_need[first] & missing:
+            if first < 0:
+                break
+            if main_need[members[first]] & missing:
                 continue
-            for m in range(first, group_end[g]):
+            for i in range(first, group_end[g]):
+                m = members[i]
                 if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
@@ -276,14 +429,18 @@ def collect_moves(
             if g < 0:
                 break
             first = group_start[g]
-            if move_main[first] <= move_main[last] or main_need[first] & missing:
+            lead = members[first]
+            if move_main[lead] <= move_main[last] or main_need[lead] & missing:
                 continue
-            for m in range(first, group_end[g]):
+            for i in range(first, group_end[g]):
+                m = members[i]
                 if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
     for g in bomb_groups:
-        m = group_start[g]
+        if g < 0:
+            break
+        m = members[group_start[g]]
         if not move_need[m] & missing and _beats(m, last, move_type, move_main, move_length):
             # bombs interleave with four-with-two in the table: insert in order
             i = found
@@ -299,33 +456,41 @@ MOVE_NEED = encoding.planes_bits_rows(MOVE_COUNTS, NUM_RANKS, 4)
 MAIN_NEED = encoding.planes_bits_rows(MOVE_MAIN_COUNTS, NUM_RANKS, 4)
 
 
-def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray) -> int:
+ALL_NEED = encoding.planes_bits_rows(ALL_COUNTS, NUM_RANKS, 4)
+ALL_MAIN_NEED = encoding.planes_bits_rows(ALL_MAIN_COUNTS, NUM_RANKS, 4)
+
+
+def check_rules(rules: str) -> str:
+    if rules not in RULE_SETS:
+        raise ValueError(f"rules={rules!r}: Dou Dizhu's rule sets are {' and '.join(map(repr, RULE_SETS))}")
+    return rules
+
+
+def legal_mask(hand_cards: np.ndarray, last: int, out: np.ndarray, rules: str = "standard") -> int:
     """Set ``out[m] = 1`` for every move of the hand (per-card counts) that may be played against move
-    ``last`` (-1: leading); returns how many (pass not included). For people and tests; the envs go through
-    :func:`cardenvs.games.doudizhu.rules.legal_ids`."""
+    ``last`` (-1: leading) under ``rules``; returns how many (pass not included). For people and tests; the
+    envs go through :func:`cardenvs.games.doudizhu.rules.legal_ids`."""
+    table = RULE_TABLES[check_rules(rules)]
     counts = encoding.rank_counts(np.asarray(hand_cards, dtype=np.int8), RANK_OF_CARD, NUM_RANKS)
-    ids = np.empty(NUM_MOVES, dtype=np.int64)
+    ids = np.empty(NUM_ALL, dtype=np.int64)
     found = collect_moves(
         encoding.planes_bits(counts, NUM_RANKS, 4),
         last,
         ids,
-        MOVE_NEED,
-        MAIN_NEED,
-        MOVE_TYPE,
-        MOVE_MAIN,
-        MOVE_LENGTH,
-        GROUP_START,
-        GROUP_END,
-        TL_INDEX,
-        TL_GROUPS,
-        BOMB_GROUPS,
+        ALL_NEED,
+        ALL_MAIN_NEED,
+        ALL_TYPE,
+        ALL_MAIN,
+        ALL_LENGTH,
+        *table,
     )
     out[ids[:found]] = 1
     return int(found)
 
 
 def beats(move: int, last: int) -> bool:
-    return bool(_beats(move, last, MOVE_TYPE, MOVE_MAIN, MOVE_LENGTH))
+    """Whether move ``move`` may follow move ``last`` (ids of either rule set)."""
+    return bool(_beats(move, last, ALL_TYPE, ALL_MAIN, ALL_LENGTH))
 
 
 @njit(cache=True)
@@ -366,21 +531,23 @@ def hand_counts_from_string(hand: str) -> np.ndarray:
     return cards
 
 
-def legal_moves(hand: str, last: str | None = None) -> list[str]:
+def legal_moves(hand: str, last: str | None = None, rules: str = "standard") -> list[str]:
     """Every legal move of ``hand`` (ranks ``"33344BR"`` or card codes ``"3S 3C BJ"``) against ``last`` (a move
-    string such as ``"333+4"``; None when leading), as move strings, plus ``"pass"`` when following."""
+    string such as ``"333+4"``; None when leading) under ``rules``, as move strings, plus ``"pass"`` when
+    following."""
     cards = hand_counts_from_string(hand)
     last_id = -1
     if last is not None:
         text = last.strip().upper()
-        if text in MOVE_ID:
-            last_id = MOVE_ID[text]
+        ids = move_ids(rules)
+        if text in ids:
+            last_id = ids[text]
         else:
-            options = readings(counts_of(text)) if "+" not in text else []
+            options = readings(counts_of(text), rules) if "+" not in text else []
             if not options:
-                raise ValueError(f"last {last!r} is not a Dou Dizhu move")
+                raise ValueError(f"last {last!r} is not a Dou Dizhu move (rules={rules!r})")
             last_id = options[0]
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    legal_mask(cards, last_id, mask)
+    mask = np.zeros(NUM_ACTIONS_OF[check_rules(rules)], dtype=np.int8)
+    legal_mask(cards, last_id, mask, rules)
     out = [move_string(int(m)) for m in np.flatnonzero(mask)]
     return out + (["pass"] if last_id >= 0 else [])

@@ -12,7 +12,9 @@ and the web (:class:`cardenvs.agent.PolicyAgent`), the vector envs' opponent, th
   farmer it lets its partner's move stand unless it can go out. Bombs and the rocket only when they
   empty the hand or an opponent is down to 4 cards or fewer; otherwise it passes.
 
-Remaining ties go to the lowest action id. It draws no random numbers.
+Remaining ties go to the lowest action id. It draws no random numbers. Under ``rules="botzone"`` it plays the
+same way over that rule set's moves: a space shuttle is an ordinary combination to it, not a bomb (as the rules
+have it), and its plan still counts a four as a bomb.
 """
 
 from __future__ import annotations

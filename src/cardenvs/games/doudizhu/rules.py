@@ -15,6 +15,26 @@ Rules, in plain words:
   neither farmer played a card) or an anti-spring (a farmer wins and the landlord played only the
   opening lead): landlord wins +2 N 2^M, each farmer -N 2^M; farmers win: the reverse.
 
+Rule sets (the env option ``rules``, :data:`moves.RULE_SETS`): what a combination is and what beats what.
+
+* ``"standard"`` (the default; RULES.md and ``seeds/004``): the table of :mod:`.moves`. Kickers never share a
+  rank with the main cards and never take all four cards of a rank; single kickers may repeat a rank
+  (``3333+44``, ``333444+55``); the two jokers are never both kickers; pair kickers are of distinct ranks; a
+  card set may read several ways, one action per reading. No space shuttle.
+* ``"botzone"``: Botzone's ``FightTheLandlord2`` judge exactly (its classification, read in
+  ``ailab-pku/botzone-local``; checked case by case against its verdicts in
+  ``tests/test_doudizhu_botzone_rules.py``): single kickers, of a four or of an airplane, are of distinct
+  ranks, and both jokers may be two of them (``3333+BR``, ``333444+BR``); an airplane's trios are every trio
+  of the card set (``333444555666`` is the four-trio airplane only, ``444555666777+3338`` is nothing); the
+  space shuttle: L >= 2 consecutive fours among 3..A alone (L <= 5, by the 20 cards of a hand), with 2L single
+  kickers of distinct ranks outside the chain (L <= 3), or with 2L pairs of distinct ranks (L = 2). A shuttle
+  follows a shuttle of the same kind and length with a lower chain, as airplanes do, and is no bomb: bombs and
+  the rocket beat it. Every card set has one reading. Its extra moves take action ids after the bids
+  (:mod:`.moves`), so the standard ids, observations and heuristics are untouched; a shuttle on the table sets
+  none of the observation's 14 ``to_beat_type`` entries (its cards and main rank are shown).
+
+Both rule sets share everything else: the deal, the bidding, the trick, the scores (a shuttle doubles nothing).
+
 Readings this implementation chooses: the first bidder is drawn from the deal's own stream (so it is part
 of the deal); the cards a move takes from a hand are, at each rank, the landlord's kitty cards first (they
 are public, so playing them reveals nothing about the rest of the hand), then the lowest card ids.
@@ -60,10 +80,10 @@ STATE = np.dtype(
         ("bid", np.int8),
         ("landlord", np.int8),
         ("to_move", np.int8),
-        ("last_move", np.int16),  # the move to beat (-1: leading)
+        ("last_move", np.int32),  # the move to beat (-1: leading; botzone ids pass 32767)
         ("last_player", np.int8),
         ("passes", np.int8),
-        ("hist_move", np.int16, (MAX_HISTORY,)),  # the play phase: move id or PASS
+        ("hist_move", np.int32, (MAX_HISTORY,)),  # the play phase: move id or PASS
         ("hist_player", np.int8, (MAX_HISTORY,)),
         ("n_hist", np.int16),
         ("moves_played", np.int16, (PLAYERS,)),
@@ -82,18 +102,20 @@ PARAMS = np.dtype(
         ("bid", np.int8),
         ("stacked", np.int16, (MAX_STACKED, NUM_CARDS)),
         ("n_stacked", np.int32),
-        # the move table (moves.py), carried here so compiled code takes it as one argument
-        ("move_counts", np.int8, (moves.NUM_MOVES, 15)),
-        ("move_need", np.uint64, (moves.NUM_MOVES,)),  # the moves' cards as encoding.planes_bits
-        ("main_need", np.uint64, (moves.NUM_MOVES,)),
-        ("move_type", np.int8, (moves.NUM_MOVES,)),
-        ("move_main", np.int8, (moves.NUM_MOVES,)),
-        ("move_length", np.int8, (moves.NUM_MOVES,)),
-        ("group_start", np.int32, (len(moves.GROUP_START),)),
-        ("group_end", np.int32, (len(moves.GROUP_END),)),
-        ("tl_index", np.int32, moves.TL_INDEX.shape),
-        ("tl_groups", np.int32, moves.TL_GROUPS.shape),
-        ("bomb_groups", np.int32, (len(moves.BOMB_GROUPS),)),
+        # the move table of every rule set by action id (moves.py: ALL_*), and the rule set's own groups of it
+        # (moves.RuleTable; -1 padded), carried here so compiled code takes it as one argument
+        ("move_counts", np.int8, (moves.NUM_ALL, 15)),
+        ("move_need", np.uint64, (moves.NUM_ALL,)),  # the moves' cards as encoding.planes_bits
+        ("main_need", np.uint64, (moves.NUM_ALL,)),
+        ("move_type", np.int8, (moves.NUM_ALL,)),
+        ("move_main", np.int8, (moves.NUM_ALL,)),
+        ("move_length", np.int8, (moves.NUM_ALL,)),
+        ("members", np.int32, (moves.NUM_ALL,)),
+        ("group_start", np.int32, (max(len(t.group_start) for t in moves.RULE_TABLES.values()),)),
+        ("group_end", np.int32, (max(len(t.group_end) for t in moves.RULE_TABLES.values()),)),
+        ("tl_index", np.int32, (len(moves.ALL_TYPES), 13)),
+        ("tl_groups", np.int32, tuple(max(t.tl_groups.shape[i] for t in moves.RULE_TABLES.values()) for i in (0, 1))),
+        ("bomb_groups", np.int32, (max(len(t.bomb_groups) for t in moves.RULE_TABLES.values()),)),
         ("rank_of", np.int8, (NUM_CARDS,)),
         ("cards_of_rank", np.int8, (15, 4)),  # card ids of each rank, ascending (-1 past the last)
         ("offsets", np.int64, (NUM_SEGMENTS,)),  # int64 as the offsets computed from them: one compiled writer
@@ -103,33 +125,41 @@ PARAMS = np.dtype(
 POLICIES = ("rule",)
 
 
-def make_params(bidding: bool, offsets: np.ndarray) -> np.ndarray:
-    """The constants of one configuration (observation offsets from the env's layout)."""
+def make_params(bidding: bool, offsets: np.ndarray, rules: str = "standard") -> np.ndarray:
+    """The constants of one configuration (observation offsets from the env's layout; ``rules`` the rule set,
+    :data:`moves.RULE_SETS`)."""
     p = np.zeros(1, dtype=PARAMS)
     p["bidding"] = bidding
     p["first_bidder"] = p["landlord"] = p["bid"] = -1
     m = moves
+    table = m.RULE_TABLES[m.check_rules(rules)]
     cards_of_rank = np.full((15, 4), -1, dtype=np.int8)
     for r in range(15):
         ids = np.flatnonzero(m.RANK_OF_CARD[:NUM_CARDS] == r)
         cards_of_rank[r, : len(ids)] = ids
-    for name, table in (
+    for name in ("members", "group_start", "group_end", "tl_groups", "bomb_groups"):
+        p[name] = -1
+    for name, values in (
         ("cards_of_rank", cards_of_rank),
-        ("move_counts", m.MOVE_COUNTS),
-        ("move_need", m.MOVE_NEED),
-        ("main_need", m.MAIN_NEED),
-        ("move_type", m.MOVE_TYPE),
-        ("move_main", m.MOVE_MAIN),
-        ("move_length", m.MOVE_LENGTH),
-        ("group_start", m.GROUP_START),
-        ("group_end", m.GROUP_END),
-        ("tl_index", m.TL_INDEX),
-        ("tl_groups", m.TL_GROUPS),
-        ("bomb_groups", m.BOMB_GROUPS),
+        ("move_counts", m.ALL_COUNTS),
+        ("move_need", m.ALL_NEED),
+        ("main_need", m.ALL_MAIN_NEED),
+        ("move_type", m.ALL_TYPE),
+        ("move_main", m.ALL_MAIN),
+        ("move_length", m.ALL_LENGTH),
+        ("tl_index", table.tl_index),
         ("rank_of", m.RANK_OF_CARD[:NUM_CARDS]),
         ("offsets", offsets),
     ):
-        p[name][0] = table
+        p[name][0] = values
+    for name, values in (
+        ("members", table.members),
+        ("group_start", table.group_start),
+        ("group_end", table.group_end),
+        ("bomb_groups", table.bomb_groups),
+    ):
+        p[name][0, : len(values)] = values
+    p["tl_groups"][0, : table.tl_groups.shape[0], : table.tl_groups.shape[1]] = table.tl_groups
     return p
 
 
@@ -230,6 +260,7 @@ def legal_ids(state, b, params, ids) -> int:
         pr.move_type,
         pr.move_main,
         pr.move_length,
+        pr.members,
         pr.group_start,
         pr.group_end,
         pr.tl_index,
@@ -374,6 +405,7 @@ def outcome(state, b, params, out) -> None:
     O_BIDS,
     O_BID_POSITION,
 ) = range(NUM_SEGMENTS)
+O_BEAT_TYPES = len(moves.TYPES)  # the to_beat_type segment's entries
 BID_NOT_YET = 0  # ``bids`` one-hot per relative seat: not yet, no bid, 1, 2, 3 (entry 1 + bid)
 
 
@@ -424,7 +456,8 @@ def observe(state, b, params, p, obs) -> None:
     encoding.write_bits(unseen_bits, PLANE_BITS, obs, off[O_UNSEEN])
     if s.last_move >= 0:
         encoding.write_bits(pr.move_need[s.last_move], PLANE_BITS, obs, off[O_BEAT])
-        obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
+        if pr.move_type[s.last_move] < O_BEAT_TYPES:  # a shuttle (botzone rules) sets no type
+            obs[off[O_BEAT_TYPE] + pr.move_type[s.last_move]] = 1
         obs[off[O_BEAT_MAIN] + pr.move_main[s.last_move]] = 1
     # the history, newest first, then the last move of the next and of the previous seat (their newest
     # entries); offsets and tables read into locals once (obs may alias them as far as numba knows, so a
@@ -487,3 +520,4 @@ def card_locations(record) -> np.ndarray:
     played = [np.flatnonzero(record["played"][p]) for p in range(PLAYERS)]
     kitty = [np.asarray(record["kitty"], dtype=np.int64)] if record["bidding"] or record["dead"] else []
     return np.concatenate(held + played + kitty)
+
