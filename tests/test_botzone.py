@@ -1,6 +1,8 @@
 """Botzone's Fight the Landlord protocol (``botzone:COMMAND``, :mod:`cardenvs.games.doudizhu.botzone`): a bot
-written to Botzone's protocol plays full duplicate tables, with and without the bidding, exactly as the same
-logic written as a Python class; its faults are recorded results; other games refuse the kind."""
+written to Botzone's protocol plays full duplicate tables, with and without the bidding, run once per turn or
+kept running, exactly as the same logic written as a Python class; it gets back exactly the card ids it named;
+``data`` and ``globaldata`` are kept as Botzone's runner keeps them; its faults are recorded results; other
+games refuse the kind."""
 
 import json
 import os
@@ -12,11 +14,14 @@ import pytest
 
 import cardenvs
 from cardenvs.agent import load_agent
+from cardenvs.agent.program import ProgramAgent
 from cardenvs.arena import run_tournament
 from cardenvs.games.doudizhu import botzone, moves
 
 BOTS = Path(__file__).parent / "bots"
-BOT = f"botzone:{sys.executable} -S {BOTS / 'botzone_smallest.py'}"  # -S: no site, a faster start each decision
+# -S: no site, a faster start each decision; language=py: Botzone's time limits of a Python bot
+BOT = f"botzone:{sys.executable} -S {BOTS / 'botzone_smallest.py'}"
+PY = "language=py"
 
 
 class Smallest:
@@ -55,14 +60,18 @@ def _games(results):
 
 
 @pytest.mark.parametrize(
-    ("game", "options", "role_phase"),
+    ("game", "options", "role_phase", "modes"),
     [
-        ("FightTheLandlord2", {"bidding": True}, True),  # the agents bid, from the deal's first bidder
-        ("FightTheLandlord", {"bidding": False}, False),  # Botzone's fixed-landlord game
+        # the agents bid, from the deal's first bidder; the bot names the highest ids of a rank and checks that
+        # its responses come back as it said them (through data) and that no history shows a card it holds
+        ("FightTheLandlord2", {"bidding": True}, True, " high check"),
+        ("FightTheLandlord", {"bidding": False}, False, ""),  # Botzone's fixed-landlord game
     ],
 )
-def test_a_botzone_bot_plays_a_duplicate_table_as_its_python_twin(game, options, role_phase, python_class):
-    bot = f"{BOT}(game={game})"
+def test_a_botzone_bot_plays_a_duplicate_table_as_its_python_twin(
+    game, options, role_phase, modes, python_class, starts
+):
+    bot = f"{BOT}{modes}(game={game},{PY})"
     kwargs = {"games": 1, "seed": 3, "options": options, "role_phase": role_phase, "engine": "aec"}
     program = run_tournament("doudizhu_v0", [bot, "doudizhu.rule", "random"], **kwargs)
     twin = run_tournament("doudizhu_v0", [python_class, "doudizhu.rule", "random"], **kwargs)
@@ -70,6 +79,7 @@ def test_a_botzone_bot_plays_a_duplicate_table_as_its_python_twin(game, options,
     assert _games(program) == _games(twin)
     assert not program.faults()
     assert any(r.steps > 20 for r in program.records)  # hands were played out, not ended at once
+    assert starts[bot] > 5 * len(program.records)  # run once per turn: a start at each decision
 
 
 def _perl_with_json() -> bool:
@@ -86,7 +96,7 @@ def test_the_same_bot_in_perl_plays_the_table_as_its_python_twin(python_class):
     """Another language through the unchanged protocol: tests/bots/botzone_smallest.pl is the Python test bot's
     logic in Perl; both bidding and play give the twin's games, seating for seating."""
     kwargs = {"games": 1, "seed": 5, "options": {"bidding": True}, "role_phase": True, "engine": "aec"}
-    perl = f"botzone:perl {BOTS / 'botzone_smallest.pl'}"
+    perl = f"botzone:perl {BOTS / 'botzone_smallest.pl'}(move_ms=5000)"
     program = run_tournament("doudizhu_v0", [perl, "doudizhu.rule", "random"], **kwargs)
     twin = run_tournament("doudizhu_v0", [python_class, "doudizhu.rule", "random"], **kwargs)
     assert _games(program) == _games(twin) and not program.faults()
@@ -241,9 +251,12 @@ def test_botzone_only_combinations_are_named():
     assert botzone.botzone_only(moves.counts_of("33334")) == ""
 
 
-@pytest.mark.parametrize(("mode", "kind"), [("garbage", "garbage"), ("illegal", "illegal")])
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [("garbage", "garbage"), ("illegal", "illegal"), ("keep garbage", "garbage"), ("keep exit-kept", "exit")],
+)
 def test_a_faulty_botzone_answer_is_a_recorded_fault(mode, kind):
-    bot = f"{BOT} {mode}"
+    bot = f"{BOT} {mode}({PY})"
     results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
     assert len(results.records) == 6  # every game was played or forfeited
     lost = [f for r in results.records for f in r.faults]
@@ -254,20 +267,179 @@ def test_a_faulty_botzone_answer_is_a_recorded_fault(mode, kind):
     assert results.to_dict()["faults"][bot]["forfeits"][kind] == len(lost)
 
 
-def test_a_bot_that_reads_its_input_to_the_end_is_answered():
-    """Its input is closed after the line, as a program run once per decision may expect."""
-    bot = f"{BOT} read-all"
-    results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, seed=2, duplicate=False, engine="aec")
+def test_a_bot_that_reads_its_input_to_the_end_is_answered_with_keep_running_off():
+    """keep_running=false: its input is closed after the line, as a program run once per decision may expect;
+    by default the input stays open (a program may keep running) and the timeout says what to do."""
+    kwargs = {"games": 1, "seed": 2, "duplicate": False, "engine": "aec"}
+    bot = f"{BOT} read-all({PY},keep_running=false)"
+    results = run_tournament("doudizhu_v0", [bot, "random", "random"], **kwargs)
     assert len(results.records) == 1 and results.records[0].steps > 10 and not results.faults()
+    bot = f"{BOT} read-all(move_ms=300)"
+    (fault,) = run_tournament("doudizhu_v0", [bot, "random", "random"], **kwargs).records[0].faults
+    assert fault["kind"] == "timeout" and "keep_running=false" in fault["detail"]
 
 
-def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on():
-    bot = f"{BOT} illegal(fallback=random)"
+@pytest.mark.parametrize("modes", ["illegal", "keep illegal"])
+def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on(modes, starts):
+    """Kept running or not, the program is started again after the fault and sent the whole game."""
+    bot = f"{BOT} {modes}(fallback=random,{PY})"
     results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=2, seed=1, duplicate=False, engine="aec")
     assert len(results.records) == 2
     flagged = [f for r in results.records for f in r.faults]
     assert flagged and not any(f["forfeit"] for f in flagged)
     assert all(f["kind"] == "illegal" and "not in its hand" in f["detail"] for f in flagged)
+    assert all(r.steps > 20 for r in results.records)  # played on to the end, the restarted program too
+    if modes.startswith("keep"):
+        assert starts[bot] == len(results.records) + len(flagged)  # once a game, once more after each fault
+
+
+@pytest.fixture
+def starts(monkeypatch):
+    """How many times each program agent started its program."""
+    counts: dict[str, int] = {}
+    start = ProgramAgent._start
+
+    def counting(self):
+        counts[self.name] = counts.get(self.name, 0) + 1
+        return start(self)
+
+    monkeypatch.setattr(ProgramAgent, "_start", counting)
+    return counts
+
+
+def test_a_kept_running_bot_plays_its_per_turn_twins_games_started_once_a_game(python_class, starts):
+    """Botzone's long-running mode: the bot asks to keep running after each answer and reads each later turn's
+    request alone; it plays the games of its per-turn twin and of the Python twin, with one process a game
+    (Botzone's runner kills a kept bot when a game starts), where the per-turn bot starts at every decision."""
+    kwargs = {"games": 1, "seed": 3, "options": {"bidding": True}, "role_phase": True, "engine": "aec"}
+    kept = f"{BOT} keep high check({PY})"
+    program = run_tournament("doudizhu_v0", [kept, "doudizhu.rule", "random"], **kwargs)
+    twin = run_tournament("doudizhu_v0", [python_class, "doudizhu.rule", "random"], **kwargs)
+    assert _games(program) == _games(twin) and not program.faults()  # the per-turn twin's too: same seed there
+    assert starts[kept] == len(program.records) == 6
+
+
+def test_the_cards_a_bot_names_are_the_cards_it_plays_and_the_others_see():
+    """Bots naming the highest id of a rank (the game's rules would take the kitty cards, then the lowest ids):
+    over whole games, exactly the named ids leave the hand and come back in the next seat's history."""
+    env = cardenvs.make("doudizhu_v0")
+    base = env.unwrapped
+    agents = [load_agent(f"{BOT} keep high({PY})", base) for _ in range(3)]
+    talk: list[tuple[int, int, str, str]] = []  # (game, seat, input, output) of every decision
+    plays = other_than_lowest = 0
+    try:
+        for seed in (1, 2):
+            env.reset(seed=seed, options={"landlord": seed % 3, "bid": 1})
+            for agent in agents:
+                agent.reset()
+            while not any(base.terminations.values()):
+                seat = base.agent_name_mapping[base.agent_selection]
+                agent = agents[seat]
+                hand = np.array(base.state.hands[seat])
+                sent = agent._message(seat, base.observe(base.agent_selection), 1.0)
+                answer = agent._ask(sent, 6.0)
+                talk.append((seed, seat, sent, answer))
+                env.step(agent._action(answer, base.observe(base.agent_selection)))
+                named = json.loads(answer)["response"]
+                if named:
+                    taken = np.flatnonzero(hand - np.asarray(base.state.hands[seat]))
+                    assert sorted(int(botzone.TO_BOTZONE[c]) for c in taken) == sorted(named)
+                    plays += 1
+                    ranks = moves.RANK_OF_CARD
+                    held = [int(botzone.TO_BOTZONE[c]) for c in np.flatnonzero(hand)]
+                    other_than_lowest += any(
+                        min(b for b in held if ranks[botzone.FROM_BOTZONE[b]] == ranks[botzone.FROM_BOTZONE[n]]) != n
+                        for n in named
+                    )
+    finally:
+        for agent in agents:
+            agent.close()
+    for (game, seat, _, answer), (next_game, following, sent, _) in zip(talk, talk[1:], strict=False):
+        request = json.loads(sent)
+        request = request["requests"][-1] if "requests" in request else request  # kept: the request alone
+        if game == next_game and following == (seat + 1) % 3 and "history" in request:
+            assert request["history"][1] == sorted(json.loads(answer)["response"])
+    assert plays > 20 and other_than_lowest > 5
+    assert sum('"requests"' not in sent for _, _, sent, _ in talk) > 40  # kept running: the request alone
+
+
+def _data_after(answers, reset=False):
+    """The ``data`` and ``globaldata`` Botzone's runner would send after a bidding seat's answers ``answers``
+    (each a JSON value; its response a legal bid)."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4)
+    base = env.unwrapped
+    seat = base.agent_name_mapping[base.agent_selection]
+    speaker = botzone.Protocol(base)
+    observation = base.observe(base.agent_selection)
+    for answer in answers:
+        speaker.request(seat, observation)
+        try:
+            speaker.action(answer if isinstance(answer, str) else json.dumps(answer), observation)
+        except botzone.BotzoneError:
+            pass
+    if reset:
+        speaker.reset()
+    message = json.loads(speaker.request(seat, observation))
+    return message.get("data"), message.get("globaldata")
+
+
+@pytest.mark.parametrize(
+    ("answers", "expected"),
+    [
+        ([{"response": 0, "data": "d"}], ("d", None)),
+        ([{"response": 0, "data": {"n": 1}}], ({"n": 1}, None)),
+        ([{"response": 0, "data": "d"}, 0], (None, None)),  # a bare answer: the runner keeps no data
+        ([{"response": 0, "data": "d"}, {"response": 0}], (None, None)),  # a missing key: none
+        ([{"response": 0, "data": "d"}, {"response": 0, "data": ""}], (None, None)),  # empty: not sent
+        ([{"response": 0, "data": 0}], (None, None)),
+        ([{"response": 0, "data": []}], (None, None)),
+        ([{"response": 0, "data": "d"}, "{not json"], ("d", None)),  # not JSON: nothing changes
+        ([{"response": 0, "data": "d"}, {"data": "x"}], (None, None)),  # no "response": the object is the response
+        ([{"response": 0, "globaldata": "g"}, 0], (None, "g")),  # globaldata stays, bare answer or not
+        ([{"response": 0, "globaldata": "g"}, {"response": 0, "globaldata": ""}], (None, "g")),
+        ([{"response": 0, "globaldata": "g"}, {"response": 0, "globaldata": "h"}], (None, "h")),
+    ],
+)
+def test_data_is_kept_as_botzones_runner_keeps_it(answers, expected):
+    assert _data_after(answers) == expected
+
+
+def test_a_new_game_forgets_data_and_keeps_globaldata():
+    assert _data_after([{"response": 0, "data": "d", "globaldata": "g"}], reset=True) == (None, "g")
+
+
+@pytest.mark.parametrize(
+    ("output", "kind"),
+    [
+        ('{"response": 0}\n\n', "no bid"),  # blank lines around the value are whitespace to JSON
+        ('{"response": 0}\n{"response": 1}\n', "more than one JSON value"),  # garbage to the runner too
+        ("", "not JSON"),
+    ],
+)
+def test_the_answer_is_all_the_program_wrote(output, kind):
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4)
+    base = env.unwrapped
+    speaker = botzone.Protocol(base)
+    observation = base.observe(base.agent_selection)
+    speaker.request(base.agent_name_mapping[base.agent_selection], observation)
+    try:
+        result = base.action_name(speaker.action(output, observation))
+    except botzone.BotzoneError as error:
+        assert error.kind == "garbage"
+        result = str(error)
+    assert kind in result
+
+
+def test_botzones_time_limits_are_the_defaults():
+    base = cardenvs.make("doudizhu_v0").unwrapped
+    agent = load_agent(BOT, base)
+    assert (agent.move_ms, agent.kept_ms, agent.close_input) == (1000, 1000, False)  # C++'s limits on Botzone
+    agent = load_agent(f"{BOT}(language=py)", base)
+    assert (agent.move_ms, agent.kept_ms) == (6000, 4000)  # Python's first and kept turns
+    agent = load_agent(f"{BOT}(language=java,move_ms=1500,keep_ms=800,keep_running=false)", base)
+    assert (agent.move_ms, agent.kept_ms, agent.close_input) == (1500, 800, True)
 
 
 @pytest.mark.parametrize(
@@ -276,6 +448,8 @@ def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on():
         ("twos_v0", BOT, "only doudizhu declares"),  # another game: the games that declare the kind are named
         ("doudizhu_v0", f"{BOT}(game=Landlord3)", "FightTheLandlord2 and FightTheLandlord"),
         ("doudizhu_v0", f"{BOT}(speed=2)", "unknown parameter 'speed'"),
+        ("doudizhu_v0", f"{BOT}(language=go)", "time limits are known for cpp, java"),
+        ("doudizhu_v0", f"{BOT}(keep_running=yes)", "keep_running='yes': true or false"),
     ],
 )
 def test_bad_botzone_names_are_clear_errors(env_id, name, words):

@@ -212,11 +212,23 @@ class ProgramAgent:
 
     def _ask(self, message: str, seconds: float) -> str:
         """Send one line and read one line back within ``seconds``."""
+        deadline = self._send(message, seconds, close=self.close_input)
+        if self._read(deadline, seconds, lambda buffer: b"\n" in buffer):
+            raise BotFault(self.name, "exit", self._exit_detail())
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        if len(line) > self.line_bytes:
+            raise BotFault(self.name, "output", f"wrote over {self.line_bytes} bytes without a newline")
+        return self._text(line)
+
+    def _send(self, message: str, seconds: float, close: bool = False) -> float:
+        """Start the program unless it runs, write ``message`` and a newline to it within ``seconds`` (then close
+        its input with ``close``, for a program run once per decision that may read its input to the end);
+        the deadline of the decision."""
         if self._process is None or self._process.poll() is not None:
             self._stop()
             self._process = self._start()
         process = self._process
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
         deadline = time.monotonic() + seconds
         out = (message + "\n").encode()
         with selectors.DefaultSelector() as selector:
@@ -228,24 +240,32 @@ class ProgramAgent:
                     out = out[os.write(process.stdin.fileno(), out) :]
                 except BrokenPipeError:
                     raise BotFault(self.name, "exit", self._exit_detail()) from None
-        if self.close_input:  # a program run once per decision may read its input to the end
+        if close:
             process.stdin.close()
+        return deadline
+
+    def _read(self, deadline: float, seconds: float, enough: Any, waiting: str = "") -> bool:
+        """Read the program's output into the buffer until ``enough(buffer)`` holds (False) or the output ends
+        (True), by ``deadline``; more than ``line_bytes`` unread is an ``output`` fault. ``waiting``: added to
+        the timeout's detail."""
+        process = self._process
+        assert process is not None and process.stdout is not None
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
+            while not enough(self._buffer):
                 if len(self._buffer) > self.line_bytes:
                     raise BotFault(self.name, "output", f"wrote over {self.line_bytes} bytes without a newline")
                 if not selector.select(max(0.0, deadline - time.monotonic())):
-                    raise BotFault(self.name, "timeout", f"no answer within {seconds * 1000:.0f} ms")
+                    raise BotFault(self.name, "timeout", f"no answer within {seconds * 1000:.0f} ms{waiting}")
                 chunk = os.read(process.stdout.fileno(), 65536)
                 if not chunk:
-                    raise BotFault(self.name, "exit", self._exit_detail())
+                    return True
                 self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        if len(line) > self.line_bytes:
-            raise BotFault(self.name, "output", f"wrote over {self.line_bytes} bytes without a newline")
+        return False
+
+    def _text(self, answer: bytes) -> str:
         try:
-            return line.decode()
+            return answer.decode()
         except UnicodeDecodeError:
             raise BotFault(self.name, "garbage", "the answer is not UTF-8 text") from None
 
@@ -298,14 +318,22 @@ class ProtocolAgent(ProgramAgent):
     writes each decision's input and reads the answer:
 
     * ``PARAMETERS`` (on the class): its own parameters of the agent name, as :data:`PARAMETERS` lists them
-      (type, default, what);
+      (type, default, what); one that :data:`PARAMETERS` has too (``move_ms``) only shows its default there;
+    * ``defaults`` (optional, on the object): values of :data:`PARAMETERS` to use where the name gives none
+      (the platform's time limit);
     * ``reset()``: a new game; ``request(seat, observation) -> str``: the line(s) the program reads for the
       decision of ``seat``, from what that seat may know; ``action(answer, observation) -> int``: the action id
-      of the program's answer line, or a ValueError whose ``kind`` attribute says which fault (``"garbage"``
+      of the program's answer, or a ValueError whose ``kind`` attribute says which fault (``"garbage"``
       or ``"illegal"``, default garbage) and whose text says why;
-    * ``fresh_process`` (default false): the program is started anew for every decision, its input closed
-      after the line, and stopped once it has answered (a platform that runs a program once per turn with the
-      whole game so far as its input);
+    * ``fresh_process`` (default false): the platform runs the program once per turn with the whole game so
+      far as its input: it is started for a decision, and its answer is all it writes until it exits;
+    * ``keep_running_line`` (default none): with ``fresh_process``, a line by which the program asks to stay
+      running: its answer is what it wrote before that line, the process is kept, and ``kept`` (an attribute
+      this agent sets on the protocol object, false whenever the program is to be started) tells ``request``
+      to write the input of a running program; ``kept_ms`` (milliseconds, default ``move_ms``, at most
+      ``move_ms``): the limit of such a turn. Without it the program's input is closed after the line (it may
+      read it to the end). A kept program that has exited by its next decision is an ``exit`` fault; a new
+      game, or a fault, stops it;
     * ``plays_role_phase`` (default true): false where the platform's game has no such phase (the arena
       refuses the agent where the phase is played).
     """
@@ -313,16 +341,26 @@ class ProtocolAgent(ProgramAgent):
     def __init__(
         self, env: Any, command: str, protocol: Any, name: str | None = None, fallback: Any = None, **params: Any
     ):
+        params = {**getattr(protocol, "defaults", {}), **params}
         super().__init__(env, command, name=name, fallback=fallback, **params)
         self.protocol = protocol
         self.plays_role_phase = bool(getattr(protocol, "plays_role_phase", True))
-        self.close_input = bool(getattr(protocol, "fresh_process", False))
+        self.fresh_process = bool(getattr(protocol, "fresh_process", False))
+        self.keep_running_line: str | None = getattr(protocol, "keep_running_line", None)
+        self.close_input = self.fresh_process and self.keep_running_line is None
+        self.kept_ms = min(int(getattr(protocol, "kept_ms", 0) or self.move_ms), self.move_ms)
+        self.protocol.kept = False
 
     def reset(self) -> None:
         super().reset()
+        if self.protocol.kept:  # a program kept running lives for one game
+            self._stop()
+        self.protocol.kept = False
         self.protocol.reset()
 
     def _message(self, seat: int, observation: dict[str, np.ndarray], move_left: float) -> str:
+        if self._process is None:  # stopped (a fault): it is started again and sent the whole game
+            self.protocol.kept = False
         return self.protocol.request(seat, observation)
 
     def _action(self, line: str, observation: dict[str, np.ndarray]) -> int:
@@ -332,8 +370,43 @@ class ProtocolAgent(ProgramAgent):
             raise BotFault(self.name, getattr(exc, "kind", "garbage"), str(exc)) from None
 
     def _ask(self, message: str, seconds: float) -> str:
-        try:
+        if not self.fresh_process:
             return super()._ask(message, seconds)
-        finally:
-            if getattr(self.protocol, "fresh_process", False):
-                self._stop()
+        kept = bool(self.protocol.kept)
+        if kept:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise BotFault(self.name, "exit", f"{self._exit_detail()} while kept running, before its next turn")
+            seconds = min(self.kept_ms / 1000, self._game_left)
+        deadline = self._send(message, seconds, close=self.close_input)
+        marker = (self.keep_running_line or "").encode()
+        waiting = "" if self.close_input or kept else " (its input stays open: a program that reads it to the end"
+        waiting += "" if not waiting else " needs keep_running=false)"
+        ended = self._read(deadline, seconds, lambda buffer: _line_at(buffer, marker) >= 0, waiting)
+        at = _line_at(self._buffer, marker)
+        if at >= 0 and not ended and self.keep_running_line is not None and not self.close_input:
+            answer = self._buffer[:at]
+            self._buffer = self._buffer[self._buffer.index(b"\n", at) + 1 :]
+            self.protocol.kept = True
+            return self._text(answer)
+        answer = self._buffer[:at] if at >= 0 else self._buffer
+        if ended and not answer.strip():
+            raise BotFault(self.name, "exit", f"{self._exit_detail()} without an answer")
+        self._stop()  # it exited, or it asked to run on where it may not
+        self.protocol.kept = False
+        return self._text(answer)
+
+
+def _line_at(buffer: bytes, line: bytes) -> int:
+    """Where the first complete line of ``buffer`` that is ``line`` (spaces around it aside) starts; -1 if none
+    (or ``line`` is empty)."""
+    if not line:
+        return -1
+    start = 0
+    while True:
+        end = buffer.find(b"\n", start)
+        if end < 0:
+            return -1
+        if buffer[start:end].strip() == line:
+            return start
+        start = end + 1

@@ -4,25 +4,61 @@
 declares it as ``program_protocols={"botzone": ...}``; the process, limits and faults are
 :class:`cardenvs.agent.program.ProtocolAgent`'s).
 
-The protocol as this module speaks it, and where each part was verified:
+The protocol as this module speaks it, and where each part was verified. The source for the runner's side is
+the code of Botzone's own local runner, the ``ailab-pku/botzone-local`` repository (its ``botzone/online/bot.py``
+builds the bot's input and reads its output, ``sandbox.py`` runs the program, ``compiler.py`` holds the limits
+of each language, ``game.py`` resets the bots at every game); the program's side is also in the Bot page of
+Botzone's wiki (as stored: its translation units ``Bot/35``, ``Bot/37`` and ``Bot/97``) and in sample bots.
 
-* Botzone's JSON interaction, the only one its two Fight the Landlord games offer (its local runner's game
-  table says neither supports the "simple interaction", a text format), in the usual mode where the program is
-  run once per turn: it is started for every decision, reads one line, ``{"requests": [...], "responses":
-  [...]}`` (every request this seat was sent in the game and its own earlier responses; ``"data"`` and
-  ``"globaldata"`` when an earlier answer left them), writes ``{"response": ...}`` (or the bare response) and
-  exits. Verified in the code of Botzone's own local runner (the ``ailab-pku/botzone-local`` repository: its
-  bot wrapper builds exactly this input and takes ``response``, ``data`` and ``globaldata`` from the output),
-  in the Bot page of Botzone's wiki (one input and one output per run, each a single line of compact JSON; it
-  also lists ``time_limit`` and ``memory_limit`` in the input, which the runner does not send and neither does
-  this module), and in sample bots for both games, which read one line and write ``{"response": [...]}`` on
-  one line. Choices: the answer is read from the program's first line (as the wiki asks it to be written); the
-  long-running mode is not offered: a bot that asks for it is stopped after its answer and started again with
-  the whole game, which such bots also read on their first turn.
+* Botzone's JSON interaction, the only one its two Fight the Landlord games offer (the runner's game table says
+  neither supports the "simple interaction", a text format). A turn's input is one line, ``{"requests": [...],
+  "responses": [...]}``: every request this seat was sent in the game and its own earlier responses, with
+  ``"data"`` and ``"globaldata"`` when they are set (below; the wiki also lists ``time_limit`` and
+  ``memory_limit``, which the runner does not send and neither does this module). The turn's output is
+  everything the program writes until it exits (or writes the keep-running line, below), read as one JSON
+  value as the runner reads it (``json.loads`` of the whole output): ``{"response": ..., "data": ...,
+  "globaldata": ..., "debug": ...}`` or the bare response. So a second line that is not blank makes the answer
+  ``garbage``, as it is not JSON to the runner. The program's input is closed after the line unless the
+  program may keep running (``keep_running``), so a bot that reads its input to the end needs
+  ``keep_running=false`` (on Botzone too, keep-running is a setting of the bot).
+* ``data`` and ``globaldata``, as the runner keeps them (verified line by line in ``bot.py``): an answer that is
+  an object with a ``"response"`` key sets ``data`` to its ``"data"`` (none when the key is missing); any other
+  answer (the bare response, or an object without ``"response"``, which is then the response) sets ``data`` to
+  none; ``data`` is sent on the next turn only when it is set and not empty (JSON's ``""``, ``0``, ``[]``,
+  ``{}``, ``false`` and ``null`` are not sent, as Python's ``if self.data`` decides there); a new game starts
+  with none. ``globaldata`` changes only when an answer with ``"response"`` gives a non-empty one (a missing or
+  empty one keeps the old), is sent under the same rule, and is kept across the games of a table (the runner
+  keeps it for the bot's lifetime and writes it to a file; here it lives as long as the agent). An answer that
+  is not JSON changes neither.
+* Long-running mode (``keep_running``, default true): a program that writes the line
+  ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` (alone on its line, after its answer; it must flush its output, or the
+  line never arrives) is not stopped: its answer is what it wrote before that line, and from its next turn on
+  it is sent only that turn's request, as one line of JSON (``{"history": [...]}``; no ``requests``,
+  ``responses``, ``data`` or ``globaldata``), and answers as before, with the line again to stay running.
+  Verified in the runner (``bot.py`` sends ``json.dumps(request)`` alone once the program asked; ``sandbox.py``
+  keeps the process and its pipes) and in the wiki (``Bot/97``: only the turn's request, no history, data or
+  globaldata); the marker's spelling and its line of its own in the wiki's and sample bots' code. The process
+  lives for one game, as the runner kills a kept bot when a game starts (``game.py`` resets every bot, and
+  ``Bot.reset`` kills the kept process). Choices: a program that is kept running and has exited when its
+  next turn comes is an ``exit`` fault; after any fault the program is started again at its next decision
+  and sent the whole game again, as on its first turn (so it reads both forms). Not verified: the runner's
+  wrapper program (a binary in Botzone's Docker images, not in the repository) reads the marker; whether it
+  accepts text after it on the same line is not known, and here the line must be the marker alone.
+* Time limits, from the runner's table of languages (``compiler.py``; the wiki's own table was not found in the
+  stored pages): a turn has 1,000 ms for C, C++ and Pascal and for binaries; 3,000 ms for Java; 6,000 ms for C#
+  and Python; 2,000 ms for JavaScript; in long-running mode the later turns have 1,000, 2,000, 4,000, 4,000 and
+  2,000 ms. ``language=`` picks the row (default ``cpp``: 1,000 ms a turn, as the issue asks), ``move_ms`` and
+  ``keep_ms`` set them outright. The runner doubles them in its Docker containers (``CONFIG_TIME_RATIO``, to
+  match the online judges' speed); Botzone's wiki counts CPU time between turns into the next turn; here a
+  turn's time is wall-clock time from sending the input to the end of the answer, a process start included.
+  Botzone's memory limit (256 MB for every language) is not applied: ``memory_mb`` limits the address space,
+  which a Java or Node program exceeds long before its memory.
 * Card ids 0..53: ``rank * 4 + suit`` for the ranks 3 4 5 6 7 8 9 10 J Q K A 2 (rank 0 is the 3), 52 the
   black joker, 53 the red one. Verified in both games' judge programs (Botzone's own, as copied into
   ``ailab-pku/botzone-local``: a card's point is ``id // 4 + 3``, plus one for 53). This game's own card ids
   are mapped rank by rank and suit by suit (:data:`TO_BOTZONE`), so a hand is the same set of cards in both.
+  A play takes exactly the cards the program named (the env's ``name_cards``), so every seat's later requests,
+  and the program's own responses, show those ids, as Botzone's history does.
 * ``FightTheLandlord2`` (verified in its judge program): seat 0 bids first; a bid request is
   ``{"own": [17 ids], "bid": [the earlier bids]}`` (a program learns its seat from how many bids it sees),
   answered by 0 (no bid) or a bid higher than the bids so far, at most 3; a 3 ends the bidding. A seat's
@@ -37,12 +73,12 @@ The protocol as this module speaks it, and where each part was verified:
   bottom cards included], "publiccard": [3 ids], "history": ...}`` (a program learns its seat from the
   history), later ones ``{"history": ...}``. Here Botzone's seat 0 is the landlord. Choice: the bottom cards
   are also sent as ``"public"``, the key a sample bot for this game reads.
-* Checked when this module was written (the judge programs are not part of this repository or its tests):
-  seeded games of the test bot and the rule agent, replayed through both judges, got from the judge exactly the
-  requests this module wrote, decision by decision, and with bidding the judge's scores were this game's.
+* Checked when this module was first written (the judge programs are not part of this repository or its
+  tests): seeded games of the test bot and the rule agent, replayed through both judges, got from the judge
+  exactly the requests this module wrote, decision by decision, and with bidding the judge's scores were this
+  game's.
 * Not verified: the wiki's pages of the two games (not found in the stored pages searched; the judges are the
-  source above), Botzone's time limits, and whether it closes a bot's input after the line (here it is closed,
-  so a bot that reads its input to the end works too).
+  source above).
 
 Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): with the option
 ``rules="botzone"`` (the variant ``botzone``; recommended for tables with Botzone's bots) nowhere: its
@@ -68,6 +104,9 @@ import numpy as np
 from . import moves
 
 GAMES = ("FightTheLandlord2", "FightTheLandlord")
+KEEP_RUNNING = ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<"  # the line by which a program asks to stay running
+#: Botzone's time limits by language, ms: (a turn, a later turn of a program kept running); the runner's table
+LIMITS = {"cpp": (1000, 1000), "java": (3000, 2000), "cs": (6000, 4000), "js": (2000, 2000), "py": (6000, 4000)}
 JOKERS = (52, 53)  # the black and the red joker, in this game's card ids and in Botzone's alike
 #: this game's card id -> Botzone's: rank (3..2 as 0..12) * 4 + suit, the jokers 52 and 53
 TO_BOTZONE = np.array(
@@ -115,15 +154,36 @@ class Protocol:
 
     PARAMETERS: dict[str, tuple[type, Any, str]] = {
         "game": (str, GAMES[0], "Botzone's game the program was written for: FightTheLandlord2 or FightTheLandlord"),
+        "move_ms": (int, LIMITS["cpp"][0], "milliseconds for one decision (default: the language's, Botzone's)"),
+        "language": (
+            str,
+            "cpp",
+            "the program's language on Botzone, whose time limits are the defaults: "
+            + ", ".join(f"{k} {a} ms" + (f" ({b} ms kept running)" if b != a else "") for k, (a, b) in LIMITS.items()),
+        ),
+        "keep_ms": (int, 0, "milliseconds for a turn of a program kept running (0: the language's)"),
+        "keep_running": (str, "true", "true: honour a program's request to keep running; false: close its input"),
     }
-    fresh_process = True  # Botzone's usual mode: one run of the program per decision
+    fresh_process = True  # Botzone's usual mode: one run of the program per decision, unless it keeps running
 
-    def __init__(self, env: Any, game: str = GAMES[0]):
+    def __init__(
+        self, env: Any, game: str = GAMES[0], language: str = "cpp", keep_ms: int = 0, keep_running: str | bool = True
+    ):
         if game not in GAMES:
             raise ValueError(f"game={game!r}: Botzone's Fight the Landlord games are {' and '.join(GAMES)}")
+        if language not in LIMITS:
+            raise ValueError(f"language={language!r}: Botzone's time limits are known for {', '.join(LIMITS)}")
+        if str(keep_running).lower() not in ("true", "false"):
+            raise ValueError(f"keep_running={keep_running!r}: true or false")
+        if keep_ms < 0:
+            raise ValueError(f"keep_ms={keep_ms}: milliseconds, positive (0: the language's limit)")
         self.env = getattr(env, "unwrapped", env)
         self.game = game
         self.plays_role_phase = game == "FightTheLandlord2"  # FightTheLandlord has no bidding
+        self.defaults = {"move_ms": LIMITS[language][0]}  # the agent's parameters this protocol sets by default
+        self.kept_ms = keep_ms or LIMITS[language][1]
+        self.keep_running_line = KEEP_RUNNING if str(keep_running).lower() == "true" else None
+        self.kept = False  # the program is running on from its previous turn (its agent says so)
         self.globaldata: Any = None  # kept across games, as Botzone keeps it
         self.reset()
 
@@ -173,6 +233,8 @@ class Protocol:
                 request.update(self._first_play(seat))
             self.last = "play"
         self.requests.append(request)
+        if self.kept:  # a program kept running reads this turn's request alone
+            return json.dumps(request, separators=(",", ":"))
         message: dict[str, Any] = {"requests": self.requests, "responses": self.responses}
         if self.data:
             message["data"] = self.data
@@ -198,18 +260,22 @@ class Protocol:
 
     # ------------------------------------------------------------------ the answer
     def action(self, answer: str, observation: dict) -> int:
-        """The action of the program's answer line to the last request; :class:`BotzoneError` if it cannot be
-        played here."""
+        """The action of the program's output for the last request (all it wrote in the turn, one JSON value);
+        :class:`BotzoneError` if it cannot be played here. Sets ``data`` and ``globaldata`` as Botzone's runner
+        does (module docstring)."""
         try:
             output = json.loads(answer)
         except ValueError:
-            raise BotzoneError("garbage", f"not JSON: {answer.strip()[:80]!r}") from None
-        response = output
+            text = answer.strip()
+            why = repr(text[:80]) if "\n" not in text else f"more than one JSON value: {text[:80]!r}"
+            raise BotzoneError("garbage", f"not JSON: {why}") from None
         if isinstance(output, dict) and "response" in output:
-            response = output["response"]
-            self.data = output.get("data")
-            if output.get("globaldata"):
-                self.globaldata = output["globaldata"]
+            response, data, globaldata = output["response"], output.get("data"), output.get("globaldata")
+        else:  # the bare response: the runner keeps no data
+            response, data, globaldata = output, None, None
+        self.data = data
+        if globaldata:
+            self.globaldata = globaldata
         mask = observation["action_mask"]
         if self.last == "bid":
             return self._bid(response, mask)
@@ -249,7 +315,10 @@ class Protocol:
         readings = moves.readings(counts, rules)
         legal = [m for m in readings if mask[m]]
         if legal:  # Botzone reads every trio of a card set as the airplane: the reading with most main cards
-            return max(legal, key=lambda m: (int(moves.ALL_MAIN_COUNTS[m].sum()), int(moves.ALL_MAIN[m])))
+            action = max(legal, key=lambda m: (int(moves.ALL_MAIN_COUNTS[m].sum()), int(moves.ALL_MAIN[m])))
+            if hasattr(self.env, "name_cards"):  # the play takes the very cards named
+                self.env.name_cards(action, FROM_BOTZONE[response])
+            return action
         cards = rank_string(response)
         if readings:
             to_beat = self.env.state.last_move

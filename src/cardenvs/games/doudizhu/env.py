@@ -37,6 +37,13 @@ joker.
 dead hand), zero-sum. `reward="win"`: +1 to each player of the winning side, -1 to each of the losing
 side (not zero-sum). `infos[agent]["score"]` is the hand's score once it ends, 0 before.
 
+## Naming the cards of a move
+A move is a rank-count vector, so the rules choose which cards of each rank it takes (the kitty cards first,
+then the lowest ids). `env.name_cards(action, cards)` makes the next step, if it is the seat to move playing
+`action`, take exactly `cards` (this game's card ids, of the move's ranks, in its hand) instead: every seat's
+view then shows those ids played. Botzone's bots (`botzone:COMMAND`) name their cards this way. A step of
+another action or seat forgets them; observations and legal moves (which count ranks) are the same either way.
+
 ## Reset options
 `deck` (17 to each player from the first bidder, then the kitty), `first_bidder`, `landlord`, `bid`.
 In the arena's duplicate mode every deal is played with seat 0 as landlord at bid 1 in every seating,
@@ -163,6 +170,26 @@ class DouDizhuEnv(CardEnv):
                 )
             return [{}]
         return [{"landlord": 0, "bid": 1}]
+
+    # ------------------------------------------------------------------ named cards
+    _named: tuple[int, int, np.ndarray] | None = None  # (seat, action, cards) of name_cards, for the next step
+
+    def name_cards(self, action: int, cards) -> None:
+        """Make the next step, if it is the seat to move playing ``action``, take exactly ``cards`` (this
+        game's card ids) where the rules would take others of the same ranks (module docstring)."""
+        seat = self.agent_name_mapping[self.agent_selection]
+        self._named = (seat, int(action), np.asarray(cards, dtype=np.int64))
+
+    def step(self, action: int | None) -> None:
+        named, self._named = self._named, None
+        if named is None or action is None or int(action) != named[1] or named[0] != self.state.to_move:
+            super().step(action)
+            return
+        seat = int(self.state.to_move)
+        before = np.array(self.state.played[seat])
+        super().step(action)
+        taken = np.flatnonzero(np.asarray(self.state.played[seat]) > before)
+        rules.swap_equal_cards(self.state, seat, taken, named[2])
 
     # ------------------------------------------------------------------ people
     def action_name(self, action: int) -> str:

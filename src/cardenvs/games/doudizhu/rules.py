@@ -521,3 +521,22 @@ def card_locations(record) -> np.ndarray:
     kitty = [np.asarray(record["kitty"], dtype=np.int64)] if record["bidding"] or record["dead"] else []
     return np.concatenate(held + played + kitty)
 
+
+def swap_equal_cards(record, seat: int, taken, named) -> None:
+    """After a move of ``seat`` took the cards ``taken``: make it have taken ``named`` instead, each where
+    ``seat`` still holds it and a taken card of its rank is not named (a program that named its cards; the
+    ranks, and so the observation and the legal moves, are unchanged). In place, on one game's record."""
+    rank = moves.RANK_OF_CARD
+    named = [int(c) for c in named]
+    spare = [int(c) for c in taken if int(c) not in named]
+    for card in named:
+        other = next((c for c in spare if rank[c] == rank[card]), None)
+        if other is None or not record["hands"][seat][card]:
+            continue
+        spare.remove(other)
+        record["hands"][seat][card], record["played"][seat][card] = 0, 1
+        record["hands"][seat][other], record["played"][seat][other] = 1, 0
+    if record["landlord"] == seat:  # the kitty cards it still holds, as the rules keep them
+        kitty = np.asarray(record["kitty"], dtype=np.int64)
+        record["kitty_in_hand"][kitty] = record["hands"][seat][kitty]
+        record["kitty_ranks"][:] = np.bincount(rank[np.flatnonzero(record["kitty_in_hand"])], minlength=15)
