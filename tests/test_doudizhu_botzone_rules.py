@@ -253,3 +253,11 @@ def test_the_standard_params_are_the_old_tables():
     n = len(moves.GROUP_START)
     assert (p["group_start"][:n] == moves.GROUP_START).all() and (p["group_start"][n:] == -1).all()
     assert (p["members"][: moves.NUM_MOVES] == np.arange(moves.NUM_MOVES)).all()
+
+
+def test_the_model_refuses_the_botzone_rules_with_a_clear_error():
+    """The shipped model has move features for the standard actions only."""
+    from cardenvs.agent import load_agent
+
+    with pytest.raises(ValueError, match="rules='botzone'"):
+        load_agent("doudizhu.dmc", cardenvs.make("doudizhu_v0", rules="botzone").unwrapped)

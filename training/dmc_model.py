@@ -251,6 +251,13 @@ class DMCAgent:
         self.args = Network(**{**known, "features": trained_features(data)})
         self.layout = base.layout
         self.nets = build_nets(game, self.layout, self.args)
+        table = self.nets[0].moves  # QNet's move features, one row per action
+        scored = int(table.shape[0]) if isinstance(table, torch.Tensor) else 0
+        if scored < base.num_actions:
+            raise ValueError(
+                f"dmc:{path} scores {scored} actions and this env has {base.num_actions}: an option that adds "
+                "moves (Dou Dizhu's rules='botzone') is not the game it was trained on"
+            )
         try:
             self.nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})
         except RuntimeError as exc:
