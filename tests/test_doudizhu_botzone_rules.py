@@ -17,6 +17,7 @@ import pytest
 import cardenvs
 from cardenvs import vector
 from cardenvs.arena import run_tournament
+from cardenvs.core import encoding
 from cardenvs.core.cards import card_code
 from cardenvs.games.doudizhu import botzone, moves, rules
 
@@ -261,3 +262,43 @@ def test_the_model_refuses_the_botzone_rules_with_a_clear_error():
 
     with pytest.raises(ValueError, match="rules='botzone'"):
         load_agent("doudizhu.dmc", cardenvs.make("doudizhu_v0", rules="botzone").unwrapped)
+
+
+def _reference_legal(hand: np.ndarray, last: int, rule_set: str) -> np.ndarray:
+    """Every move of the rule set the hand holds that may follow ``last``, by brute force over the table."""
+    fits = (moves.ALL_COUNTS <= hand).all(axis=1) & moves.RULE_MOVES[rule_set]
+    if last < 0:
+        return np.flatnonzero(fits)
+    t, lt = moves.ALL_TYPE, moves.ALL_TYPE[last]
+    higher = moves.ALL_MAIN > moves.ALL_MAIN[last]
+    same = (t == lt) & (moves.ALL_LENGTH == moves.ALL_LENGTH[last]) & higher
+    bomb = (t == moves.BOMB) & ((lt != moves.BOMB) | higher)
+    beats = (same | bomb | (t == moves.ROCKET)) & (lt != moves.ROCKET)
+    return np.flatnonzero(fits & beats)
+
+
+@pytest.mark.parametrize("rule_set", moves.RULE_SETS)
+def test_the_generator_lists_exactly_the_legal_moves_in_order(rule_set):
+    """Random 20-card hands against random moves of the rule set: the generator's ids, ascending, are the
+    brute-force list."""
+    rng = np.random.default_rng(7)
+    allowed = np.flatnonzero(moves.RULE_MOVES[rule_set])
+    for k in range(60):
+        cards = np.zeros(54, dtype=np.int8)
+        cards[rng.choice(54, 20, replace=False)] = 1
+        hand = np.bincount(moves.RANK_OF_CARD[np.flatnonzero(cards)], minlength=15)
+        last = -1 if k % 3 == 0 else int(rng.choice(allowed))
+        ids = np.empty(moves.NUM_ALL, dtype=np.int64)
+        table = moves.RULE_TABLES[rule_set]
+        n = moves.collect_moves(
+            encoding.planes_bits(hand.astype(np.int8), 15, 4),
+            last,
+            ids,
+            moves.ALL_NEED,
+            moves.ALL_MAIN_NEED,
+            moves.ALL_TYPE,
+            moves.ALL_MAIN,
+            moves.ALL_LENGTH,
+            *table,
+        )
+        np.testing.assert_array_equal(ids[:n], _reference_legal(hand, last, rule_set))
