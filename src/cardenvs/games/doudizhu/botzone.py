@@ -37,11 +37,16 @@ Botzone's wiki (as stored: its translation units ``Bot/35``, ``Bot/37`` and ``Bo
   ``responses``, ``data`` or ``globaldata``), and answers as before, with the line again to stay running.
   Verified in the runner (``bot.py`` sends ``json.dumps(request)`` alone once the program asked; ``sandbox.py``
   keeps the process and its pipes) and in the wiki (``Bot/97``: only the turn's request, no history, data or
-  globaldata); the marker's spelling and its line of its own in the wiki's and sample bots' code. The process
+  globaldata); the marker's spelling, on a line of its own and flushed, in public Botzone bots' code (the
+  wiki's text that spells it was not among the stored pages). On Botzone keep-running is a setting of the bot
+  (the runner's ``BotConfig(keep_running=False)`` by default); here it is on unless ``keep_running=false``. The
+  runner ends each input to its wrapper with a line ``>>>BOTZONE_CONTROLLER_INPUT_END<<<``, which the bot is
+  presumably not shown (the wrapper is not public); it is not sent here. The process
   lives for one game, as the runner kills a kept bot when a game starts (``game.py`` resets every bot, and
   ``Bot.reset`` kills the kept process). Choices: a program that is kept running and has exited when its
-  next turn comes is an ``exit`` fault; after any fault the program is started again at its next decision
-  and sent the whole game again, as on its first turn (so it reads both forms). Not verified: the runner's
+  next turn comes is an ``exit`` fault; after any fault, or a turn it ended by exiting, the program is started
+  again at its next decision and sent the whole game, as on its first turn (the runner, once a bot asked to
+  keep running, sends even a restarted one the request alone). Not verified: the runner's
   wrapper program (a binary in Botzone's Docker images, not in the repository) reads the marker; whether it
   accepts text after it on the same line is not known, and here the line must be the marker alone.
 * Time limits, from the runner's table of languages (``compiler.py``; the wiki's own table was not found in the
@@ -81,9 +86,11 @@ Botzone's wiki (as stored: its translation units ``Bot/35``, ``Bot/37`` and ``Bo
   source above).
 
 Where this game and Botzone's differ (``docs/bots.md`` lists them with what happens): with the option
-``rules="botzone"`` (the variant ``botzone``; recommended for tables with Botzone's bots) nowhere: its
-combinations and what beats what are Botzone's ``FightTheLandlord2`` judge's, checked case by case against the
-judge's verdicts (``tests/data/botzone_judge_cases.json.gz``), and every card set has one reading, Botzone's.
+``rules="botzone"`` (the variant ``botzone``; recommended for tables with Botzone's bots) nowhere in the
+rules: its combinations, what beats what and a bidding nobody bid in (the first bidder is landlord at bid 1)
+are Botzone's ``FightTheLandlord2`` judge's, checked case by case against the judge's verdicts
+(``tests/data/botzone_judge_cases.json.gz``), and every card set has one reading, Botzone's; what remains is
+the table's setup (who bids first, which a bot cannot tell; ``bidding=False``; ``FightTheLandlord``'s scores).
 (Botzone's older ``FightTheLandlord`` judge gives a space shuttle L wings, not 2L.) With the standard rules a
 response is checked against this game's rules. Cards not in the seat's hand, a repeated card, an id outside
 0..53, a pass while leading, a combination this game does not have (Botzone's space shuttles, both jokers as
