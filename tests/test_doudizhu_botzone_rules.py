@@ -302,3 +302,19 @@ def test_the_generator_lists_exactly_the_legal_moves_in_order(rule_set):
             *table,
         )
         np.testing.assert_array_equal(ids[:n], _reference_legal(hand, last, rule_set))
+
+
+@pytest.mark.parametrize(("rule_set", "dead"), [("standard", True), ("botzone", False)])
+def test_when_nobody_bids(rule_set, dead):
+    """Botzone's judge makes its seat 0 (the first bidder) landlord at bid 1 when all three pass; the standard
+    rules end a dead hand."""
+    env = cardenvs.make("doudizhu_v0", rules=rule_set)
+    env.reset(seed=2)
+    base = env.unwrapped
+    first = int(base.state.first_bidder)
+    for _ in range(3):
+        env.step(moves.BID_PASS)
+    assert bool(base.state.dead) == dead
+    if not dead:
+        assert (int(base.state.landlord), int(base.state.bid)) == (first, 1)
+        assert base.agent_selection == f"player_{first}" and base.state.counts[first].sum() == 20

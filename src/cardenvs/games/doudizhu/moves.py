@@ -17,7 +17,7 @@ a bomb beats every non-bomb and a lower bomb; the rocket beats everything.
 
 Rule sets (the env option ``rules``; :data:`RULE_SETS`): ``"standard"`` is the table above. ``"botzone"`` is
 Botzone's Fight the Landlord judge exactly (its ``checkPokerType``, read in ``ailab-pku/botzone-local``,
-``FightTheLandlord2``; the cases compared are ``tests/data/botzone_judge_cases.json``): every kicker of a
+``FightTheLandlord2``; the cases compared are ``tests/data/botzone_judge_cases.json.gz``): every kicker of a
 four with two singles or of an airplane with singles is of its own rank (``3333+45``, not ``3333+44``;
 ``333444+56``, not ``333444+55``: one rank twice, or three times as a trio, is no wing there), and both
 jokers may be kickers there (``3333+BR``, ``333444+BR``); it adds the space shuttle: L >= 2 consecutive
@@ -26,12 +26,16 @@ fours (3..A) alone (L <= 5), with 2L single kickers of distinct ranks (L <= 3; b
 which follow like airplanes (same type and length, higher main rank) and are not bombs. Every card set then
 has one reading, Botzone's (``333444555666`` is only the four-trio airplane).
 
-Action ids (least invasive: Guandan's options filter one table the same way): the standard moves keep
-their ids ``0..NUM_MOVES-1``, pass and the bids follow (:data:`NUM_ACTIONS`, unchanged); the moves only the
-botzone rule set has (:data:`NUM_EXTRA`) come after the bids, ids ``NUM_ACTIONS..NUM_ALL-1``, so a
-``rules="botzone"`` env has ``NUM_ALL`` actions, of which the standard moves Botzone refuses are never legal.
-The tables ``ALL_*`` are indexed by action id (pass and the bids: empty rows of type -1); the observation's
-and the move features' type one-hot (:data:`TYPES`, 14) stays as it is: a shuttle sets none of it.
+Action ids, chosen to be the least invasive (as Guandan's options filter one table rather than build
+another): the standard moves keep their ids ``0..NUM_MOVES-1`` and pass and the bids follow
+(:data:`NUM_ACTIONS`, unchanged); the moves only the botzone rule set has (:data:`NUM_EXTRA`) come after the
+bids, ids ``NUM_ACTIONS..NUM_ALL-1``, so a ``rules="botzone"`` env has ``NUM_ALL`` actions, of which the
+standard moves Botzone refuses are never legal. So the standard rule set's ids, observations, move features
+and heuristic play are unchanged, and both rule sets share one params record type (numba compiles once): the
+tables ``ALL_*`` are indexed by action id (pass and the bids: empty rows of type -1) and each rule set walks
+its own groups of them (:data:`RULE_TABLES`). The observation's type one-hot (:data:`TYPES`, 14 entries)
+stays as it is: a shuttle on the table sets none of it. The move features (:mod:`.features`) cover the
+standard ids only, so the shipped model plays the standard rules only.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Rules, in plain words:
 * 54 cards (two jokers), 17 to each player from the first bidder in seat order, 3 to the kitty.
 * Bidding (``bidding=True``): from the first bidder, in seat order, each player bids once: 1, 2 or 3,
   higher than the current bid, or no bid; a 3 ends it. The highest bidder is the landlord. If all pass
-  the hand is dead: every score is 0 and the episode ends. Reset options ``landlord`` and ``bid`` skip the
+  the hand is dead: every score is 0 and the episode ends (``rules="botzone"``: the first bidder is landlord
+  at bid 1). Reset options ``landlord`` and ``bid`` skip the
   bidding; with ``bidding=False`` the first bidder is landlord at bid 1 unless they say otherwise.
 * The kitty is then shown to everyone and taken by the landlord, who leads. Play goes round in seat
   order; a player beats the move on the table (:mod:`.moves`) or passes; the leader may not pass; a
@@ -33,7 +34,9 @@ Rule sets (the env option ``rules``, :data:`moves.RULE_SETS`): what a combinatio
   (:mod:`.moves`), so the standard ids, observations and heuristics are untouched; a shuttle on the table sets
   none of the observation's 14 ``to_beat_type`` entries (its cards and main rank are shown).
 
-Both rule sets share everything else: the deal, the bidding, the trick, the scores (a shuttle doubles nothing).
+Both rule sets share everything else (the deal, the trick, the scores; a shuttle doubles nothing) but one
+thing of the bidding: when nobody bids, the hand is dead with the standard rules, while with ``"botzone"`` the
+first bidder is landlord at bid 1, as Botzone's judge makes its seat 0.
 
 Readings this implementation chooses: the first bidder is drawn from the deal's own stream (so it is part
 of the deal); the cards a move takes from a hand are, at each rank, the landlord's kitty cards first (they
@@ -96,6 +99,7 @@ STATE = np.dtype(
 PARAMS = np.dtype(
     [
         ("bidding", np.bool_),
+        ("no_dead_hand", np.bool_),  # rules="botzone": when nobody bids, the first bidder is landlord at bid 1
         # reset options of the AEC env (-1: not given)
         ("first_bidder", np.int8),
         ("landlord", np.int8),
@@ -130,6 +134,7 @@ def make_params(bidding: bool, offsets: np.ndarray, rules: str = "standard") -> 
     :data:`moves.RULE_SETS`)."""
     p = np.zeros(1, dtype=PARAMS)
     p["bidding"] = bidding
+    p["no_dead_hand"] = rules == "botzone"
     p["first_bidder"] = p["landlord"] = p["bid"] = -1
     m = moves
     table = m.RULE_TABLES[m.check_rules(rules)]
@@ -283,6 +288,9 @@ def _apply_bid(state, b, params, bid) -> None:
         s.bid = bid
         s.landlord = p
     if bid == 3 or s.n_bids == PLAYERS:
+        if s.bid == 0 and params[0].no_dead_hand:
+            make_landlord(state, b, params, np.int64(s.first_bidder), np.int64(1))
+            return
         if s.bid == 0:
             s.dead = True
             s.bidding = False
