@@ -279,6 +279,15 @@ def test_a_bot_that_reads_its_input_to_the_end_is_answered_with_keep_running_off
     assert fault["kind"] == "timeout" and "keep_running=false" in fault["detail"]
 
 
+def test_with_keep_running_off_a_bot_asking_for_it_is_run_once_per_turn(starts):
+    """keep_running=false: its answer is what it wrote before the line, and it is stopped and started again
+    with the whole game at each decision (its input closed), playing on without a fault."""
+    bot = f"{BOT} keep({PY},keep_running=false)"
+    results = run_tournament("doudizhu_v0", [bot, "random", "random"], games=1, seed=2, duplicate=False, engine="aec")
+    assert results.records[0].steps > 10 and not results.faults()
+    assert starts[bot] > 3  # a start at each of its decisions
+
+
 @pytest.mark.parametrize("modes", ["illegal", "keep illegal"])
 def test_with_a_fallback_the_faulty_move_is_flagged_and_the_game_goes_on(modes, starts):
     """Kept running or not, the program is started again after the fault and sent the whole game."""

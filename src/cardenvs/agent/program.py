@@ -328,12 +328,13 @@ class ProtocolAgent(ProgramAgent):
     * ``fresh_process`` (default false): the platform runs the program once per turn with the whole game so
       far as its input: it is started for a decision, and its answer is all it writes until it exits;
     * ``keep_running_line`` (default none): with ``fresh_process``, a line by which the program asks to stay
-      running: its answer is what it wrote before that line, the process is kept, and ``kept`` (an attribute
-      this agent sets on the protocol object, false whenever the program is to be started) tells ``request``
-      to write the input of a running program; ``kept_ms`` (milliseconds, default ``move_ms``, at most
-      ``move_ms``): the limit of such a turn. Without it the program's input is closed after the line (it may
-      read it to the end). A kept program that has exited by its next decision is an ``exit`` fault; a new
-      game, or a fault, stops it;
+      running: its answer is what it wrote before that line; with ``keep_running`` (default true) the process
+      is kept, and ``kept`` (an attribute this agent sets on the protocol object, false whenever the program is
+      to be started) tells ``request`` to write the input of a running program; ``kept_ms`` (milliseconds,
+      default ``move_ms``, at most ``move_ms``): the limit of such a turn. Where the program may not keep
+      running its input is closed after the line (it may read it to the end) and it is stopped after its
+      answer. A kept program that has exited by its next decision is an ``exit`` fault; a new game, or a
+      fault, stops it;
     * ``plays_role_phase`` (default true): false where the platform's game has no such phase (the arena
       refuses the agent where the phase is played).
     """
@@ -347,7 +348,8 @@ class ProtocolAgent(ProgramAgent):
         self.plays_role_phase = bool(getattr(protocol, "plays_role_phase", True))
         self.fresh_process = bool(getattr(protocol, "fresh_process", False))
         self.keep_running_line: str | None = getattr(protocol, "keep_running_line", None)
-        self.close_input = self.fresh_process and self.keep_running_line is None
+        may_keep = self.keep_running_line is not None and bool(getattr(protocol, "keep_running", True))
+        self.close_input = self.fresh_process and not may_keep
         self.kept_ms = min(int(getattr(protocol, "kept_ms", 0) or self.move_ms), self.move_ms)
         self.protocol.kept = False
 
@@ -384,7 +386,7 @@ class ProtocolAgent(ProgramAgent):
         waiting += "" if not waiting else " needs keep_running=false)"
         ended = self._read(deadline, seconds, lambda buffer: _line_at(buffer, marker) >= 0, waiting)
         at = _line_at(self._buffer, marker)
-        if at >= 0 and not ended and self.keep_running_line is not None and not self.close_input:
+        if at >= 0 and not ended and not self.close_input:
             answer = self._buffer[:at]
             self._buffer = self._buffer[self._buffer.index(b"\n", at) + 1 :]
             self.protocol.kept = True

@@ -189,7 +189,8 @@ class Protocol:
         self.plays_role_phase = game == "FightTheLandlord2"  # FightTheLandlord has no bidding
         self.defaults = {"move_ms": LIMITS[language][0]}  # the agent's parameters this protocol sets by default
         self.kept_ms = keep_ms or LIMITS[language][1]
-        self.keep_running_line = KEEP_RUNNING if str(keep_running).lower() == "true" else None
+        self.keep_running_line = KEEP_RUNNING
+        self.keep_running = str(keep_running).lower() == "true"  # else its input is closed and it is stopped
         self.kept = False  # the program is running on from its previous turn (its agent says so)
         self.globaldata: Any = None  # kept across games, as Botzone keeps it
         self.reset()
