@@ -3,6 +3,7 @@ Fight the Landlord judge, for ``tests/test_doudizhu_botzone_rules.py`` (which ne
 the verdicts).
 
     python tests/data/make_botzone_judge_cases.py PATH/TO/FightTheLandlord2.py36 [OUT]
+    python tests/data/make_botzone_judge_cases.py PATH/TO/FightTheLandlord2.py36 --every 12  # compare only
 
 The judge is not part of this repository: get it with ``git clone https://github.com/ailab-pku/botzone-local``
 (``botzone/online/game/FightTheLandlord2.py36``). This script loads that file as a module and calls its own
@@ -208,7 +209,42 @@ def main(judge_path: str, out: str) -> None:
     )
 
 
+def check_every(judge_path: str, max_cards: int) -> None:
+    """Compare every card set of 1..``max_cards`` cards (not written anywhere: millions of them): the judge's
+    verdict against the botzone rule set's one reading (``--every N``)."""
+    judge = load_judge(judge_path)
+    by_cards: dict[bytes, list[int]] = {}
+    for m in np.flatnonzero(moves.RULE_MOVES["botzone"]):
+        by_cards.setdefault(moves.ALL_COUNTS[m].tobytes(), []).append(int(m))
+    caps = [4] * 13 + [1, 1]
+    counts = np.zeros(15, dtype=np.int8)
+    tally = {"card sets": 0, "combinations": 0, "agree": 0}
+
+    def walk(rank: int, left: int) -> None:
+        if rank == 15:
+            if counts.sum():
+                want = verdict(judge, counts)
+                ours = [
+                    f"{moves.ALL_TYPES[moves.ALL_TYPE[m]]} {moves.RANK_CHARS[moves.ALL_MAIN[m]]} {moves.ALL_LENGTH[m]}"
+                    for m in by_cards.get(counts.tobytes(), [])
+                ]
+                tally["card sets"] += 1
+                tally["combinations"] += bool(want)
+                tally["agree"] += ours == ([want] if want else [])
+            return
+        for c in range(min(caps[rank], left) + 1):
+            counts[rank] = c
+            walk(rank + 1, left - c)
+        counts[rank] = 0
+
+    walk(0, max_cards)
+    print(f"every card set of 1..{max_cards} cards: " + ", ".join(f"{k} {v}" for k, v in tally.items()))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[2] == "--every":
+        check_every(sys.argv[1], int(sys.argv[3]))
+        sys.exit()
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     main(
