@@ -274,12 +274,12 @@ NUM_ACTIONS_OF = {"standard": NUM_ACTIONS, "botzone": NUM_ALL}
 
 
 class RuleTable(NamedTuple):
-    """One rule set's moves as the generator walks them: ``members`` its move ids ascending; group ``g`` (moves
-    sharing type, main rank and length, consecutive in ``members``) is ``members[group_start[g]:group_end[g]]``;
-    ``tl_groups[tl_index[type, length]]`` the groups of a type and length (-1 padded); ``bomb_groups`` those
-    of bombs and the rocket."""
+    """One rule set's moves as the generator walks them: group ``g`` is the ids ``group_start[g]`` to
+    ``group_end[g] - 1``, moves of the rule set of one type, main rank and length with consecutive ids (the
+    standard table's groups; a botzone group ends also where a move Botzone refuses breaks the run: 2,421
+    groups); ``tl_groups[tl_index[type, length]]`` the groups of a type and length (-1 padded);
+    ``bomb_groups`` those of bombs and the rocket."""
 
-    members: np.ndarray
     group_start: np.ndarray
     group_end: np.ndarray
     tl_index: np.ndarray
@@ -287,9 +287,10 @@ class RuleTable(NamedTuple):
     bomb_groups: np.ndarray
 
 
-def _rule_table(members: np.ndarray, width: int = 0) -> RuleTable:
+def _rule_table(members: np.ndarray) -> RuleTable:
+    """The groups of a rule set's move ids (``members``, ascending)."""
     keys = list(zip(ALL_TYPE[members].tolist(), ALL_MAIN[members].tolist(), ALL_LENGTH[members].tolist(), strict=True))
-    starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
+    starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1] or members[i] != members[i - 1] + 1]
     by_type_length: dict[tuple[int, int], list[int]] = {}
     for g, start in enumerate(starts):
         by_type_length.setdefault((keys[start][0], keys[start][2]), []).append(g)
@@ -300,10 +301,10 @@ def _rule_table(members: np.ndarray, width: int = 0) -> RuleTable:
         tl_index[key] = i
         tl_groups[i, : len(by_type_length[key])] = by_type_length[key]
     bombs = [g for g, start in enumerate(starts) if keys[start][0] in (BOMB, ROCKET)]
+    ends = [*starts[1:], len(keys)]
     return RuleTable(
-        members.astype(np.int64),
-        np.array(starts, dtype=np.int64),
-        np.array(starts[1:] + [len(keys)], dtype=np.int64),
+        members[starts].astype(np.int64),
+        members[np.array(ends) - 1].astype(np.int64) + 1,
         tl_index,
         tl_groups,
         np.array(bombs, dtype=np.int64),
@@ -399,7 +400,6 @@ def collect_moves(
     move_type: np.ndarray,
     move_main: np.ndarray,
     move_length: np.ndarray,
-    members: np.ndarray,
     group_start: np.ndarray,
     group_end: np.ndarray,
     tl_index: np.ndarray,
@@ -408,9 +408,9 @@ def collect_moves(
 ) -> int:
     """Write the ids of every move of ``hand`` (rank counts as :func:`encoding.planes_bits`) playable against
     move ``last`` (-1: leading) into ``ids``, ascending; return how many (pass not included). The moves are a
-    rule set's (:class:`RuleTable`: ``members``, groups of it; ``group_start`` and ``bomb_groups`` may be
-    padded with -1); the tables are indexed by move id. A move fits when its own bits (``move_need``) are in
-    the hand's; groups sharing a main part (``main_need``) are skipped at once."""
+    rule set's (:class:`RuleTable`: its groups, id ranges; ``group_start`` and ``bomb_groups`` may be padded
+    with -1); the tables are indexed by move id. A move fits when its own bits (``move_need``) are in the
+    hand's; groups sharing a main part (``main_need``) are skipped at once."""
     found = 0
     missing = ~hand
     if last < 0:
@@ -418,10 +418,9 @@ def collect_moves(
             first = group_start[g]
             if first < 0:
                 break
-            if main_need[members[first]] & missing:
+            if main_need[first] & missing:
                 continue
-            for i in range(first, group_end[g]):
-                m = members[i]
+            for m in range(first, group_end[g]):
                 if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
@@ -433,18 +432,16 @@ def collect_moves(
             if g < 0:
                 break
             first = group_start[g]
-            lead = members[first]
-            if move_main[lead] <= move_main[last] or main_need[lead] & missing:
+            if move_main[first] <= move_main[last] or main_need[first] & missing:
                 continue
-            for i in range(first, group_end[g]):
-                m = members[i]
+            for m in range(first, group_end[g]):
                 if not move_need[m] & missing:
                     ids[found] = m
                     found += 1
     for g in bomb_groups:
         if g < 0:
             break
-        m = members[group_start[g]]
+        m = group_start[g]
         if not move_need[m] & missing and _beats(m, last, move_type, move_main, move_length):
             # bombs interleave with four-with-two in the table: insert in order
             i = found

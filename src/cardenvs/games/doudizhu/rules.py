@@ -114,7 +114,6 @@ PARAMS = np.dtype(
         ("move_type", np.int8, (moves.NUM_ALL,)),
         ("move_main", np.int8, (moves.NUM_ALL,)),
         ("move_length", np.int8, (moves.NUM_ALL,)),
-        ("members", np.int32, (moves.NUM_ALL,)),
         ("group_start", np.int32, (max(len(t.group_start) for t in moves.RULE_TABLES.values()),)),
         ("group_end", np.int32, (max(len(t.group_end) for t in moves.RULE_TABLES.values()),)),
         ("tl_index", np.int32, (len(moves.ALL_TYPES), 13)),
@@ -142,7 +141,7 @@ def make_params(bidding: bool, offsets: np.ndarray, rules: str = "standard") -> 
     for r in range(15):
         ids = np.flatnonzero(m.RANK_OF_CARD[:NUM_CARDS] == r)
         cards_of_rank[r, : len(ids)] = ids
-    for name in ("members", "group_start", "group_end", "tl_groups", "bomb_groups"):
+    for name in ("group_start", "group_end", "tl_groups", "bomb_groups"):
         p[name] = -1
     for name, values in (
         ("cards_of_rank", cards_of_rank),
@@ -158,7 +157,6 @@ def make_params(bidding: bool, offsets: np.ndarray, rules: str = "standard") -> 
     ):
         p[name][0] = values
     for name, values in (
-        ("members", table.members),
         ("group_start", table.group_start),
         ("group_end", table.group_end),
         ("bomb_groups", table.bomb_groups),
@@ -265,7 +263,6 @@ def legal_ids(state, b, params, ids) -> int:
         pr.move_type,
         pr.move_main,
         pr.move_length,
-        pr.members,
         pr.group_start,
         pr.group_end,
         pr.tl_index,
