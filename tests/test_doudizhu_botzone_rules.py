@@ -253,7 +253,9 @@ def test_the_standard_params_are_the_old_tables():
     p = rules.make_params(True, np.zeros(rules.NUM_SEGMENTS, dtype=np.int64))[0]
     n = len(moves.GROUP_START)
     assert (p["group_start"][:n] == moves.GROUP_START).all() and (p["group_start"][n:] == -1).all()
-    assert (p["group_end"][:n] == moves.GROUP_END).all() and (p["tl_groups"][: len(moves.TL_GROUPS)] >= -1).all()
+    assert (p["group_end"][:n] == moves.GROUP_END).all()
+    rows, width = moves.TL_GROUPS.shape
+    assert (p["tl_groups"][:rows, :width] == moves.TL_GROUPS).all() and (p["tl_groups"][:, width:] == -1).all()
     botzone = moves.RULE_TABLES["botzone"]
     covered = np.concatenate([np.arange(a, b) for a, b in zip(botzone.group_start, botzone.group_end, strict=True)])
     np.testing.assert_array_equal(covered, np.flatnonzero(moves.RULE_MOVES["botzone"]))  # every move, once
