@@ -30,9 +30,15 @@ Rule sets (the env option ``rules``, :data:`moves.RULE_SETS`): what a combinatio
   space shuttle: L >= 2 consecutive fours among 3..A alone (L <= 5, by the 20 cards of a hand), with 2L single
   kickers of distinct ranks outside the chain (L <= 3), or with 2L pairs of distinct ranks (L = 2). A shuttle
   follows a shuttle of the same kind and length with a lower chain, as airplanes do, and is no bomb: bombs and
-  the rocket beat it. Every card set has one reading. Its extra moves take action ids after the bids
-  (:mod:`.moves`), so the standard ids, observations and heuristics are untouched; a shuttle on the table sets
-  none of the observation's 14 ``to_beat_type`` entries (its cards and main rank are shown).
+  the rocket beat it. Every card set has one reading.
+
+The action space per rule set, chosen as the least invasive way: Guandan's options (``wilds``, its ``FLAG_*``
+bits) only filter one fixed table, but Botzone's shuttles and joker kickers are moves the standard table does
+not have, so they need ids. They take ids after the bids (:mod:`.moves`: a ``rules="botzone"`` env has 21,669
+more actions), the standard moves Botzone refuses stay in the table and are never legal there, and both rule
+sets share one params record (the tables by action id, each rule set's groups of them; numba compiles once).
+So the standard rule set's ids, action count, observations and heuristic play are unchanged; a shuttle on
+the table sets none of the observation's 14 ``to_beat_type`` entries (its cards and main rank are shown).
 
 Both rule sets share everything else (the deal, the trick, the scores; a shuttle doubles nothing) but one
 thing of the bidding: when nobody bids, the hand is dead with the standard rules, while with ``"botzone"`` the
