@@ -170,6 +170,7 @@ class AgentRequest:
     env: Any
     models_dir: str | Path | None = None
     registered_only: bool = False
+    unsandboxed: bool = False  # programs may run without a sandbox where none can be made (.sandbox)
 
 
 @dataclass(frozen=True)
@@ -393,18 +394,28 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
     fallback = values.pop("fallback", "")
     if fallback:
         try:
-            fallback = load_agent(str(fallback), request.env)
+            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
         except ValueError as exc:
             raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
     command = request.base.partition(":")[2]
     if protocol_class is None:
-        return ProgramAgent(request.env, command, name=request.name, fallback=fallback or None, **values)
+        return ProgramAgent(
+            request.env, command, name=request.name, fallback=fallback or None, unsandboxed=request.unsandboxed, **values
+        )
     own = {k: values.pop(k) for k in list(values) if k not in PARAMETERS}
     try:
         speaker = protocol_class(request.env, **own)
     except ValueError as exc:
         raise ValueError(f"agent {request.name!r}: {exc}") from None
-    return ProtocolAgent(request.env, command, speaker, name=request.name, fallback=fallback or None, **values)
+    return ProtocolAgent(
+        request.env,
+        command,
+        speaker,
+        name=request.name,
+        fallback=fallback or None,
+        unsandboxed=request.unsandboxed,
+        **values,
+    )
 
 
 def program_protocols() -> dict[str, dict[str, str]]:
@@ -472,14 +483,24 @@ def agent_table() -> list[AgentKind]:
     return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:4], *protocols, *BUILT_IN_KINDS[4:]]
 
 
-def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, registered_only: bool = False) -> Agent:
+def load_agent(
+    name: str,
+    env: Any,
+    *,
+    models_dir: str | Path | None = None,
+    registered_only: bool = False,
+    unsandboxed: bool = False,
+) -> Agent:
     """Build the agent called ``name`` for ``env`` (see the module docstring for the forms of names): the first
     kind of :func:`agent_table` that knows the name builds it, once its parameters and game are checked.
 
     ``registered_only`` is for names from untrusted input (the web app): ``module:Class`` is refused (it would
     import and call any installed code), and ``KIND:PATH`` loads only with a ``models_dir``. With
     ``models_dir``, a ``KIND:PATH`` path is relative to that folder and must resolve inside it (``..`` and links
-    followed; model files can run code when loaded)."""
+    followed; model files can run code when loaded).
+
+    ``unsandboxed``: programs (``cmd:COMMAND``, ``botzone:COMMAND``) may run without a sandbox where none can be
+    made here (:func:`.sandbox.unavailable`); without it such an agent is a ValueError saying why."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"agent name {name!r} is empty; name an agent such as random")
     base, params = parse_agent_name(name)
@@ -499,7 +520,7 @@ def load_agent(name: str, env: Any, *, models_dir: str | Path | None = None, reg
             raise ValueError(
                 f"agent {shown!r} plays {plays}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
-        return kind.load(AgentRequest(name, base, params or {}, env, models_dir, registered_only), plays)
+        return kind.load(AgentRequest(name, base, params or {}, env, models_dir, registered_only, unsandboxed), plays)
     raise _unknown(base, game)
 
 

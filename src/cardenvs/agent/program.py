@@ -11,12 +11,21 @@ Faults are results, not crashes (:class:`BotFault`): a program that does not ans
 the game limit, exits, writes a line that is no legal move, writes more than ``line_bytes`` without a newline,
 or never reads its input loses the game (the arena records the fault and its reason), or, with
 ``fallback=AGENT``, the named agent makes that move and the fault is recorded beside the game. The process is
-then stopped and started again for the next decision. The program runs in a folder of its own (its ``HOME``
-and working folder, removed at the end), with an environment holding only ``PATH``, ``HOME``, ``TMPDIR`` and
-``LANG`` (no secrets of the caller's), its address space limited to ``memory_mb``, its standard error
-discarded.
+then stopped and started again for the next decision.
 
-Parameters, in the name: ``cmd:./bot.py(move_ms=500,game_ms=60000,fallback=random,memory_mb=1024)``.
+The program runs in a sandbox (:mod:`.sandbox`, bubblewrap): its own PID namespace and ``/proc`` (it sees none
+of the arena's processes, environment or command line), the system, its own files and its interpreter
+read-only, a folder of its own writable (its ``HOME``, ``TMPDIR`` and working folder, removed at the end), no
+network unless ``network=1``; when it is stopped (a fault, the end of its table) every process it started
+ends with it. Its environment holds only ``PATH``, ``HOME``, ``TMPDIR`` and ``LANG``, each process's address
+space is limited to ``memory_mb``, its standard error is discarded. Where no sandbox can be made
+(:func:`.sandbox.unavailable` says why) the agent is refused unless it is built with ``unsandboxed=True``
+(``cardenvs arena --unsandboxed``); it then runs in a session of its own, and ``sandboxed`` is false.
+
+The command is run as written: a program found on ``PATH`` (``python3`` of an active virtual environment)
+is made absolute without following its links, so an interpreter keeps its environment.
+
+Parameters, in the name: ``cmd:./bot.py(move_ms=500,game_ms=60000,fallback=random,memory_mb=1024,network=1)``.
 """
 
 from __future__ import annotations
@@ -26,7 +35,6 @@ import os
 import selectors
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -38,6 +46,7 @@ import numpy as np
 
 from ..core.env import legal_actions
 from ..seatview import hand_codes, public_move
+from . import sandbox
 
 PROTOCOL = "cardenvs-bot/1"
 #: the parameters of a ``cmd:`` name: type, default, what it limits
@@ -47,6 +56,7 @@ PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "line_bytes": (int, 65_536, "longest answer line"),
     "memory_mb": (int, 2048, "address space of the process"),
     "fallback": (str, "", "agent that makes the move after a fault (empty: the fault loses the game)"),
+    "network": (int, 0, "1: the program may use the network (its sandbox has none otherwise)"),
 }
 FAULTS = ("start", "timeout", "exit", "garbage", "illegal", "output")
 
@@ -97,7 +107,15 @@ class ProgramAgent:
 
     close_input = False  # close the program's input after each decision's line (a program run per decision)
 
-    def __init__(self, env: Any, command: str, name: str | None = None, fallback: Any = None, **params: Any):
+    def __init__(
+        self,
+        env: Any,
+        command: str,
+        name: str | None = None,
+        fallback: Any = None,
+        unsandboxed: bool = False,
+        **params: Any,
+    ):
         self.env = getattr(env, "unwrapped", env)
         self.name = name or f"cmd:{command}"
         try:
@@ -110,19 +128,28 @@ class ProgramAgent:
         found = shutil.which(program) if os.sep not in program else (program if Path(program).is_file() else None)
         if found is None:
             raise ValueError(f"agent {self.name!r}: no program {program!r} (not a file, not on PATH)")
-        # the program runs in a folder of its own: the program and arguments naming files here are made absolute
-        self.argv = [str(Path(found).resolve())] + [
-            str(Path(a).resolve()) if Path(a).exists() else a for a in self.argv[1:]
-        ]
+        # the program runs in a folder of its own: the program and arguments naming files here are made absolute,
+        # links not followed (a virtual environment's python3 is a link to the interpreter it was made from)
+        self.argv = [os.path.abspath(found)] + [os.path.abspath(a) if os.path.exists(a) else a for a in self.argv[1:]]
         values = {k: default for k, (_, default, _) in PARAMETERS.items()}
         values.update(params)
         self.move_ms, self.game_ms = int(values["move_ms"]), int(values["game_ms"])
         self.line_bytes, self.memory_mb = int(values["line_bytes"]), int(values["memory_mb"])
         if min(self.move_ms, self.game_ms, self.line_bytes, self.memory_mb) <= 0:
             raise ValueError(f"agent {self.name!r}: move_ms, game_ms, line_bytes and memory_mb must be positive")
+        if values["network"] not in (0, 1):
+            raise ValueError(f"agent {self.name!r}: network must be 0 or 1, got {values['network']!r}")
+        self.network = bool(values["network"])
+        why = sandbox.unavailable()
+        if why is not None and not unsandboxed:
+            raise ValueError(
+                f"agent {self.name!r}: {why}; to run programs without a sandbox anyway, pass --unsandboxed "
+                "(Python: unsandboxed=True)"
+            )
+        self.sandboxed = why is None  # false: it runs without a sandbox (unsandboxed=True where none can be made)
         self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
         self.faults: list[BotFault] = []  # faults covered by the fallback in the current game
-        self._process: subprocess.Popen | None = None
+        self._process: sandbox.SandboxedProcess | None = None
         self._folder: str | None = None
         self._buffer = b""
         self._game_left = self.game_ms / 1000
@@ -180,27 +207,14 @@ class ProgramAgent:
         raise BotFault(self.name, "garbage", f"{text[:80]!r} is neither a move's name nor its id")
 
     # ------------------------------------------------------------------ the process
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> sandbox.SandboxedProcess:
+        """Start the program in its sandbox (:mod:`.sandbox`), in a new folder of its own."""
         self._folder = tempfile.mkdtemp(prefix="cardenvs-bot-")
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._folder, "TMPDIR": self._folder}
         environment["LANG"] = "C.UTF-8"
-        memory = self.memory_mb * 2**20
-
-        def limit() -> None:  # in the child, before the program runs
-            import resource
-
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
         try:
-            process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                cwd=self._folder,
-                env=environment,
-                start_new_session=True,
-                preexec_fn=limit,
+            process = sandbox.start(
+                self.argv, self._folder, environment, self.memory_mb, network=self.network, sandboxed=self.sandboxed
             )
         except OSError as exc:
             raise BotFault(self.name, "start", f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
@@ -280,17 +294,10 @@ class ProgramAgent:
         return f"exited (status {code})" if code is not None and code >= 0 else f"was killed (signal {-(code or 0)})"
 
     def _stop(self) -> None:
+        """Stop the program and every process it started (:func:`.sandbox.stop`), and remove its folder."""
         process, self._process = self._process, None
         if process is not None:
-            if process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    process.kill()
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                if stream is not None:
-                    stream.close()
+            sandbox.stop(process)
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)  # the folder this agent made for the program
             self._folder = None

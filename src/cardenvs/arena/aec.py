@@ -94,15 +94,17 @@ def play_deals(
     deal_resets: dict[int, dict] | None = None,
     luck: dict | None = None,
     terms: dict | None = None,
+    unsandboxed: bool = False,
 ) -> list[GameRecord]:
     """An arena job on this engine: the games of ``deals``, one by one; with ``replays_dir`` each is written
     as a replay numbered over the whole tournament (``total_deals`` per table); ``deal_resets``: the reset
     options that deal each deal, from a deal file (:mod:`.deals`); ``luck``: a luck-adjusted tournament's settings,
-    whose decision terms of each game go to ``terms[deal, replay]``."""
+    whose decision terms of each game go to ``terms[deal, replay]``; ``unsandboxed``: programs may run without a
+    sandbox where none can be made (:func:`cardenvs.agent.load_agent`)."""
     env = make(env_id, **options)
     base = env.unwrapped
     games = deal_games(base, deals, duplicate, role_phase)
-    built = [load_agent(name, base) for name in agent_names]
+    built = [load_agent(name, base, unsandboxed=unsandboxed) for name in agent_names]
     recorder = None
     if replays_dir is not None:
         from ..replay import Recorder

@@ -44,6 +44,7 @@ def _worker(job: tuple) -> list[GameRecord]:
     )
     resets = job[2]  # the deals' reset options from a deal file (deal -> options), or empty
     luck = job[3] if len(job) > 3 else None  # a luck-adjusted tournament's settings (.luck), or None
+    unsandboxed = bool(job[4]) if len(job) > 4 else False  # programs may run without a sandbox (.agent.sandbox)
     register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
     terms: dict = {}
     if vector:  # the agents and envs are built once per tournament (its id) and process
@@ -66,6 +67,7 @@ def _worker(job: tuple) -> list[GameRecord]:
             resets,
             luck=luck,
             terms=terms,
+            unsandboxed=unsandboxed,
         )
     if luck is not None:
         from . import luck as luck_terms
@@ -94,6 +96,9 @@ class Plan:
     batched: list[bool] = field(default_factory=list)  # per table: played on a vector env (else the AEC env)
     deal_resets: list[dict] = field(default_factory=list)  # deals from a deal file: the reset options of each
     luck: dict | None = None  # luck-adjusted estimates: their settings (cardenvs.arena.luck.check); None: off
+    unsandboxed: bool = False  # programs may run without a sandbox where none can be made (cardenvs.agent.sandbox)
+    #: the agents (labels) that are programs run without a sandbox (only with ``unsandboxed``)
+    unsandboxed_agents: list[str] = field(default_factory=list)
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -121,6 +126,7 @@ def plan_tournament(
     luck_value: str | None = None,
     luck_samples: int | None = None,
     luck_rollouts: int | None = None,
+    unsandboxed: bool = False,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
@@ -134,7 +140,9 @@ def plan_tournament(
     ``luck_value`` (default: the game's declared one), ``luck_samples`` resamples per decision of an agent whose
     distribution is sampled (default 4), ``luck_rollouts`` rollouts averaged per move where they seat random play
     (default 16); a table with an agent whose action distribution is known (random) or
-    sampled (a search) plays on the aec engine, which records the decision terms."""
+    sampled (a search) plays on the aec engine, which records the decision terms. ``unsandboxed``: programs
+    (``cmd:COMMAND``) may run without a sandbox where none can be made here (:mod:`cardenvs.agent.sandbox`); without
+    it they are refused there, and with it the results say which ran unsandboxed."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -151,7 +159,7 @@ def plan_tournament(
     n = probe.num_players
     agent_names = list(agents)
     # fail early: unknown names, agents of another game; and learn which act on batches
-    built = {name: load_agent(name, probe) for name in dict.fromkeys(agent_names)}
+    built = {name: load_agent(name, probe, unsandboxed=unsandboxed) for name in dict.fromkeys(agent_names)}
     batches = {name: acts_on_batches(agent) for name, agent in built.items()}
     if round_robin:
         if len(agent_names) < n:
@@ -226,7 +234,16 @@ def plan_tournament(
         batched,
         deal_resets,
         luck,
+        bool(unsandboxed),
+        [label for name, label in zip(agent_names, labels_for(agent_names), strict=True) if _unsandboxed(built[name])],
     )
+
+
+def _unsandboxed(agent: Any) -> bool:
+    """Whether an agent is a program that runs without a sandbox (its fallback included)."""
+    if agent is None:
+        return False
+    return getattr(agent, "sandboxed", True) is False or _unsandboxed(getattr(agent, "fallback", None))
 
 
 def _luck_why(luck: dict | None, built: dict[str, Any], table: tuple[int, ...], names: list[str]) -> str | None:
@@ -341,6 +358,7 @@ def _jobs(plan: Plan) -> list[tuple]:
                     ),
                     {d: plan.deal_resets[d] for d in range(start, min(games, start + chunk)) if plan.deal_resets},
                     plan.luck,
+                    plan.unsandboxed,
                 )
             )
     return jobs
@@ -374,6 +392,7 @@ def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -
                 plan.duplicate,
                 __version__,
                 role_phase=plan.role_phase,
+                unsandboxed=list(plan.unsandboxed_agents),
             )
         )
         if plan.luck is not None:
@@ -434,7 +453,7 @@ def run_tournament(
     roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
     ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
     play; ``luck_adjusted``, ``luck_reference``, ``luck_value``, ``luck_samples`` and ``luck_rollouts``: luck-adjusted
-    estimates, :mod:`.luck`)."""
+    estimates, :mod:`.luck`; ``unsandboxed``: programs may run without a sandbox where none can be made)."""
     plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
     return run_plan(plan, progress)
 

@@ -51,6 +51,8 @@ class Results:
     role_phase: bool = False  # duplicate deals played with the roles chosen in the game's phase before play
     #: a luck-adjusted tournament's reference (:func:`cardenvs.arena.luck.reference`); None otherwise
     luck: dict | None = None
+    #: the agents (labels) that are programs run without a sandbox (``unsandboxed``, :mod:`cardenvs.agent.sandbox`)
+    unsandboxed: list[str] = field(default_factory=list)
 
     # -------------------------------------------------------------- statistics
     def _units(self) -> dict[tuple[int, int], list[GameRecord]]:
@@ -261,6 +263,11 @@ class Results:
             self.table(),
             "",
         ]
+        if self.unsandboxed:
+            lines[1:1] = [
+                f"UNSANDBOXED: {', '.join(self.unsandboxed)} ran without a sandbox (--unsandboxed): "
+                "they could read and write what the user running the arena can"
+            ]
         if self.luck is not None:
             from .luck import report_lines
 
@@ -304,6 +311,7 @@ class Results:
             "deals": self.deals,
             "duplicate": self.duplicate,
             "role_phase": self.role_phase,
+            "unsandboxed": self.unsandboxed,
             "stats": self.stats(),
             "head_to_head": self.head_to_head(),
             "ratings": self.ratings(),
@@ -352,6 +360,7 @@ class Results:
             data.get("version", ""),
             role_phase=data.get("role_phase", False),
             luck=data.get("luck"),
+            unsandboxed=data.get("unsandboxed", []),
         )
         known = {f.name for f in fields(GameRecord)}  # files from before roles were generic keep their games
         res.records = [GameRecord(**{k: v for k, v in r.items() if k in known}) for r in data["records"]]

@@ -90,6 +90,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             luck_value=args.luck_value,
             luck_samples=args.luck_samples,
             luck_rollouts=args.luck_rollouts,
+            unsandboxed=args.unsandboxed,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -252,6 +253,12 @@ def add_parsers(sub: Any) -> None:
         f"in it ({names})",
     )
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to spread games over (same results)")
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="run programs (cmd:COMMAND, botzone:COMMAND) without a sandbox where none can be made here (no "
+        "bubblewrap, or user namespaces refused); the report says so. Without it such programs are refused",
+    )
     p.add_argument(
         "--engine",
         choices=("auto", "vector", "aec"),
