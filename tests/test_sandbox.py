@@ -1,0 +1,170 @@
+"""The sandbox of program agents (:mod:`cardenvs.agent.sandbox`): a bot that tries every escape fails at each,
+no process of a bot outlives its table, a ``cmd:`` bot keeps its virtual environment's interpreter, and where
+no sandbox can be made the arena refuses programs unless told to run them unsandboxed (and says it did)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from cardenvs.agent import sandbox
+from cardenvs.arena import run_tournament
+from cardenvs.cli import main
+
+BOTS = Path(__file__).parent / "bots"
+ESCAPE = BOTS / "escape.py"
+SECRET = "CARDENVS_SECRET"
+
+needs_sandbox = pytest.mark.skipif(
+    sandbox.unavailable() is not None, reason=f"{sandbox.unavailable()} (CI installs bubblewrap)"
+)
+
+
+def _left_behind(token: str) -> list[str]:
+    """The command lines of this machine's processes that hold ``token`` (a bot's children left behind)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as file:
+                    line = file.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if token in line:
+                found.append(f"{entry}: {line}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def escape(tmp_path_factory):
+    """What the escape bot could do, run through the sandbox's own API, with a secret in this process's
+    environment and a socket listening on 127.0.0.1; and which of its processes were left afterwards."""
+    token = f"escape-{uuid.uuid4().hex}"
+    secret = f"hunter-{uuid.uuid4().hex}"
+    os.environ[SECRET] = secret
+    outside = tmp_path_factory.mktemp("outside")
+    folder = tmp_path_factory.mktemp("bot")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    try:
+        argv = [sys.executable, str(ESCAPE), "probe", token, str(port), str(outside / "written.txt")]
+        environment = {"PATH": os.environ["PATH"], "HOME": str(folder), "TMPDIR": str(folder)}
+        status, output = sandbox.run(argv, str(folder), environment, timeout=20)
+        left = _left_behind(token)
+    finally:
+        del os.environ[SECRET]
+        listener.close()
+    return {
+        "status": status,
+        "report": json.loads(output),
+        "secret": secret,
+        "token": token,
+        "outside": outside,
+        "folder": folder,
+        "left": left,
+    }
+
+
+@needs_sandbox
+def test_the_bot_reads_nothing_of_the_arena(escape):
+    seen = json.dumps(escape["report"]["processes"])
+    assert escape["status"] == 0
+    assert escape["secret"] not in seen  # no environment of the arena's: not its parent's, not pid 1's
+    assert SECRET not in seen
+    lines = [cmdline for cmdline, _ in escape["report"]["processes"].values()]
+    assert all(line.startswith(("/usr/bin/bwrap ", f"{sys.executable} {ESCAPE} probe")) for line in lines)
+    assert any(line.startswith("/usr/bin/bwrap ") for line in lines)  # pid 1, the sandbox's: not the arena
+
+
+@needs_sandbox
+def test_the_bot_sees_its_own_processes_only(escape):
+    report = escape["report"]
+    pids = {int(p) for p in report["processes"] if p.isdigit()}
+    assert report["pid"] == 2 and report["ppid"] == 1  # pid 1 is the sandbox's own first process
+    assert pids <= {1, 2}  # its children started after the listing
+
+
+@needs_sandbox
+def test_the_bot_writes_only_in_its_own_folder(escape):
+    report = escape["report"]
+    assert report["written_outside"] == []
+    assert not (escape["outside"] / "written.txt").exists()
+    assert not (BOTS / f"written-{escape['token']}").exists()
+    assert not Path(f"/tmp/written-{escape['token']}").exists()
+    assert report["written_own"] == [True, True] and report["written_tmpdir"]
+    assert (escape["folder"] / "own.txt").read_text() == "escaped\n"
+    assert report["read_own_file"]
+
+
+@needs_sandbox
+def test_the_bot_has_no_network(escape):
+    assert escape["report"]["network"] is False
+
+
+@needs_sandbox
+def test_no_process_of_the_bot_is_left(escape):
+    assert escape["left"] == []
+
+
+@needs_sandbox
+def test_the_network_is_there_when_allowed(tmp_path):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5).close(); print('ok')"
+        status, output = sandbox.run([sys.executable, "-c", code], str(tmp_path), network=True, timeout=20)
+    assert (status, output) == (0, b"ok\n")
+
+
+@needs_sandbox
+def test_an_arena_table_of_an_escaping_bot(monkeypatch):
+    """The wiring: a cmd: bot that looks for the arena's secret and leaves children behind at every start."""
+    token = f"arena-{uuid.uuid4().hex}"
+    monkeypatch.setenv(SECRET, "hunter2")
+    bot = f"cmd:{sys.executable} {ESCAPE} play {token}"
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
+    assert not results.faults()  # no game lost: the secret was never seen
+    assert results.unsandboxed == [] and "UNSANDBOXED" not in results.report()
+    assert _left_behind(token) == []
+
+
+@needs_sandbox
+def test_a_cmd_bot_keeps_its_virtual_environment(tmp_path, monkeypatch):
+    """``cmd:python3 BOT`` with a virtual environment first on PATH runs that environment's python3, which
+    alone has the bot's package; the sandbox lets it read the environment."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "cardenvs_venv_only_probe.py").write_text("")
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    bot = f"cmd:python3 {BOTS / 'venv_only.py'}"
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
+    assert not results.faults()
+
+
+def test_without_a_sandbox_programs_are_refused_unless_unsandboxed(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "no sandbox for programs: bwrap is not installed")
+    bot = f"cmd:{sys.executable} {BOTS / 'first_legal.py'}"
+    agents = [bot, "random", "random"]
+    with pytest.raises(ValueError, match="bwrap is not installed.*--unsandboxed"):
+        run_tournament("twos_v0", agents, games=1, seed=1, engine="aec")
+    results = run_tournament("twos_v0", agents, games=1, seed=1, engine="aec", unsandboxed=True)
+    assert results.unsandboxed == [bot]
+    assert results.to_dict()["unsandboxed"] == [bot]
+    assert f"UNSANDBOXED: {bot} ran without a sandbox" in results.report()
+    command = ["arena", "twos", "--agents", ",".join(agents), "--games", "1", "--no-progress"]
+    assert main(command) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "--unsandboxed" in error
+    out = tmp_path / "results.json"
+    assert main([*command, "--unsandboxed", "--out", str(out)]) == 0
+    assert "UNSANDBOXED" in capsys.readouterr().out
+    assert json.loads(out.read_text())["unsandboxed"] == [bot]
