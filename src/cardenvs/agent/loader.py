@@ -400,7 +400,12 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
     command = request.base.partition(":")[2]
     if protocol_class is None:
         return ProgramAgent(
-            request.env, command, name=request.name, fallback=fallback or None, unsandboxed=request.unsandboxed, **values
+            request.env,
+            command,
+            name=request.name,
+            fallback=fallback or None,
+            unsandboxed=request.unsandboxed,
+            **values,
         )
     own = {k: values.pop(k) for k in list(values) if k not in PARAMETERS}
     try:
