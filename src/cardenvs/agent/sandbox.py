@@ -27,10 +27,12 @@ from __future__ import annotations
 import functools
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 
 #: what to do where no sandbox can be made
@@ -265,25 +267,24 @@ def start(
 
 
 def _first_pid(process: SandboxedProcess) -> int | None:
-    """The process id (outside) of the sandbox's first process, as bubblewrap told it; None if it did not."""
+    """The process id (outside) of the sandbox's first process, as bubblewrap tells it once it has made it
+    (waited for up to :data:`STOP_SECONDS`); None if it does not (it failed, or exited)."""
     if process.info is None:
         return None
     text = b""
-    try:
-        os.set_blocking(process.info, False)
-        while True:
+    deadline = time.monotonic() + STOP_SECONDS
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.info, selectors.EVENT_READ)
+        while selector.select(max(0.0, deadline - time.monotonic())):
             chunk = os.read(process.info, 4096)
             if not chunk:
                 break
             text += chunk
-    except BlockingIOError:
-        pass
-    except OSError:
-        return None
-    try:
-        return int(json.loads(text.decode())["child-pid"])
-    except (ValueError, KeyError, TypeError):
-        return None
+            try:
+                return int(json.loads(text.decode())["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+    return None
 
 
 def stop(process: SandboxedProcess) -> None:
