@@ -12,12 +12,14 @@
   it (its ``HOME``, ``TMPDIR`` and working folder) read-write. Nothing else of the machine is there, and
   nothing else is writable (``/tmp`` is an empty read-only folder, ``/dev`` the few devices bubblewrap makes).
 * Network: a network namespace of its own (no interface but its own loopback) unless ``network=True``.
-* Privileges: every capability dropped; as an ordinary user bubblewrap makes a user namespace (the system must
-  allow unprivileged user namespaces). The environment is only what the caller passes.
+* Privileges: every capability dropped; as an ordinary user (or a root that may not make namespaces, as in
+  some containers) bubblewrap makes a user namespace (the system must allow unprivileged user namespaces).
+  The environment is only what the caller passes.
 
 What it does not do: limit CPU time or the number of processes (the agent's time limits stop a slow program,
-``memory_mb`` limits each process's address space), hide the machine's own ``/sys``-free facts (the kernel's
-version in ``/proc/version``, the CPU count), or filter system calls.
+``memory_mb`` limits each process's address space), hide what any process may learn of the machine (the
+kernel's version in ``/proc/version``, the CPUs), or filter system calls. A program's folder is read-only
+inside, but readable: a bot kept in a folder with other files (a home folder) lets it read them.
 
 :func:`unavailable` probes once per process whether a sandbox can be made here and says why not.
 """
@@ -73,33 +75,42 @@ def _bwrap() -> str | None:
     return shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap", "/bin/bwrap") if os.access(p, os.X_OK)), None)
 
 
-@functools.cache
 def unavailable() -> str | None:
     """Why no sandbox can be made here (one line), or None where one can: bubblewrap must be installed and
     able to make its namespaces (``bwrap ... true`` is run once per process)."""
+    return _probe()[0]
+
+
+@functools.cache
+def _probe() -> tuple[str | None, bool]:
+    """(:func:`unavailable`'s answer, whether the sandbox needs a user namespace of its own). An ordinary user
+    always needs one; root tries without first, then with one (a container's root may lack the capability to
+    make namespaces, which a user namespace gives)."""
     bwrap = _bwrap()
     if bwrap is None:
-        return f"no sandbox for programs: bwrap is not installed ({INSTALL})"
-    folder = tempfile.mkdtemp(prefix="cardenvs-probe-")
-    try:
-        done = subprocess.run(
-            command(["true"], folder, bwrap=bwrap),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=PROBE_SECONDS,
-            env={"PATH": "/usr/bin:/bin"},
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"no sandbox for programs: {bwrap} does not run ({exc})"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    if done.returncode != 0:
+        return f"no sandbox for programs: bwrap is not installed ({INSTALL})", False
+    said = ""
+    for user_namespace in (False, True) if os.geteuid() == 0 else (True,):
+        folder = tempfile.mkdtemp(prefix="cardenvs-probe-")
+        try:
+            done = subprocess.run(
+                command(["true"], folder, bwrap=bwrap, user_namespace=user_namespace),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_SECONDS,
+                env={"PATH": "/usr/bin:/bin"},
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"no sandbox for programs: {bwrap} does not run ({exc})", False
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if done.returncode == 0:
+            return None, user_namespace
         said = (done.stderr.decode(errors="replace").strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return (
-            f"no sandbox for programs: bwrap cannot make its namespaces here ({said}; unprivileged user namespaces "
-            "may be switched off, e.g. by kernel.apparmor_restrict_unprivileged_userns or user.max_user_namespaces)"
-        )
-    return None
+    return (
+        f"no sandbox for programs: bwrap cannot make its namespaces here ({said}; unprivileged user namespaces may "
+        "be switched off, e.g. by kernel.apparmor_restrict_unprivileged_userns or user.max_user_namespaces)"
+    ), False
 
 
 def _is_under(path: str, folders: Sequence[str]) -> bool:
@@ -184,13 +195,14 @@ def command(
     environment: Mapping[str, str] | None = None,
     bwrap: str | None = None,
     info_fd: int | None = None,
+    user_namespace: bool | None = None,
 ) -> list[str]:
     """The bubblewrap command line that runs ``argv`` in the sandbox (module docstring), with ``folder``
-    writable and its working folder."""
+    writable and its working folder; ``user_namespace``: make one (default: as the probe found needed)."""
     folder = os.path.abspath(folder)
     line = [bwrap or _bwrap() or "bwrap", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     line += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if os.geteuid() != 0:
+    if _probe()[1] if user_namespace is None else user_namespace:
         line.append("--unshare-user")
     if not network:
         line.append("--unshare-net")
