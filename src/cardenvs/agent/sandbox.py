@@ -159,7 +159,7 @@ def readable(argv: Sequence[str], environment: Mapping[str, str] | None = None) 
     """The folders a program needs to read to run, beyond the system: the folder of the program and of each
     argument naming a file or folder (as written and, for links, where they lead), the installation of an
     interpreter in a ``bin`` folder (a virtual environment and the one it was made from), and the same for the
-    interpreter of a ``#!`` line. Paths must be absolute to count."""
+    interpreter of a ``#!`` line. Paths must be absolute to count; ``/`` never is (the root stays the sandbox's)."""
     environment = environment or {}
     found: list[str] = []
 
@@ -183,7 +183,7 @@ def readable(argv: Sequence[str], environment: Mapping[str, str] | None = None) 
                 add(interpreter, program=True)
     kept: list[str] = []
     for folder in sorted(set(found), key=lambda f: (f.count("/"), f)):
-        if not _is_under(folder, SYSTEM) and not _is_under(folder, kept):
+        if folder != "/" and not _is_under(folder, SYSTEM) and not _is_under(folder, kept):
             kept.append(folder)
     return kept
 
