@@ -168,3 +168,17 @@ def test_without_a_sandbox_programs_are_refused_unless_unsandboxed(monkeypatch, 
     assert main([*command, "--unsandboxed", "--out", str(out)]) == 0
     assert "UNSANDBOXED" in capsys.readouterr().out
     assert json.loads(out.read_text())["unsandboxed"] == [bot]
+
+
+@needs_sandbox
+def test_the_memory_limit_holds_in_the_sandbox(tmp_path):
+    environment = {"PATH": os.environ["PATH"]}
+    statuses = []
+    for megabytes in (50, 400):
+        code = f"x = bytearray({megabytes} * 2**20); print('ok')"
+        process = sandbox.start([sys.executable, "-c", code], str(tmp_path), environment, memory_mb=200)
+        output, _ = process.communicate(timeout=20)
+        sandbox.stop(process)
+        statuses.append((process.returncode, output))
+    assert statuses[0] == (0, b"ok\n")
+    assert statuses[1][0] != 0 and statuses[1][1] == b""  # MemoryError
