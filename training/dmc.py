@@ -107,7 +107,7 @@ def build_learner(args: Args, layout, device: torch.device, checkpoint: Path):
         trained_on = trained_features(data)
         if trained_on != args.features:
             raise ValueError(f"{checkpoint} was trained with features={trained_on}; pass --set features={trained_on}")
-        full = torch.load(checkpoint.with_name("optimizer.pt"), map_location=device, weights_only=False)
+        full = torch.load(checkpoint.with_name("optimizer.pt"), map_location=device, weights_only=True)
         nets.load_state_dict(full["nets"])
         for opt, state in zip(optimizers, full["optimizers"], strict=True):
             opt.load_state_dict(state)

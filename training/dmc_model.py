@@ -221,7 +221,7 @@ def load_checkpoint(path: str | Path) -> dict:
     if not p.is_file():
         raise ValueError(f"no DMC checkpoint at {path} (expected model.pt written by cardenvs.training.dmc)")
     try:
-        data = torch.load(p, map_location="cpu", weights_only=False)
+        data = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # a truncated or foreign file: say which
         raise ValueError(f"{p} is not a readable DMC checkpoint: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

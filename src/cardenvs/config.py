@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from .core.userfiles import MAX_DEPTH, read_text, too_deep
 from .registry import resolve_id, short_name
 
 __all__ = [
@@ -40,6 +41,8 @@ __all__ = [
 
 #: the keys of a game config (configs/<game>.yaml): ``env`` is an old spelling of ``game``
 GAME_CONFIG_KEYS = ("game", "env", "options")
+#: the largest config file read (a training config is a few kB)
+MAX_CONFIG_BYTES = 1024 * 1024
 #: what ``--steps`` means: each trainer's own count
 STEPS_HELP = (
     "stop after N steps as the trainer counts them: ppo timesteps (the learner's moves; rounded up to whole "
@@ -88,21 +91,21 @@ def assign(values: dict[str, Any], key: str, value: Any, what: str = "--set") ->
 
 
 def read_yaml(path: str | Path, what: str = "config file") -> Any:
-    """A YAML file's content; a missing file, a folder, an unreadable file, bad YAML or an empty file (a
-    config that sets nothing) is a :class:`ConfigError`."""
-    p = Path(path)
-    if not p.exists():
-        raise ConfigError(f"{what} {path} does not exist")
-    if p.is_dir():
-        raise ConfigError(f"{what} {path} is a folder, not a YAML file")
+    """A YAML file's content; a missing file, a folder, a pipe or device, a file over :data:`MAX_CONFIG_BYTES`,
+    an unreadable file, bad YAML, YAML nested too deeply or an empty file (a config that sets nothing) is a
+    :class:`ConfigError` (the file read as :mod:`cardenvs.core.userfiles` reads what a user names)."""
     try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+        text = read_text(path, what, MAX_CONFIG_BYTES)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if too_deep(text):
+        raise ConfigError(f"{what} {path} nests lists or mappings deeper than {MAX_DEPTH} levels")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{what} {path} is not valid YAML: {_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise ConfigError(f"{what} {path} nests lists or mappings too deeply") from None
     if data is None:  # an empty file (or comments only) is a mistake: a config that sets nothing
         raise ConfigError(f"{what} {path} is empty: it sets nothing (leave out --config to use the defaults)")
     return data

@@ -36,12 +36,15 @@ from .core.cards import card_code
 from .core.play import play_on
 from .core.rng import deal_deck
 from .core.seeds import deal_seed_of
+from .core.userfiles import load_json
 from .registry import make, resolve_id
 
 FORMAT = "cardenvs-replay"
 FORMAT_VERSION = 1
 #: how arena replay files are named: game index over the whole tournament (table, deal, seating)
 FILE_PATTERN = "game_{index:06d}.json"
+#: the largest replay file read (a long Guandan match's replay takes a few MB)
+MAX_REPLAY_BYTES = 64 * 1024 * 1024
 
 
 class ReplayMismatch(ValueError):
@@ -205,12 +208,7 @@ def load(path: str | Path) -> Replay:
     p = Path(path)
     if p.is_dir():
         raise ValueError(f"{path} is a folder; open one of its replay files (see replay_files)")
-    try:
-        data = json.loads(p.read_text())
-    except OSError as exc:
-        raise ValueError(f"cannot read replay {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+    data = load_json(p, "replay", MAX_REPLAY_BYTES)
     return Replay.from_dict(data, str(path))
 
 

@@ -13,6 +13,10 @@
   percentile interval over bootstrap resamples of the deals (a deal is the unit: its seatings share the cards).
 * **Leaderboard**: each placement appends a row (game, agent, rating and interval, deals, seed, version) to a
   JSON file; the docs page "Leaderboard" is generated from the committed one (``docs/results/leaderboard.json``).
+  A leaderboard is read field by field (:func:`read`: a row with a missing field, a rating that is no finite
+  number, ... is a ``ValueError`` naming the file, the row and the field), holds at most
+  :data:`MAX_LEADERBOARD_ROWS` rows in at most :data:`MAX_LEADERBOARD_BYTES`, and is written whole to a
+  temporary file beside it that then replaces it (:func:`append`), so a reader never sees half a file.
 
 Any agent name the arena takes can be placed: a heuristic, a model file, a search agent with parameters, a
 ``module:Class`` or a program (``cmd:COMMAND``).
@@ -22,6 +26,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +37,7 @@ import numpy as np
 
 from cardenvs import arena
 from cardenvs.core import seeds
+from cardenvs.core.userfiles import load_json
 from cardenvs.registry import make, resolve_id, spec_of
 
 from .skill.ladder import tables_for
@@ -38,6 +46,12 @@ from .skill.measures import BT_PRIOR, ELO, bradley_terry, resample_weights
 ANCHORS_DIR = Path(__file__).parent / "anchors"
 RESAMPLES = 1000
 NEWTON_STEPS = 50
+#: the most placements a leaderboard file holds (a row is about 400 bytes)
+MAX_LEADERBOARD_ROWS = 10_000
+#: the largest leaderboard file read
+MAX_LEADERBOARD_BYTES = 16 * 1024 * 1024
+#: the largest anchors (reference ratings) file read
+MAX_ANCHORS_BYTES = 1024 * 1024
 
 
 def anchors_of(env_id: str) -> list[str]:
@@ -106,17 +120,25 @@ def reference(env_id: str, games: int, seed: int, workers: int = 1) -> dict[str,
 
 
 def load_reference(env_id: str, path: str | Path | None = None) -> dict[str, Any]:
-    """The committed reference ratings of ``env_id``'s anchors (or those of the file ``path``)."""
+    """The committed reference ratings of ``env_id``'s anchors (or those of the file ``path``), checked field
+    by field."""
     env_id = resolve_id(env_id)
     file = Path(path) if path is not None else ANCHORS_DIR / f"{spec_of(env_id).name}.json"
-    if not file.exists():
+    if not os.path.lexists(file):
         raise ValueError(
             f"no reference ratings for {env_id} ({file}); make them with cardenvs ladder "
             f"{spec_of(env_id).name} --reference"
         )
-    data = json.loads(file.read_text())
-    if data.get("game") != env_id or not isinstance(data.get("anchors"), dict):
+    data = load_json(file, "anchors file", MAX_ANCHORS_BYTES)
+    if not isinstance(data, dict) or data.get("game") != env_id or not isinstance(data.get("anchors"), dict):
         raise ValueError(f"{file} holds no reference ratings of {env_id}")
+    if not data["anchors"]:
+        raise ValueError(f"{file}: 'anchors' is empty")
+    for name, rating in data["anchors"].items():
+        if not _finite(rating):
+            raise ValueError(f"{file}: anchor {name!r}: the rating must be a finite number, got {_shown(rating)}")
+    if not _count(data.get("deals_per_pair")):
+        raise ValueError(f"{file}: 'deals_per_pair' must be a whole number, got {_shown(data.get('deals_per_pair'))}")
     return data
 
 
@@ -216,24 +238,98 @@ def _adjusted_rating(beat, met, terms, weights, ratings, plain_width: float) -> 
     }
 
 
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _shown(x: Any) -> str:
+    """A value for an error message, cut short (a leaderboard may hold anything)."""
+    text = json.dumps(x) if not isinstance(x, (dict, list)) else type(x).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_row(row: Any) -> str | None:
+    """What is wrong with a leaderboard row (None if nothing): the fields :func:`standings` and :func:`table`
+    read, each of its type (a finite rating, an interval of two finite numbers, ...), and the optional ones
+    :func:`place` writes."""
+    if not isinstance(row, dict):
+        return f"a row must be an object, got {type(row).__name__}"
+    for key in ("game", "agent", "rating", "interval", "deals"):
+        if key not in row:
+            return f"the field {key!r} is missing"
+    for key in ("game", "agent"):
+        if not isinstance(row[key], str) or not row[key]:
+            return f"{key!r} must be a non-empty string, got {_shown(row[key])}"
+    if not _finite(row["rating"]):
+        return f"'rating' must be a finite number, got {_shown(row['rating'])}"
+    interval = row["interval"]
+    if not (isinstance(interval, list) and len(interval) == 2 and all(_finite(x) for x in interval)):
+        return f"'interval' must be a list of two finite numbers, got {_shown(interval)}"
+    if not _count(row["deals"]):
+        return f"'deals' must be a whole number, got {_shown(row['deals'])}"
+    if "seed" in row and not _count(row["seed"]):
+        return f"'seed' must be a whole number, got {_shown(row['seed'])}"
+    if "version" in row and not isinstance(row["version"], str):
+        return f"'version' must be a string, got {_shown(row['version'])}"
+    against = row.get("against", {})
+    if not isinstance(against, dict) or not all(x is None or _finite(x) for x in against.values()):
+        return "'against' must map anchors to finite scores (or null)"
+    if "adjusted" in row and not isinstance(row["adjusted"], dict):
+        return f"'adjusted' must be an object, got {_shown(row['adjusted'])}"
+    return None
+
+
 def read(leaderboard: str | Path) -> list[dict[str, Any]]:
-    """The placements of a leaderboard file (a JSON list of rows as :func:`place` makes them)."""
+    """The placements of a leaderboard file (a JSON list of rows as :func:`place` makes them), each checked by
+    :func:`check_row`; ``ValueError`` naming the file (and the row and field) for anything else."""
     file = Path(leaderboard)
-    try:
-        rows = json.loads(file.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read the leaderboard {file}: {exc}") from None
-    keys = ("game", "agent", "rating", "interval", "deals")
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows):
-        raise ValueError(f"{file} is not a leaderboard (a JSON list of placements with {', '.join(keys)})")
+    rows = load_json(file, "leaderboard", MAX_LEADERBOARD_BYTES)
+    if not isinstance(rows, list):
+        raise ValueError(f"{file} is not a leaderboard (a JSON list of placements), it holds {type(rows).__name__}")
+    if len(rows) > MAX_LEADERBOARD_ROWS:
+        raise ValueError(f"{file} holds {len(rows):,} placements; a leaderboard holds at most {MAX_LEADERBOARD_ROWS:,}")
+    for k, row in enumerate(rows):
+        problem = check_row(row)
+        if problem is not None:
+            raise ValueError(f"{file}: row {k}: {problem}")
     return rows
 
 
 def append(leaderboard: str | Path, row: dict[str, Any]) -> None:
-    """Add a placement to a leaderboard file (a JSON list; made if missing)."""
+    """Add a placement to a leaderboard file (a JSON list; made if missing): the whole list is written to a
+    temporary file in the same folder, which then replaces the file (a reader sees the old list or the new)."""
     file = Path(leaderboard)
-    rows = read(file) if file.exists() else []
-    file.write_text(json.dumps([*rows, row], indent=1) + "\n")
+    problem = check_row(row)
+    if problem is not None:
+        raise ValueError(f"the placement to add to {file}: {problem}")
+    rows = read(file) if os.path.lexists(file) else []
+    if len(rows) >= MAX_LEADERBOARD_ROWS:
+        raise ValueError(f"{file} is full ({MAX_LEADERBOARD_ROWS:,} placements); start another leaderboard file")
+    text = json.dumps([*rows, row], indent=1) + "\n"
+    folder = file.parent
+    try:
+        mode = os.stat(file).st_mode & 0o777 if file.exists() else None
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{file.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ValueError(f"cannot write the leaderboard {file}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, file)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise ValueError(f"cannot write the leaderboard {file}: {exc.strerror or exc}") from None
 
 
 def standings(rows: Sequence[dict[str, Any]], ref: dict[str, Any]) -> list[dict[str, Any]]:

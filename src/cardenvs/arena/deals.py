@@ -18,7 +18,8 @@ The format (JSON, ``FORMAT`` version ``VERSION``)::
 
 A game may read and write other formats of deal files (its spec's ``deal_formats``: Dou Dizhu reads and writes
 DouZero's pickled evaluation data), named ``FORMAT:FILE`` (``douzero:eval_data.pkl``). A bad file is one
-``ValueError`` naming the file, the deal and the field.
+``ValueError`` naming the file, the deal and the field; a file is read as :mod:`cardenvs.core.userfiles` reads
+what a user names (a regular file of at most :data:`MAX_DEAL_BYTES`, JSON nested at most 64 deep).
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ from typing import Any
 
 from ..core.seeds import deal_seed_of
 from ..core.spec import load
+from ..core.userfiles import load_json
 from ..registry import make, spec_of
 from ..replay import dealt_decks
 from .records import game_seed
 
 FORMAT = "cardenvs-deals"
 VERSION = 1
+#: the largest deal file read (a Dou Dizhu deal takes about 200 bytes: some 300,000 deals)
+MAX_DEAL_BYTES = 64 * 1024 * 1024
 
 
 def _split(path: str, env_id: str) -> tuple[Any, str]:
@@ -77,12 +81,7 @@ def load_deals(path: str, env_id: str, options: dict) -> list[dict[str, Any]]:
     if module is not None:
         deals = module.read(file)
     else:
-        try:
-            data = json.loads(Path(file).read_text())
-        except OSError as exc:
-            raise ValueError(f"cannot read deal file {file}: {exc.strerror or exc}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{file} is not a deal file (not JSON: {exc})") from None
+        data = load_json(file, "deal file", MAX_DEAL_BYTES)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{file} is not a deal file: its 'format' is not {FORMAT!r}")
         if data.get("version") != VERSION:

@@ -35,6 +35,7 @@ games, all used recently, a new game is refused with 503 (:class:`~.store.Sessio
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -129,6 +130,7 @@ def create_app(
 
     # ------------------------------------------------------------------ pages
     async def index(request: Request) -> HTMLResponse:
+        rows, board_error = await run_in_threadpool(leaderboard_rows, leaderboard)
         games = []
         for env_id in env_ids():
             spec = spec_of(env_id)
@@ -140,7 +142,7 @@ def create_app(
                     "options": [(o.name, o.describe_default(), o.allowed()) for o in spec.options()],
                     "agents": known_agents(short, cheating=False),
                     "variants": {k: v for k, v in spec.variants().items() if k != "default"},
-                    "standings": standings_of(env_id, leaderboard),
+                    "standings": standings_of(env_id, rows),
                 }
             )
         return page(
@@ -151,6 +153,7 @@ def create_app(
             max_playouts=f"{WEB_MAX_PLAYOUTS:,}",
             max_ms=f"{WEB_MAX_MS:,.0f}",
             leaderboard=str(Path(leaderboard).resolve()) if leaderboard is not None else "",
+            leaderboard_error=board_error,
         )
 
     async def new(request: Request) -> Response:
@@ -259,8 +262,22 @@ _CHANGES: dict[str, Callable[[GameSession, dict[str, Any]], None]] = {
 _KINDS = tuple(_CHANGES)
 
 
-def standings_of(env_id: str, leaderboard: str | Path | None) -> list[dict[str, Any]]:
-    """The start page's leaderboard of a game: its anchors and the file's placements, best first (none where
+def leaderboard_rows(leaderboard: str | Path | None) -> tuple[list[dict[str, Any]], str]:
+    """The placements of the ``--leaderboard`` file as the start page shows them, read anew each visit (none
+    while it does not exist), and what is wrong with it: a file that went bad after start-up (a bad row, half
+    written by another program, a pipe) leaves only the anchors on the page, with the problem beside them."""
+    from cardenvs.analysis import grading
+
+    if leaderboard is None or not os.path.lexists(leaderboard):
+        return [], ""
+    try:
+        return grading.read(leaderboard), ""
+    except ValueError as exc:
+        return [], str(exc)
+
+
+def standings_of(env_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The start page's leaderboard of a game: its anchors and the placements ``rows``, best first (none where
     the game has no reference ratings)."""
     from cardenvs.analysis import grading
 
@@ -268,7 +285,6 @@ def standings_of(env_id: str, leaderboard: str | Path | None) -> list[dict[str, 
         ref = grading.load_reference(env_id)
     except ValueError:
         return []
-    rows = grading.read(leaderboard) if leaderboard is not None and Path(leaderboard).exists() else []
     return grading.standings(rows, ref)
 
 
