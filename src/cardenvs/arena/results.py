@@ -407,7 +407,9 @@ class Results:
 
     @classmethod
     def load(cls, path: str) -> Results:
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        from ..core.userfiles import load_json
+
+        return cls.from_dict(load_json(path, "results file"))
 
     def plot(self, path: str) -> None:
         """Win rates with their 95% intervals as a bar chart (matplotlib)."""

@@ -127,6 +127,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         return 0
     if not args.agent:
         raise CLIError(f"name the agent to place, e.g. cardenvs ladder {args.game} {spec_of(env_id).name}.NAME")
+    if args.leaderboard and Path(args.leaderboard).exists():  # a bad leaderboard is refused before the games
+        with user_input("--leaderboard: "):
+            grading.read(args.leaderboard)
     with user_input():
         row = grading.place(env_id, args.agent, games, args.seed, args.workers, args.anchors, args.luck_adjusted)
     print(
@@ -142,7 +145,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     ref = grading.load_reference(env_id, args.anchors)
     print("\n".join(grading.table([row], ref)))
     if args.leaderboard:
-        with user_input(f"--leaderboard {args.leaderboard}: "):
+        with user_input("--leaderboard: "):
             grading.append(args.leaderboard, row)
         print(f"added to {args.leaderboard}")
     return 0

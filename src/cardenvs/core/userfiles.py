@@ -44,10 +44,11 @@ def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_BYTES) -> 
         raise ValueError(f"{what} {path} is a folder, not a file") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
         raise ValueError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ValueError(f"{what} {path} is {_kind(info.st_mode)}, not a regular file")
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{what} {path} is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
             raise ValueError(f"{what} {path} is too large ({info.st_size:,} bytes; the limit is {limit:,})")
         try:

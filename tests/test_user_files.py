@@ -1,0 +1,197 @@
+"""Files a user names (deal files, DouZero deal files, leaderboards, anchors, configs, replays, results): each
+read through ``cardenvs.core.userfiles``: a device, a pipe, a folder, a missing, too large or too deeply nested
+file is one ``ValueError`` naming the file, never a hang, a MemoryError or a RecursionError; the CLI says it in
+one line (exit 2, no traceback). DouZero's pickles load through a restricted unpickler: no code runs."""
+
+import os
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+from cardenvs import cli, replay
+from cardenvs.analysis import grading
+from cardenvs.arena import deals
+from cardenvs.arena.results import Results
+from cardenvs.config import ConfigError, read_yaml
+from cardenvs.core import userfiles
+from cardenvs.games.doudizhu import deal_formats
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+LOADERS = {
+    "deal file": lambda p: deals.load_deals(str(p), "war_v0", {}),
+    "douzero deal file": lambda p: deals.load_deals(f"douzero:{p}", "doudizhu_v0", {}),
+    "leaderboard": grading.read,
+    "anchors": lambda p: grading.load_reference("war_v0", p),
+    "config": read_yaml,
+    "replay": replay.load,
+    "results": Results.load,
+}
+
+
+def finishes(call, seconds: float = 20.0):
+    """Run ``call`` in a thread; the ValueError it raised (a hang fails the test instead of CI)."""
+    out: list = []
+
+    def run():
+        try:
+            call()
+            out.append(None)
+        except ValueError as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the reader hangs"
+    return out[0]
+
+
+@pytest.fixture(scope="module")
+def fifo(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fifo") / "pipe.json"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", LOADERS)
+def test_every_user_file_refuses_devices_pipes_folders_and_missing_files(kind, fifo, tmp_path):
+    load = LOADERS[kind]
+    for path, words in (
+        ("/dev/zero", "is a device"),
+        (fifo, "is a pipe"),
+        (tmp_path, "folder"),
+        (tmp_path / "missing.json", "does not exist" if kind != "anchors" else "no reference ratings"),
+    ):
+        exc = finishes(lambda path=path: load(path))
+        assert isinstance(exc, ValueError) and words in str(exc) and str(path) in str(exc), (kind, path, exc)
+        assert "\n" not in str(exc)
+
+
+@pytest.mark.parametrize("kind", [k for k in LOADERS if k != "douzero deal file"])
+def test_deep_nesting_is_refused_before_parsing(kind, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP)
+    exc = finishes(lambda: LOADERS[kind](path))
+    assert isinstance(exc, ValueError) and "deeper than 64" in str(exc) and str(path) in str(exc)
+
+
+def test_the_reader_caps_the_size_and_wants_text(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 2000)
+    with pytest.raises(ValueError, match="too large .2,000 bytes; the limit is 1,000"):
+        userfiles.read_bytes(big, "deal file", 1000)
+    assert userfiles.read_bytes(big, "deal file", 2000) == b" " * 2000
+    big.write_bytes(b"\xff\xfe[]")
+    with pytest.raises(ValueError, match="is not UTF-8"):
+        userfiles.load_json(big)
+    big.write_text('[[1, {"a": [2]}], "[[[[[[["]')
+    assert userfiles.load_json(big, depth=4) == [[1, {"a": [2]}], "[[[[[[["]  # brackets in strings don't count
+    with pytest.raises(ValueError, match="deeper than 3"):
+        userfiles.load_json(big, depth=3)
+
+
+def test_deep_yaml_and_a_large_config_are_config_errors(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("options:\n" + "".join("  " * (k + 1) + f"k{k}:\n" for k in range(700)) + "  " * 701 + "1\n")
+    exc = finishes(lambda: read_yaml(path))
+    assert isinstance(exc, ConfigError) and "nest" in str(exc)
+    path.write_text("a: 1\n" + "#" * (2 * 1024 * 1024))
+    with pytest.raises(ConfigError, match="too large"):
+        read_yaml(path)
+
+
+# ---------------------------------------------------------------------- DouZero's pickles
+DOUZERO_DECK = [v for v in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
+
+
+def douzero_deal(seed: int) -> dict:
+    """One deal as DouZero's generate_eval_data.py makes it: lists of ints, sorted, the kitty in the landlord's."""
+    deck = list(np.random.default_rng(seed).permutation(DOUZERO_DECK).tolist())
+    return {
+        "landlord": sorted(deck[:20]),
+        "landlord_up": sorted(deck[20:37]),
+        "landlord_down": sorted(deck[37:54]),
+        "three_landlord_cards": sorted(deck[17:20]),
+    }
+
+
+class Payload:
+    def __init__(self, function, argument):
+        self.function, self.argument = function, argument
+
+    def __reduce__(self):
+        return self.function, (self.argument,)
+
+
+def test_a_douzero_file_as_douzero_writes_it_loads_and_numpy_int_arrays_too(tmp_path):
+    data = [douzero_deal(k) for k in range(3)]
+    path = tmp_path / "eval_data.pkl"
+    path.write_bytes(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+    read = deal_formats.read(str(path))
+    assert len(read) == 3 and all(len(d["decks"][0].split()) == 54 for d in read)
+    for protocol in (0, 2, 5):
+        path.write_bytes(pickle.dumps([{k: np.array(v) for k, v in d.items()} for d in data], protocol))
+        assert deal_formats.read(str(path)) == read
+    path.write_bytes(pickle.dumps([{k: [np.int64(x) for x in v] for k, v in d.items()} for d in data], 2))
+    assert deal_formats.read(str(path)) == read
+
+
+def test_a_crafted_douzero_file_runs_nothing(tmp_path):
+    import builtins
+    import subprocess
+
+    marker = tmp_path / "ran"
+    good = douzero_deal(0)
+    crafted = {
+        "system": ([Payload(os.system, f"touch {marker}")], "posix.system"),
+        "eval": ([Payload(builtins.eval, f"open({str(marker)!r}, 'w')")], "eval, which"),
+        "subprocess": ([Payload(subprocess.check_call, ["touch", str(marker)])], "check_call, which"),
+        "object array": ([{**good, "landlord": np.array(good["landlord"], dtype=object)}], "numpy array of object"),
+        "float array": ([{**good, "landlord": np.array(good["landlord"], dtype=float)}], "numpy array of float64"),
+    }
+    path = tmp_path / "crafted.pkl"
+    for name, (data, words) in crafted.items():
+        for protocol in (2, 5):
+            path.write_bytes(pickle.dumps(data, protocol))
+            with pytest.raises(ValueError, match="is not a DouZero deal file") as info:
+                deal_formats.read(str(path))
+            assert words in str(info.value) and "\n" not in str(info.value), name
+    # a REDUCE of an admitted name with arguments no array's pickle uses; a truncated file
+    path.write_bytes(b"\x80\x02cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\nJ\x00\xca\x9a;\x85U\x01b\x87R.")
+    with pytest.raises(ValueError, match="_reconstruct called with other arguments"):
+        deal_formats.read(str(path))
+    path.write_bytes(b"\x80\x02cnumpy\ndtype\nU\x02O8\x89\x88\x87R.")
+    with pytest.raises(ValueError, match="numpy array of object"):
+        deal_formats.read(str(path))
+    path.write_bytes(pickle.dumps([good], 4)[:60])
+    with pytest.raises(ValueError, match="is not a DouZero deal file"):
+        deal_formats.read(str(path))
+    assert not marker.exists()
+
+
+# ---------------------------------------------------------------------- the CLI, in process
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["arena", "war", "--agents", "random,random", "--games", "2", "--deals", "FILE"],
+        ["arena", "doudizhu", "--agents", "random,random,random", "--games", "2", "--deals", "douzero:FILE"],
+        ["ladder", "war", "war.random", "--games", "2", "--leaderboard", "FILE"],
+        ["ladder", "war", "war.random", "--games", "2", "--anchors", "FILE"],
+        ["serve", "--port", "1", "--leaderboard", "FILE"],
+        ["arena", "war", "--agents", "random,random", "--games", "2", "--config", "FILE"],
+    ],
+)
+def test_the_cli_refuses_a_pipe_or_a_device_in_one_line(args, fifo, capsys):
+    for path in (fifo, "/dev/zero"):
+        line = [a.replace("FILE", str(path)) for a in args]
+        code: list = []
+        thread = threading.Thread(target=lambda line=line: code.append(cli.main(line)), daemon=True)
+        thread.start()
+        thread.join(60)
+        assert not thread.is_alive(), f"{line} hangs"
+        err = capsys.readouterr().err
+        assert code == [2] and "Traceback" not in err and str(path) in err, (line, err)
+        assert len(err.strip().splitlines()) == 1, err
