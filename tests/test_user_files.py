@@ -188,7 +188,7 @@ def test_the_cli_refuses_a_pipe_or_a_device_in_one_line(args, fifo, capsys):
     for path in (fifo, "/dev/zero"):
         line = [a.replace("FILE", str(path)) for a in args]
         code: list = []
-        thread = threading.Thread(target=lambda line=line: code.append(cli.main(line)), daemon=True)
+        thread = threading.Thread(target=lambda line=line, code=code: code.append(cli.main(line)), daemon=True)
         thread.start()
         thread.join(60)
         assert not thread.is_alive(), f"{line} hangs"
