@@ -176,7 +176,7 @@ def test_config_mistakes(tmp_path, capsys, nothing_runs):
     assert "options must be a mapping of twos_v0 options" in error_of(capsys, ARENA + ["--config", null])
     listed = write(tmp_path, "list.yaml", "game: twos\noptions: [players, 3]\n")
     assert "got list" in error_of(capsys, ARENA + ["--config", listed])
-    assert "is a folder, not a YAML file" in error_of(capsys, ARENA + ["--config", str(tmp_path)])
+    assert "is a folder, not a regular file" in error_of(capsys, ARENA + ["--config", str(tmp_path)])
     extra = write(tmp_path, "extra.yaml", "game: twos_v0\nseed: 5\nbogus_key: 1\noptions: {}\n")
     assert "unknown key 'seed'" in error_of(capsys, ARENA + ["--config", extra])
     other = write(tmp_path, "war.yaml", "game: war_v0\noptions: {}\n")

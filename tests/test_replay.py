@@ -153,7 +153,7 @@ def test_bad_files_are_named(tmp_path, twenty_replay):
         replay.load(tmp_path / "y.json")
     with pytest.raises(ValueError, match="is a folder"):
         replay.load(tmp_path)
-    with pytest.raises(ValueError, match="cannot read replay"):
+    with pytest.raises(ValueError, match="replay .*missing.json does not exist"):
         replay.load(tmp_path / "missing.json")
 
     def unknown_game(d):
