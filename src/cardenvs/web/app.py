@@ -52,6 +52,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..agent import known_agents
+from ..core.userfiles import too_deep
 from ..core.view import plural
 from ..registry import env_ids, spec_of
 from .files import REFUSED, Refused, ReplayFolder
@@ -297,32 +298,6 @@ def _int(text: str | None, what: str) -> int | None:
         raise ValueError(f"{what} {text!r} is not an integer") from None
 
 
-def too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether the brackets of a JSON text nest (outside strings) deeper than ``limit``, found without parsing
-    it (json.loads would recurse)."""
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif ch in "]}":
-            depth -= 1
-    return False
-
-
 async def _read_body(request: Request) -> bytes:
     """The body, refused (413) beyond :data:`MAX_BODY_BYTES` before more than that is read."""
     too_large = BadRequest(f"the request body is larger than {MAX_BODY_BYTES:,} bytes; a move is a few dozen", 413)
@@ -349,7 +324,7 @@ async def _body(request: Request, session: GameSession, kind: str) -> dict[str, 
             raise BadRequest(f"send the body as JSON (Content-Type: application/json), not {media or 'untyped'}", 415)
         try:
             text = raw.decode()
-            if too_deep(text):
+            if too_deep(text, MAX_JSON_DEPTH):
                 raise BadRequest(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} arrays or objects")
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
