@@ -181,6 +181,8 @@ def test_a_crafted_douzero_file_runs_nothing(tmp_path):
         ["ladder", "war", "war.random", "--games", "2", "--leaderboard", "FILE"],
         ["ladder", "war", "war.random", "--games", "2", "--anchors", "FILE"],
         ["serve", "--port", "1", "--leaderboard", "FILE"],
+        ["arena", "war", "--agents", "random,random", "--games", "2", "--save-deals", "FILE"],
+        ["arena", "doudizhu", "--agents", "random,random,random", "--games", "2", "--save-deals", "douzero:FILE"],
         ["arena", "war", "--agents", "random,random", "--games", "2", "--config", "FILE"],
     ],
 )

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..core.seeds import deal_seed_of
 from ..core.spec import load
-from ..core.userfiles import load_json
+from ..core.userfiles import check_writable, load_json
 from ..registry import make, spec_of
 from ..replay import dealt_decks
 from .records import game_seed
@@ -67,6 +67,7 @@ def make_deals(env_id: str, options: dict, seed: int, games: int) -> dict[str, A
 def save_deals(path: str, data: dict[str, Any]) -> None:
     """Write a deal file (``FORMAT:FILE`` in a format of the game's)."""
     module, file = _split(path, data["game"])
+    check_writable(file, "deal file")
     if module is not None:
         module.write(data["deals"], file)
         return

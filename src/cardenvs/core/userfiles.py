@@ -60,6 +60,19 @@ def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_BYTES) -> 
     return data
 
 
+def check_writable(path: str | Path, what: str = "file") -> None:
+    """``ValueError`` unless ``path`` is a regular file or does not exist yet (writing to a pipe would wait for
+    a reader; a folder or a device is no place for a file)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot write {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{what} {path} is {_kind(info.st_mode)}, not a regular file")
+
+
 def read_text(path: str | Path, what: str = "file", limit: int = MAX_BYTES) -> str:
     """:func:`read_bytes` decoded as UTF-8 (a file that is not text is the same one-line ``ValueError``)."""
     data = read_bytes(path, what, limit)
