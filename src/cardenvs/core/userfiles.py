@@ -37,13 +37,16 @@ def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_BYTES) -> 
     """The bytes of the regular file ``path``, at most ``limit`` of them; ``ValueError`` ("``what`` ``path``:
     the problem") for a missing or unreadable file, a folder, a pipe, a device, or a file over ``limit``."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        mode = os.stat(path).st_mode  # a device is not even opened (opening some has effects)
+        if stat.S_ISREG(mode):
+            # O_NONBLOCK: a FIFO swapped in since the stat does not make the open wait; fstat checks again
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise ValueError(f"{what} {path} does not exist") from None
-    except IsADirectoryError:
-        raise ValueError(f"{what} {path} is a folder, not a file") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
         raise ValueError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{what} {path} is {_kind(mode)}, not a regular file")
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
