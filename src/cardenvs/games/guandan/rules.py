@@ -336,6 +336,11 @@ def _start_hand(state, b, params, k) -> None:
     s.pending = -1
     s.chosen[:] = 0
     s.n_hist = 0
+    # the previous hand's last trick ends with it: nothing to beat during the tribute and the return
+    s.last_pid = -1
+    s.last_player = -1
+    s.last_play = -1
+    s.passes = 0
     s.n_payers = 0
     s.payers[:] = -1
     s.paid[:] = -1

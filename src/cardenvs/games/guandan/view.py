@@ -11,8 +11,11 @@ then only their giver sees them here too."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from cardenvs.core.cards import RANKS, card_code
 from cardenvs.core.view import Play, names_and, plural, shown
@@ -25,36 +28,53 @@ def _team(t: int) -> str:
     return f"team {t} ({TEAMS[t]})"
 
 
+#: each card id's code, looked up rather than built: a view is drawn at every step
+CODES = tuple(card_code(c) for c in range(54))
+
+
+def _state(base: Any) -> Any:
+    """The env's game record as a structured scalar (``base.states[0]``): its fields are read as ``s["name"]``,
+    six times faster than the attributes of ``base.state`` (a ``np.record``), and a view reads dozens."""
+    return base.states[0]
+
+
 def _cards(row: Any) -> list[str]:
     """Card codes of a count row (int8[54]), each copy once."""
-    return [card_code(c) for c in range(len(row)) for _ in range(int(row[c]))]
+    return [CODES[c] for c in np.repeat(np.arange(len(row)), row)]
 
 
-def _sorted(codes: list[str], level: int) -> list[str]:
-    """Codes in card order at ``level`` (rule 5: 2 .. A, the level rank, BJ, RJ), suits in S C D H order."""
-    from cardenvs.core.cards import parse_card
+@functools.cache
+def _order_table() -> np.ndarray:
+    """``rules.card_order`` of every card (columns) at every level (rows), read once: a view sorts four hands
+    a step."""
+    from .rules import NUM_CARDS, card_order
 
-    from .rules import card_order
+    return np.array([[card_order(c, level) for c in range(NUM_CARDS)] for level in range(13)], dtype=np.int64)
 
-    return sorted(codes, key=lambda code: (card_order(parse_card(code), level), parse_card(code)))
+
+def _sorted_hand(row: Any, level: int) -> list[str]:
+    """The codes of a count row in card order at ``level`` (rule 5: 2 .. A, the level rank, BJ, RJ), suits in
+    S C D H order."""
+    ids = np.repeat(np.arange(len(row)), row)
+    return [CODES[c] for c in ids[np.lexsort((ids, _order_table()[level][ids]))]]
 
 
 def _play_cards(s: Any, i: int) -> list[str]:
-    return [card_code(int(c)) for c in s.hist_cards[i] if c >= 0]
+    return [card_code(int(c)) for c in s["hist_cards"][i] if c >= 0]
 
 
 def _given(s: Any, viewer: int | None, base: Any) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
     """The tribute and return cards this viewer may see: (giver, receiver, card) each."""
     paid, back = [], []
-    for i in range(int(s.n_paid)):
-        payer = int(s.payers[i])
-        if s.tribute_shown or shown(base, viewer, payer):
-            receiver = next((int(s.return_seats[j]) for j in range(2) if s.return_to[j] == payer), -1)
-            paid.append((payer, receiver if s.tribute_shown else -1, int(s.paid[i])))
-    for j in range(int(s.n_returned)):
-        giver = int(s.return_seats[j])
-        if s.returns_shown or shown(base, viewer, giver):
-            back.append((giver, int(s.return_to[j]), int(s.returned[j])))
+    for i in range(int(s["n_paid"])):
+        payer = int(s["payers"][i])
+        if s["tribute_shown"] or shown(base, viewer, payer):
+            receiver = next((int(s["return_seats"][j]) for j in range(2) if s["return_to"][j] == payer), -1)
+            paid.append((payer, receiver if s["tribute_shown"] else -1, int(s["paid"][i])))
+    for j in range(int(s["n_returned"])):
+        giver = int(s["return_seats"][j])
+        if s["returns_shown"] or shown(base, viewer, giver):
+            back.append((giver, int(s["return_to"][j]), int(s["returned"][j])))
     return paid, back
 
 
@@ -71,47 +91,49 @@ def public_move(base: Any, seat: int, action: int, viewer: int | None) -> str:
 def fill_view(base: Any, viewer: int | None, view: dict) -> None:
     from . import rules
 
-    s = base.state
-    level = int(s.hand_level)
-    view["card_moves"] = bool(s.phase in (rules.PAY, rules.RETURN) or (s.phase == rules.PLAY and s.pending < 0))
-    places = {int(s.out_order[i]): i for i in range(int(s.n_out))}
+    s = _state(base)
+    level = int(s["hand_level"])
+    view["card_moves"] = bool(
+        s["phase"] in (rules.PAY, rules.RETURN) or (s["phase"] == rules.PLAY and s["pending"] < 0)
+    )
+    places = {int(s["out_order"][i]): i for i in range(int(s["n_out"]))}
     for p, seat in enumerate(view["seats"]):
-        seat["count"] = int(s.n_cards[p])
+        seat["count"] = int(s["n_cards"][p])
         if shown(base, viewer, p):
-            seat["cards"] = _sorted(_cards(s.hands[p]), level)
+            seat["cards"] = _sorted_hand(s["hands"][p], level)
         seat["notes"].append(f"team {p % 2}")
         if p in places:
             seat["notes"].append(f"out {PLACES[places[p]]}")
-        if s.resisted and s.red_jokers[p]:
-            seat["notes"].append(f"resisted with {plural(int(s.red_jokers[p]), 'red joker')}")
-    own = [f"team {t} at {RANKS[int(s.levels[t])]}" for t in range(2)]
+        if s["resisted"] and s["red_jokers"][p]:
+            seat["notes"].append(f"resisted with {plural(int(s['red_jokers'][p]), 'red joker')}")
+    own = [f"team {t} at {RANKS[int(s['levels'][t])]}" for t in range(2)]
     view["info"].append(f"levels: {', '.join(own)}")
     wild = card_code(4 * level + 3)
     wilds = f"both {wild} are wild" if base.config["wilds"] else f"no wild cards ({wild} plays as itself)"
     view["info"].append(
-        f"this hand is played at {RANKS[level]}, team {int(s.declarer)}'s level: the {RANKS[level]}s rank above the"
+        f"this hand is played at {RANKS[level]}, team {int(s['declarer'])}'s level: the {RANKS[level]}s rank above the"
         f" aces, and {wilds}"
     )
-    if s.a_failures[0] or s.a_failures[1]:
-        view["info"].append(f"failed attempts at A: team 0 {int(s.a_failures[0])}, team 1 {int(s.a_failures[1])}")
+    if s["a_failures"][0] or s["a_failures"][1]:
+        view["info"].append(f"failed attempts at A: team 0 {int(s['a_failures'][0])}, team 1 {int(s['a_failures'][1])}")
     if base.config["episode"] == "match":
-        view["info"].append(f"hands played: {int(s.hands_played)}")
-    if s.previous[0] >= 0:
-        view["info"].append("previous hand's order: " + ", ".join(f"player_{int(q)}" for q in s.previous))
-    if s.resisted:
+        view["info"].append(f"hands played: {int(s['hands_played'])}")
+    if s["previous"][0] >= 0:
+        view["info"].append("previous hand's order: " + ", ".join(f"player_{int(q)}" for q in s["previous"]))
+    if s["resisted"]:
         view["info"].append("tribute resisted: the payers hold both red jokers")
-    elif s.phase == rules.PAY:
-        payers = [f"player_{int(s.payers[i])}" for i in range(int(s.n_payers))]
+    elif s["phase"] == rules.PAY:
+        payers = [f"player_{int(s['payers'][i])}" for i in range(int(s["n_payers"]))]
         view["info"].append(f"tribute: {names_and(payers)} pay their highest card (no wild)")
-    elif s.phase == rules.RETURN:
+    elif s["phase"] == rules.RETURN:
         view["info"].append(
-            f"return: player_{int(s.to_move)} gives a card back to player_{int(s.return_to[s.n_returned])}"
+            f"return: player_{int(s['to_move'])} gives a card back to player_{int(s['return_to'][s['n_returned']])}"
         )
-    if s.n_out:
-        order = [f"player_{int(s.out_order[i])} {PLACES[i]}" for i in range(int(s.n_out))]
+    if s["n_out"]:
+        order = [f"player_{int(s['out_order'][i])} {PLACES[i]}" for i in range(int(s["n_out"]))]
         view["info"].append("out: " + ", ".join(order))
-    if s.phase == rules.PLAY and s.last_pid < 0 and s.pending < 0:
-        view["info"].append(f"a new trick: player_{int(s.to_move)} leads")
+    if s["phase"] == rules.PLAY and s["last_pid"] < 0 and s["pending"] < 0:
+        view["info"].append(f"a new trick: player_{int(s['to_move'])} leads")
 
 
 def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] | None) -> None:
@@ -120,16 +142,16 @@ def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] 
     ``plays`` only tells passes apart."""
     from . import moves, rules
 
-    s = base.state
-    level = int(s.hand_level)
+    s = _state(base)
+    level = int(s["hand_level"])
     flags = int(base.params["flags"][0])
-    if s.phase == rules.PLAY and s.last_pid >= 0:
-        i = int(s.last_play)
-        cards = [int(c) for c in s.hist_cards[i] if c >= 0]
+    if s["phase"] == rules.PLAY and s["last_pid"] >= 0:
+        i = int(s["last_play"])
+        cards = [int(c) for c in s["hist_cards"][i] if c >= 0]
         view["table"].append(
             {
                 "label": "to beat",
-                "text": f"{moves.move_name(cards, int(s.last_pid), level, flags)} by player_{int(s.last_player)}",
+                "text": f"{moves.move_name(cards, int(s['last_pid']), level, flags)} by player_{int(s['last_player'])}",
                 "cards": _play_cards(s, i),
             }
         )
@@ -140,12 +162,12 @@ def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] 
             view["table"].append(
                 {"label": label, "text": "; ".join(words), "cards": [card_code(c) for _, _, c in given]}
             )
-    if s.pending >= 0 and shown(base, viewer, int(s.to_move)):
-        chosen = _cards(s.chosen)
+    if s["pending"] >= 0 and shown(base, viewer, int(s["to_move"])):
+        chosen = _cards(s["chosen"])
         view["table"].append(
             {
                 "label": "choosing",
-                "text": f"player_{int(s.to_move)}: {moves.pattern_name(int(s.pending))}",
+                "text": f"player_{int(s['to_move'])}: {moves.pattern_name(int(s['pending']))}",
                 "cards": chosen,
             }
         )
@@ -158,26 +180,26 @@ def fill_plays(base: Any, viewer: int | None, view: dict, plays: Sequence[Play] 
         seat["last_cards"] = []
         if step is None or step.action == moves.PASS or moves.CARD0 <= step.action < moves.SUIT0:
             continue
-        for i in range(int(s.n_hist) - 1, -1, -1):
-            if s.hist_player[i] == p:
+        for i in range(int(s["n_hist"]) - 1, -1, -1):
+            if s["hist_player"][i] == p:
                 seat["last_cards"] = _play_cards(s, i)
                 break
 
 
 def describe_result(base: Any) -> str:
     """Who went out first, the finishing order and the levels won; in a match, who won it (or where it stopped)."""
-    s = base.state
-    hands = int(s.hands_played)
-    if s.status == 2:  # truncated
-        levels = f"team 0 at {RANKS[int(s.levels[0])]}, team 1 at {RANKS[int(s.levels[1])]}"
+    s = _state(base)
+    hands = int(s["hands_played"])
+    if s["status"] == 2:  # truncated
+        levels = f"team 0 at {RANKS[int(s['levels'][0])]}, team 1 at {RANKS[int(s['levels'][1])]}"
         return f"stopped after {plural(hands, 'hand')} (max_hands): nobody wins; levels {levels}"
-    order = ", ".join(f"player_{int(s.out_order[i])}" for i in range(int(s.n_out)))
-    first = int(s.out_order[0])
+    order = ", ".join(f"player_{int(s['out_order'][i])}" for i in range(int(s["n_out"])))
+    first = int(s["out_order"][0])
     team = first % 2
-    gain = int(s.gain)
-    if s.match_winner >= 0:
+    gain = int(s["gain"])
+    if s["match_winner"] >= 0:
         return (
-            f"{_team(int(s.match_winner))} wins the match at A after {plural(hands, 'hand')} "
+            f"{_team(int(s['match_winner']))} wins the match at A after {plural(hands, 'hand')} "
             f"(last hand: player_{first} out first, order {order})"
         )
     return f"player_{first} went out first: {_team(team)} wins the hand and {plural(gain, 'level')} (order {order})"
