@@ -1,18 +1,12 @@
-import os
+# pytest-xdist's two workers share one numba cache folder (the one cardenvs picks for this source), so a kernel
+# compiled by one is loaded by the other instead of compiled twice: most of the suite's time on a fresh
+# checkout is compiling. cardenvs.cache serializes the folder's writes across processes
+# (cardenvs.cache.serialize_cache_writes), which made sharing it safe; each worker used to compile into a
+# folder of its own.
+import pytest
 
-# numba's on-disk cache is not safe for two processes compiling into it at once (they can claim the same
-# file for different specialisations). pytest-xdist runs two: give each worker a cache folder of its own,
-# before anything imports cardenvs (which otherwise points numba at the user's cache folder).
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    _base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "cardenvs", "numba"
-    )
-    os.environ["NUMBA_CACHE_DIR"] = os.path.join(_base, "pytest", os.environ["PYTEST_XDIST_WORKER"])
-
-import pytest  # noqa: E402
-
-import cardenvs  # noqa: E402
-from cardenvs.registry import raw_env_class  # noqa: E402
+import cardenvs
+from cardenvs.registry import raw_env_class
 
 
 def all_variants():

@@ -22,6 +22,7 @@ pytestmark = [
         reason=f"the browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)",
     ),
     pytest.mark.xdist_group("browser"),
+    pytest.mark.slow,  # a real browser: the second command, python -m pytest -m slow
 ]
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
 pytest.importorskip("starlette", reason="the web extra (pip install 'cardenvs[web]') is not installed")

@@ -255,3 +255,65 @@ def test_an_outside_game_edited_since_it_was_compiled_clears_the_cache(tmp_path,
     assert not compiled.exists()
     assert not cache.check_outside_game("mygame_v0", "mygame", folder)
     assert not cache.check_outside_game("twos_v0", "cardenvs.games.twos", folder)  # the key covers these
+
+
+# Two processes compile different specialisations of one cached function into one folder at once; numba's
+# index read is slowed down so that, unserialized, both read the empty index and choose the same data-file
+# name. argv: folder, "lock" or "plain", the argument's type, when to start.
+RACE = """
+import os, sys, time
+os.environ["NUMBA_CACHE_DIR"] = sys.argv[1]
+import numba
+from numba.core import caching
+
+read_index = caching.IndexDataCacheFile._load_index
+reads = []
+def slow_read_index(self):
+    overloads = read_index(self)
+    reads.append(1)
+    if len(reads) == 2:  # the read of a save, after the compilation (the first is the load that missed)
+        time.sleep(3.0)
+    return overloads
+caching.IndexDataCacheFile._load_index = slow_read_index
+if sys.argv[2] == "lock":  # importing cardenvs points numba at its folder and serializes the writes
+    import cardenvs
+    assert cardenvs.cache.serialize_cache_writes()
+sys.path.insert(0, os.path.join(sys.argv[1], "src"))
+time.sleep(max(0.0, float(sys.argv[4]) - time.time()))  # both start compiling at once
+from racing_kernel import kind
+print(kind(getattr(numba, sys.argv[3])(1)))
+"""
+
+
+@pytest.mark.slow  # seconds of sleeping processes, to make the race
+@pytest.mark.parametrize("mode", ["lock", "plain"])
+def test_concurrent_writes_of_one_folder_keep_each_specialisation_its_own_file(mode, tmp_path):
+    """With the writes serialized (cardenvs.cache.serialize_cache_writes, which pytest's workers and the
+    arena's workers rely on to share a folder) the two specialisations get two data files and a third process
+    loads each correctly; without it (the check that the race is real) they claim one name."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "racing_kernel.py").write_text(
+        "import numba\n\n@numba.njit(cache=True)\ndef kind(x):\n    return x * 2\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", cache.MARKER)}
+    start = str(time.time() + 6)
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACE, str(tmp_path), mode, kind, start], env=env, stdout=subprocess.PIPE, text=True
+        )
+        for kind in ("int64", "float64")
+    ]
+    assert [r.communicate(timeout=120)[0].split() for r in racers] == [["2"], ["2.0"]]
+    data_files = sorted(p.name for p in tmp_path.rglob("*.nbc"))
+    if mode == "plain":
+        assert len(data_files) == 1, data_files  # both chose the first free name: one entry's code is lost
+        return
+    assert len(data_files) == 2, data_files
+    check = (
+        f"import os, sys; os.environ['NUMBA_CACHE_DIR'] = {str(tmp_path)!r}\n"
+        f"sys.path.insert(0, {str(tmp_path / 'src')!r})\n"
+        "import numba, cardenvs; from racing_kernel import kind\n"
+        "print(kind(numba.int64(3)), kind(numba.float64(1.5)), sum(kind.stats.cache_hits.values()))"
+    )
+    out = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["6", "3.0", "2"], out.stderr  # both loaded from the folder, both right

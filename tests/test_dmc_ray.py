@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--set", "hidden=[32]", "--set", "move_hidden=16", "--set", "head_hidden=32", "--set", "eval_minutes=0"]
 
 
+@pytest.mark.slow
 def test_two_ray_actors_feed_the_learner_and_the_model_plays(tmp_path):
     # 64 steps a call: every actor's first call ends episodes (a Twos deal is about 30 decisions), so each
     # hands out samples in the first round, which the learner waits for

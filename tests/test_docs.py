@@ -75,6 +75,7 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("docs")
 def test_the_site_builds_and_every_internal_link_resolves(site):
     parsed: dict[Path, _Links] = {}
@@ -103,6 +104,7 @@ def test_the_site_builds_and_every_internal_link_resolves(site):
     assert not broken, "broken internal links:\n" + "\n".join(broken[:50])
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("docs")
 def test_a_game_page_is_generated_from_the_code(site):
     import cardenvs

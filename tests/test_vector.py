@@ -216,6 +216,7 @@ def test_numba_dealing_matches_aec_first_deal():
     assert kernels.RUNNING == 0
 
 
+@pytest.mark.slow
 def test_sb3_adapter_trains_maskable_ppo_in_a_subprocess(tmp_path):
     """MaskablePPO learns for a few hundred steps on the SB3 adapter of the learner view (subprocess)."""
     pytest.importorskip("sb3_contrib")

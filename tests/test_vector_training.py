@@ -85,6 +85,7 @@ def test_pool_weights_and_snapshots():
     assert (others == heuristic).all()
 
 
+@pytest.mark.slow
 def test_pools_with_python_agents_train_through_the_sb3_adapter():
     pytest.importorskip("sb3_contrib")
     from cardenvs.training.wrapper import make_vector_selfplay

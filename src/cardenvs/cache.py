@@ -149,9 +149,52 @@ def clear(root: Path | None = None) -> tuple[int, int]:
     return len(gone), sum(f.bytes for f in gone)
 
 
+#: the file, in a cache folder, whose lock serializes numba's cache writes across processes
+LOCK_FILE = ".cardenvs-write-lock"
+
+
+def serialize_cache_writes() -> bool:
+    """Make numba's cache writes safe for processes that share a folder (arena workers, Ray actors, pytest's
+    workers), by holding an exclusive lock on :data:`LOCK_FILE` of the folder while an entry is saved.
+
+    numba saves an entry by reading the folder's index of a function, choosing the first free data-file name
+    for a new specialisation, writing the index, then the data. Two processes that compile different
+    specialisations of one function at once both choose the same name, and the index can then name a file
+    holding the other one's code. Under the lock the read, the choice and both writes happen as one step;
+    loads need no lock (numba writes each file to a temporary name and renames it, and a load that finds the
+    data file missing compiles instead). Returns whether the lock is in place (not where ``fcntl`` is
+    missing, as on Windows, or numba's cache class has changed shape: then writes stay as numba makes them)."""
+    try:
+        import fcntl
+
+        from numba.core import caching
+    except ImportError:
+        return False
+    cache_file = getattr(caching, "IndexDataCacheFile", None)
+    save = getattr(cache_file, "save", None)
+    if cache_file is None or save is None or getattr(save, "_cardenvs_locked", False):
+        return save is not None
+    unlocked = save
+
+    def locked_save(self: object, key: object, data: object) -> None:
+        folder = getattr(self, "_cache_path", None)
+        if not isinstance(folder, str):
+            return unlocked(self, key, data)
+        with open(os.path.join(folder, LOCK_FILE), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                return unlocked(self, key, data)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    locked_save._cardenvs_locked = True  # type: ignore[attr-defined]
+    cache_file.save = locked_save
+    return True
+
+
 def configure(version: str) -> Path:
     """Point numba's cache at this source's folder (made, and the package's old folders of the root pruned,
-    when it is new)."""
+    when it is new), with its writes safe for several processes (:func:`serialize_cache_writes`)."""
     root = cache_root()
     path = root / f"{version}-{source_key()}"
     if not is_owned(path):
@@ -162,6 +205,7 @@ def configure(version: str) -> Path:
             pass
     os.environ["NUMBA_CACHE_DIR"] = os.environ[MARKER] = str(path)
     numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]  # numba read its settings at import
+    serialize_cache_writes()
     return path
 
 
