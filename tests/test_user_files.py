@@ -197,3 +197,40 @@ def test_the_cli_refuses_a_pipe_or_a_device_in_one_line(args, fifo, capsys):
         err = capsys.readouterr().err
         assert code == [2] and "Traceback" not in err and str(path) in err, (line, err)
         assert len(err.strip().splitlines()) == 1, err
+
+
+# ---------------------------------------------------------------------- MaskablePPO zips (ppo:PATH)
+def test_a_ppo_zip_unpickles_nothing(tmp_path):
+    """stable-baselines3 would cloudpickle.loads the pickled entries of a zip's data; PPOAgent replaces each
+    one it knows and refuses any other, so a crafted zip runs nothing."""
+    pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
+    import base64
+    import json
+    import zipfile
+    from pathlib import Path
+
+    from cardenvs import make
+    from cardenvs.training.policies import PPOAgent
+
+    shipped = Path(__file__).parent.parent / "training" / "results" / "twenty__ppo__1.zip"
+    marker = tmp_path / "ran"
+    blob = base64.b64encode(pickle.dumps(Payload(os.system, f"touch {marker}"))).decode()
+    with zipfile.ZipFile(shipped) as archive:
+        data = json.loads(archive.read("data"))
+        members = {name: archive.read(name) for name in archive.namelist()}
+    env = make("twenty_v0")
+    for key in ("observation_space", "policy_class", "surprise"):
+        crafted = tmp_path / f"{key}.zip"
+        with zipfile.ZipFile(crafted, "w") as out:
+            for name, content in members.items():
+                changed = {**data, key: {**(data.get(key) or {}), ":serialized:": blob}}
+                out.writestr(name, json.dumps(changed) if name == "data" else content)
+        if key == "surprise":
+            with pytest.raises(ValueError, match="its 'surprise' is a pickle, which a cardenvs PPO model never holds"):
+                PPOAgent(env, str(crafted))
+        else:
+            agent = PPOAgent(env, str(crafted))  # the pickled entry is replaced, never loaded
+            assert agent.model.observation_space.shape == (134,)
+    assert not marker.exists()
+    with pytest.raises(ValueError, match="is a device, not a regular file"):
+        PPOAgent(env, "/dev/zero")

@@ -5,11 +5,77 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from cardenvs.core.userfiles import read_bytes
+
+#: the largest MaskablePPO zip read (the shipped ones are under 2 MB)
+MAX_MODEL_BYTES = 256 * 1024 * 1024
+#: the pickled (cloudpickle) entries of a MaskablePPO zip's ``data``, each replaced by :func:`plain_objects`
+PICKLED_ENTRIES = (
+    "policy_class",
+    "observation_space",
+    "action_space",
+    "lr_schedule",
+    "clip_range",
+    "rollout_buffer_class",
+    "_last_obs",
+    "_last_episode_starts",
+    "_last_original_obs",
+    "ep_info_buffer",
+    "ep_success_buffer",
+    "env",
+)
+
+
+def plain_objects(raw: bytes, path: Path) -> dict[str, Any]:
+    """``custom_objects`` for ``MaskablePPO.load`` that stand in for every pickled entry of the zip's ``data``,
+    so that loading a model unpickles nothing (stable-baselines3 would ``cloudpickle.loads`` them, and a
+    crafted zip would run its code): the policy is MaskablePPO's, the spaces are rebuilt from the readable
+    fields saved beside the pickles (a Box's shape and dtype, a Discrete's ``n``), the schedules are constants
+    (they only matter for training), the rest is dropped. A pickled entry of another name is refused."""
+    import json
+    import zipfile
+
+    import gymnasium
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            info = archive.getinfo("data")
+            if info.file_size > MAX_MODEL_BYTES:
+                raise ValueError("its data entry is too large")
+            data = json.loads(archive.read(info))
+        observation, action = data["observation_space"], data["action_space"]
+        dtype = np.dtype(observation["dtype"])
+        shape = tuple(int(n) for n in observation["_shape"])
+        n = int(action["n"])
+    except (zipfile.BadZipFile, KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a MaskablePPO model of cardenvs.training.selfplay ({exc})") from None
+    if dtype.kind != "f" or len(shape) != 1 or n < 1:
+        raise ValueError(f"{path}: expected a flat float observation space and a discrete action space")
+    for key, value in data.items():
+        if isinstance(value, dict) and ":serialized:" in value and key not in PICKLED_ENTRIES:
+            raise ValueError(f"{path}: its {key!r} is a pickle, which a cardenvs PPO model never holds (refused)")
+    replaced: dict[str, Any] = dict.fromkeys(PICKLED_ENTRIES)
+    replaced.update(
+        policy_class=MaskableActorCriticPolicy,
+        observation_space=gymnasium.spaces.Box(-np.inf, np.inf, shape, dtype),
+        action_space=gymnasium.spaces.Discrete(n),
+        lr_schedule=_constant,
+        clip_range=0.2,
+    )
+    return replaced
+
+
+def _constant(progress: float) -> float:
+    """A learning-rate schedule for a model that only plays."""
+    return 0.0
 
 
 class PPOAgent:
@@ -26,9 +92,12 @@ class PPOAgent:
         p = Path(path)
         if p.is_dir():
             p = p / "final_model.zip"
-        if not p.exists() and not p.with_suffix(".zip").exists():
+        if not p.exists() and p.with_suffix(".zip").exists():
+            p = p.with_suffix(".zip")
+        if not p.exists():
             raise ValueError(f"no MaskablePPO model at {path} (expected a .zip saved by cardenvs.training.selfplay)")
-        self.model = MaskablePPO.load(str(p), device="cpu")
+        raw = read_bytes(p, "MaskablePPO model", MAX_MODEL_BYTES)
+        self.model = MaskablePPO.load(io.BytesIO(raw), device="cpu", custom_objects=plain_objects(raw, p))
         self.name = f"ppo:{path}"
         self.deterministic = deterministic
         from .features import feature_size, get_features
