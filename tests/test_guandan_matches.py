@@ -101,3 +101,41 @@ def test_every_stage_of_a_match_is_rendered(stages):
     # every tribute paid is returned; a resisted one has no return
     assert stages["return"] == stages["tribute"] + stages["double tribute"]
     assert stages["hands"] == stages["tribute"] + stages["double tribute"] + stages["resistance"] + MATCHES
+
+
+class _Typist:
+    """A person at ``cardenvs play``'s prompt: each line typed is the heuristic's choice for the seat to move,
+    as a person types it (a tribute or return card by its code, ``pass``, a play's or suit choice's name)."""
+
+    def __init__(self, session):
+        self.base = session.env.unwrapped
+        self.agent = PolicyAgent(self.base, "heuristic")
+        self.rng = np.random.default_rng(0)
+        self.lines = 0
+
+    def readline(self) -> str:
+        base = self.base
+        action = self.agent.act(base.observe(base.agent_selection), self.rng)
+        name = base.action_name(action)
+        self.lines += 1
+        return name.removeprefix("card ") + "\n"
+
+
+def test_a_whole_match_is_played_in_the_terminal():
+    """``cardenvs play`` for a whole match to its end: the person (player_1, typing) with a heuristic partner
+    against a heuristic and a random player; no traceback, the screens of every stage printed (the person pays a
+    tribute and returns one), the match won."""
+    import io
+
+    from cardenvs.play import run_play, setup_play
+
+    session = setup_play("guandan", "guandan.heuristic,random,guandan.heuristic", {"episode": "match"}, 1, 4, False)
+    typist, out = _Typist(session), io.StringIO()
+    assert run_play(session, typist, out) == 0
+    text = out.getvalue()
+    base = session.env.unwrapped
+    assert base.state.status == 1 and base.state.match_winner >= 0 and base.state.hands_played >= 5
+    assert "game over: scores" in text and "Traceback" not in text and "not accepted" not in text
+    assert text.count("> ") == typist.lines > 0
+    for screen in (", tribute\n", ", return\n", ", play\n", "  tribute: ", "  returned: ", "tribute resisted"):
+        assert screen in text, screen
