@@ -7,18 +7,30 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 from pathlib import Path
+
+from cardenvs.core.userfiles import read_text
+
+#: the largest eval.csv read (a row per evaluation, a few dozen bytes each)
+MAX_CSV_BYTES = 64 * 1024 * 1024
 
 
 def read_eval(run_dir: Path) -> dict[str, list[float]]:
     path = run_dir / "eval.csv" if run_dir.is_dir() else run_dir
     if not path.exists():
         raise SystemExit(f"no eval.csv in {run_dir}")
-    cols: dict[str, list[float]] = {}
-    with open(path) as f:
-        for row in csv.DictReader(f):
+    try:
+        text = read_text(path, "eval.csv", MAX_CSV_BYTES)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    try:
+        cols: dict[str, list[float]] = {}
+        for row in csv.DictReader(io.StringIO(text)):
             for k, v in row.items():
                 cols.setdefault(k, []).append(float(v))
+    except (ValueError, TypeError, csv.Error) as exc:
+        raise SystemExit(f"{path}: {exc}") from None
     return cols
 
 
