@@ -751,3 +751,41 @@ def test_a_replay_draws_the_same_cards(tmp_path, game, agents):
     )
     assert v["step"] == total - 2
     check_plays_drawn(v, client.get(f"/game/{sid}").text, steps, base)
+
+
+def test_guandan_matches_are_played_to_their_end_through_the_api(client):
+    """Whole Guandan matches in play mode through the JSON API (issue 53: a later hand's tribute answered 500 and
+    the match could not go on): the person's moves are the heuristic's, every answer a 200, the pages of the
+    tribute and return drawn, each match won at A."""
+    import numpy as np
+
+    from cardenvs.agent.base import PolicyAgent
+    from cardenvs.games.guandan import rules
+
+    phases = set()
+    for seed in (2, 8):  # seed 2: the person pays a tribute; seed 8: a resisted one
+        sid = start(
+            client,
+            mode="play",
+            game="guandan",
+            agents="guandan.heuristic,random",
+            seat=1,
+            seed=seed,
+            options="episode=match",
+        )
+        base = session(client, sid).base
+        person = PolicyAgent(base, "heuristic")
+        rng = np.random.default_rng(seed)
+        v = view(client, sid)
+        while not v["over"]:
+            assert v["your_turn"] and v["legal"]
+            phases.add(int(base.state.phase))
+            if base.state.phase != rules.PLAY:  # the page of a tribute or return
+                assert client.get(f"/game/{sid}").status_code == 200
+            action = person.act(base.observe(base.agent_selection), rng)
+            response = post(client, sid, "move", action=action)
+            assert response.status_code == 200, response.text
+            v = response.json()
+        assert base.state.hands_played >= 5
+        assert "wins the match at A" in v["result"]["text"] and client.get(f"/game/{sid}").status_code == 200
+    assert phases == {rules.PAY, rules.RETURN, rules.PLAY}
