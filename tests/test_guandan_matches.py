@@ -139,3 +139,52 @@ def test_a_whole_match_is_played_in_the_terminal():
     assert text.count("> ") == typist.lines > 0
     for screen in (", tribute\n", ", return\n", ", play\n", "  tribute: ", "  returned: ", "tribute resisted"):
         assert screen in text, screen
+
+
+def test_the_observation_keeps_every_seats_played_cards_and_the_last_8_plays():
+    """Rule 32 asks for every play of the hand; the observation keeps what the rules docstring states
+    (:mod:`cardenvs.games.guandan.rules`, "Observation"): ``played`` is each seat's cards over every play of the
+    hand, ``history`` exactly the last 8 plays (who, cards, kind, key), newest first, and nothing older. The plays
+    are read here from the hands' changes, not from the state's own record."""
+    from cardenvs.games.guandan import moves
+
+    env = raw_env(episode="match", max_hands=3)
+    rng = np.random.default_rng(32)
+    longest = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        s, plays = env.state, []
+        hand = s.hands_played
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if s.hands_played != hand:  # a new hand: its plays start again
+                hand, plays = s.hands_played, []
+            for p in range(4):
+                seen = env.layout.decode(env.observe(f"player_{p}")["observation"])
+                played = np.zeros((4, 54), dtype=np.int64)
+                for q, cards, _ in plays:
+                    played[(q - p) % 4] += cards
+                assert np.array_equal(seen["played"], played)
+                entries = seen["history"].reshape(R.HISTORY, R.HISTORY_ENTRY)
+                for k, entry in enumerate(entries):
+                    if k >= len(plays):
+                        assert not entry.any()  # nothing before the first play, nothing older than 8
+                        continue
+                    q, cards, pid = plays[-1 - k]
+                    assert entry[(q - p) % 4] == 1 and entry[:4].sum() == 1
+                    assert np.array_equal(entry[4 : 4 + 54], cards)
+                    kind, key = 4 + 54 + moves.PAT_KIND[pid], 4 + 54 + R.NUM_KINDS + moves.PAT_KEY[pid]
+                    assert entry[kind] == 1 and entry[key] == 1
+            seat = env.agent_name_mapping[agent]
+            before, phase, pending = s.hands[seat].copy(), int(s.phase), int(s.pending)
+            legal = np.flatnonzero(observation["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            if phase == R.PLAY and action != moves.PASS and s.hands_played == hand and s.pending < 0:
+                pid = action if pending < 0 else pending  # the play is made once its cards are all fixed
+                plays.append((seat, (before - s.hands[seat]).astype(np.int64), pid))
+                longest = max(longest, len(plays))
+    assert longest > R.HISTORY  # hands with more plays than the history keeps were seen

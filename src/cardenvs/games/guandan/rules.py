@@ -64,6 +64,17 @@ Readings this implementation takes (the options name the alternatives):
   its natural cards rank by rank where they are still open: the same seat moves again while the play is
   *pending*, and only that seat's observation shows the pending pattern and the cards chosen so far.
 * ``tribute=False``: no tribute ever; the previous first finisher leads.
+* The observation (rule 32 asks for every play of the hand: player, exact cards and reading) keeps each seat's
+  played cards of the hand as counts (``played``: the union of all its plays, so every card gone and who played
+  it), each seat's cards left, the play to beat with who made it and the passes since, and the last
+  :data:`HISTORY` (8) plays in full (who, exact cards, kind and key), newest first. A seat without memory
+  cannot know the order, the grouping and the readings of the plays older than those 8 (which cards went
+  together in one play, e.g. that a seat broke a pair or played a straight, and as what a wild card was read),
+  nor who passed when, beyond the passes since the play to beat. That is enough for the card counting the
+  game turns on (the unseen cards and each seat's count are exact) and for the trick in play; what is left out
+  is evidence about the shape of the other hands. It keeps the layout the shipped model (``guandan.dmc``) was
+  trained on; an agent that wants every play keeps what it saw: while it holds cards, at most 3 plays come
+  between two of its turns, fewer than the 8 ``history`` shows.
 
 State (:data:`STATE`, one record per game; :mod:`cardenvs.core.kernels` states the functions' contract):
 per-card-kind counts of every hand and of every seat's played cards, levels, declarer, A failures, the
