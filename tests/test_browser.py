@@ -405,3 +405,26 @@ def test_the_move_to_beat_and_the_last_plays_are_drawn_as_cards(page, server, ga
         checked += 1
     assert checked >= 4
     assert page.query_selector(".table-area .move-text") is None  # nothing on the table in words alone
+
+
+def test_a_whole_guandan_match_by_clicking(page, server):
+    """A whole Guandan match in play mode (issue 53: a later hand's tribute answered 500 and the match stopped):
+    the person clicks the first move drawn as cards (else the last other move), with a random partner against
+    two heuristics, seed 6: 106 clicks over 5 hands, pages of a return and of a resisted tribute among them, the
+    match won at A."""
+    start_game(page, server, "guandan", agents="random,guandan.heuristic", seed="6", seat="0", options="episode=match")
+    state, clicks, stages = game_state(page), 0, set()
+    while not state["over"]:
+        assert state["your_turn"] and clicks < 150
+        stages.update(line.split(":")[0] for line in state["info"] if line.startswith(("tribute", "return")))
+        if any(m["cards"] for m in state["legal"]):
+            click_and_reload(page, "button.card-move >> nth=0")
+        else:
+            click_and_reload(page, "#other-moves button.move >> nth=-1")
+        clicks += 1
+        state = game_state(page)
+    assert clicks == 106 and stages == {"tribute resisted", "return"}
+    assert re.match(
+        r"team \d \(player_\d and player_\d\) wins the match at A after 5 hands", page.inner_text("#result")
+    )
+    assert "game over" in page.inner_text("#status") and "hands played: 5" in page.inner_text(".info")
