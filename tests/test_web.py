@@ -789,3 +789,37 @@ def test_guandan_matches_are_played_to_their_end_through_the_api(client):
         assert base.state.hands_played >= 5
         assert "wins the match at A" in v["result"]["text"] and client.get(f"/game/{sid}").status_code == 200
     assert phases == {rules.PAY, rules.RETURN, rules.PLAY}
+
+
+def test_a_guandan_match_replay_steps_through_its_tributes(tmp_path):
+    """An arena replay of a whole Guandan match opened in the app: every step where a later hand's tribute or
+    return is under way (the positions that once answered 500) and the end are drawn."""
+    from cardenvs.games.guandan import rules
+
+    folder = tmp_path / "replays"
+    run_tournament(
+        "guandan",
+        ["guandan.heuristic", "random", "guandan.heuristic", "random"],
+        1,
+        seed=3,
+        options={"episode": "match"},
+        duplicate=False,
+        replays=str(folder),
+    )
+    client = TestClient(create_app(replays=folder), base_url=BASE)
+    path = replay.replay_files(folder)[0]
+    game = replay.load(path)
+    env = game.new_env()
+    giving = []  # the steps at which a card of a tribute or a return is to be given
+    for k, action in enumerate(game.actions):
+        if env.unwrapped.state.phase in (rules.PAY, rules.RETURN):
+            giving.append(k)
+        env.step(action)
+    assert giving and env.unwrapped.state.match_winner >= 0
+    response = client.get("/replays", params={"path": path.name}, follow_redirects=False)
+    sid = response.headers["location"].rsplit("/", 1)[1]
+    for k in giving[:: max(1, len(giving) // 6)] + [len(game.actions)]:
+        moved = client.post(f"/api/game/{sid}/goto", json={"step": k})
+        assert moved.status_code == 200, moved.text
+        assert client.get(f"/game/{sid}").status_code == 200
+    assert moved.json()["over"] and "wins the match at A" in moved.json()["result"]["text"]
