@@ -188,3 +188,10 @@ def test_the_observation_keeps_every_seats_played_cards_and_the_last_8_plays():
                 plays.append((seat, (before - s.hands[seat]).astype(np.int64), pid))
                 longest = max(longest, len(plays))
     assert longest > R.HISTORY  # hands with more plays than the history keeps were seen
+
+
+def test_move_name_before_the_hands_first_play_says_so():
+    env = raw_env(episode="match")
+    env.reset(seed=0, options={"first_leader": 0})
+    with pytest.raises(IndexError, match="0 plays so far"):
+        env.move_name()

@@ -272,6 +272,8 @@ class GuandanEnv(CardEnv):
     def move_name(self, index: int = -1) -> str:
         """The play number ``index`` of the hand (default: the last) as its cards and reading (rule 34)."""
         s = self.state
+        if not -int(s.n_hist) <= index < int(s.n_hist):
+            raise IndexError(f"play {index} of the hand: {int(s.n_hist)} plays so far (a new hand starts with none)")
         i = range(int(s.n_hist))[index]
         cards = [int(c) for c in s.hist_cards[i] if c >= 0]
         return moves.move_name(cards, int(s.hist_pid[i]), int(s.hand_level), int(self.params["flags"][0]))
