@@ -75,7 +75,7 @@ def test_deep_nesting_is_refused_before_parsing(kind, tmp_path):
     path = tmp_path / "deep.json"
     path.write_text(DEEP)
     exc = finishes(lambda: LOADERS[kind](path))
-    assert isinstance(exc, ValueError) and "deeper than 64" in str(exc) and str(path) in str(exc)
+    assert isinstance(exc, ValueError) and "more than 64 deep" in str(exc) and str(path) in str(exc)
 
 
 def test_the_reader_caps_the_size_and_wants_text(tmp_path):
@@ -89,7 +89,7 @@ def test_the_reader_caps_the_size_and_wants_text(tmp_path):
         userfiles.load_json(big)
     big.write_text('[[1, {"a": [2]}], "[[[[[[["]')
     assert userfiles.load_json(big, depth=4) == [[1, {"a": [2]}], "[[[[[[["]  # brackets in strings don't count
-    with pytest.raises(ValueError, match="deeper than 3"):
+    with pytest.raises(ValueError, match="more than 3 deep"):
         userfiles.load_json(big, depth=3)
 
 

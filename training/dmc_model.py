@@ -255,8 +255,8 @@ class DMCAgent:
         scored = int(table.shape[0]) if isinstance(table, torch.Tensor) else 0
         if scored < base.num_actions:
             raise ValueError(
-                f"dmc:{path} scores {scored} actions and this env has {base.num_actions}: an option that adds "
-                "moves (Dou Dizhu's rules='botzone') is not the game it was trained on"
+                f"dmc:{path} scores {scored} actions and this env ({dict(base.config)}) has {base.num_actions}: "
+                "an option that adds moves makes another game than the one it was trained on"
             )
         try:
             self.nets.load_state_dict({k: v.float() for k, v in data["nets"].items()})

@@ -57,20 +57,31 @@ def plain_objects(raw: bytes, path: Path) -> dict[str, Any]:
         n = int(action["n"])
     except (zipfile.BadZipFile, KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is not a MaskablePPO model of cardenvs.training.selfplay ({exc})") from None
-    if dtype.kind != "f" or len(shape) != 1 or n < 1:
-        raise ValueError(f"{path}: expected a flat float observation space and a discrete action space")
+    if dtype.kind not in "fiu" or len(shape) != 1 or n < 1:
+        raise ValueError(f"{path}: expected a flat numeric observation space and a discrete action space")
     for key, value in data.items():
         if isinstance(value, dict) and ":serialized:" in value and key not in PICKLED_ENTRIES:
             raise ValueError(f"{path}: its {key!r} is a pickle, which a cardenvs PPO model never holds (refused)")
     replaced: dict[str, Any] = dict.fromkeys(PICKLED_ENTRIES)
     replaced.update(
         policy_class=MaskableActorCriticPolicy,
-        observation_space=gymnasium.spaces.Box(-np.inf, np.inf, shape, dtype),
+        observation_space=_flat_box(shape, dtype),
         action_space=gymnasium.spaces.Discrete(n),
         lr_schedule=_constant,
         clip_range=0.2,
     )
     return replaced
+
+
+def _flat_box(shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    """The model's flat observation space, of its dtype (float features, or the vector env's int8 rows)."""
+    import gymnasium
+
+    scalar = dtype.type
+    if dtype.kind == "f":
+        return gymnasium.spaces.Box(-np.inf, np.inf, shape, scalar)
+    bounds = np.iinfo(dtype)
+    return gymnasium.spaces.Box(bounds.min, bounds.max, shape, scalar)
 
 
 def _constant(progress: float) -> float:

@@ -99,7 +99,7 @@ def read_yaml(path: str | Path, what: str = "config file") -> Any:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if too_deep(text):
-        raise ConfigError(f"{what} {path} nests lists or mappings deeper than {MAX_DEPTH} levels")
+        raise ConfigError(f"{what} {path} nests lists or mappings more than {MAX_DEPTH} deep")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

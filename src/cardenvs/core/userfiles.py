@@ -116,7 +116,7 @@ def load_json(path: str | Path, what: str = "file", limit: int = MAX_BYTES, dept
     arrays or objects; ``ValueError`` naming the file for anything that is not such JSON."""
     text = read_text(path, what, limit)
     if too_deep(text, depth):
-        raise ValueError(f"{what} {path} nests arrays or objects deeper than {depth} levels")
+        raise ValueError(f"{what} {path} nests arrays or objects more than {depth} deep")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
