@@ -36,6 +36,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 #: what to do where no sandbox can be made
 INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
@@ -243,32 +244,22 @@ def start(
 
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
+    pipes: dict[str, Any] = dict(
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=folder,
+        env=dict(environment),
+        start_new_session=True,
+        preexec_fn=limit,
+    )
     if not sandboxed:
-        process = SandboxedProcess(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=folder,
-            env=dict(environment),
-            start_new_session=True,
-            preexec_fn=limit,
-        )
+        process = SandboxedProcess(list(argv), **pipes)
         process.sandboxed = False
         return process
     info, told = os.pipe()
     try:
-        process = SandboxedProcess(
-            command(argv, folder, network, environment, info_fd=told),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=folder,
-            env=dict(environment),
-            start_new_session=True,
-            preexec_fn=limit,
-            pass_fds=(told,),
-        )
+        process = SandboxedProcess(command(argv, folder, network, environment, info_fd=told), pass_fds=(told,), **pipes)
     except BaseException:
         os.close(info)
         raise
