@@ -4,6 +4,7 @@ every game; DouZero's evaluation data read and written; every bad file a one-lin
 import json
 import pickle
 
+import numpy as np
 import pytest
 
 import cardenvs
@@ -17,6 +18,23 @@ def _agents(env_id):
     return ["random"] * players
 
 
+class FirstLegal:
+    """The legal move with the lowest id, no draw from the generator: a game is a function of its deal alone,
+    so the tournament's seed changes the games only through the deals it deals."""
+
+    name = "first_legal"
+
+    def __init__(self, env):
+        self.env = env
+
+    def act(self, observation, rng):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def _games(results):
+    return [(r.deal, r.replay, r.seats, r.scores, r.outcome, r.steps) for r in results.records]
+
+
 @pytest.mark.parametrize("env_id", env_ids())
 def test_saved_deals_replay_to_the_same_json(env_id, tmp_path):
     deals = tmp_path / "deals.json"
@@ -25,6 +43,14 @@ def test_saved_deals_replay_to_the_same_json(env_id, tmp_path):
     assert json.dumps(saved.to_dict()) == json.dumps(replayed.to_dict())
     data = json.loads(deals.read_text())
     assert data["format"] == "cardenvs-deals" and data["game"] == env_id and len(data["deals"]) == 2
+    # the file, not the seed, deals: under another seed it plays the saved games, and that seed's own deals
+    # (no file) are other games; deterministic agents, so that only the deals can make a difference
+    first = [f"{__name__}:FirstLegal"] * len(_agents(env_id))
+    saved = run_tournament(env_id, first, games=3, seed=4, save_deals=str(deals))
+    replayed = run_tournament(env_id, first, games=3, seed=77, deals=str(deals))
+    own = run_tournament(env_id, first, games=3, seed=77)
+    assert _games(replayed) == _games(saved)
+    assert _games(own) != _games(saved)
 
 
 def test_the_cli_writes_and_plays_deal_files(tmp_path, capsys):
@@ -34,6 +60,13 @@ def test_the_cli_writes_and_plays_deal_files(tmp_path, capsys):
     assert "wrote the 3 deals" in capsys.readouterr().out
     assert main([*args, "--deals", str(deals), "--out", str(second)]) == 0  # all 3 deals of the file
     assert first.read_bytes() == second.read_bytes()
+    # under another seed, deterministic agents play the file's games, not that seed's
+    args = ["arena", "twos", "--agents", ",".join([f"{__name__}:FirstLegal"] * 3), "--no-progress", "--games", "3"]
+    assert main([*args, "--seed", "3", "--save-deals", str(deals), "--out", str(first)]) == 0
+    assert main([*args, "--seed", "8", "--deals", str(deals), "--out", str(second)]) == 0
+    assert main([*args, "--seed", "8", "--out", str(tmp_path / "c.json")]) == 0
+    records = [json.loads(f.read_text())["records"] for f in (first, second, tmp_path / "c.json")]
+    assert records[1] == records[0] != records[2]
 
 
 def test_a_deal_file_says_which_deals_are_played(tmp_path):
@@ -77,11 +110,13 @@ def test_douzero_deals_round_trip_and_play_as_ours(tmp_path):
     again = tmp_path / "again.pkl"
     save_deals(f"douzero:{again}", {"game": "doudizhu_v0", "deals": [dict(d, deal_seed=None) for d in _read(pkl)]})
     assert pickle.loads(again.read_bytes()) == douzero  # DouZero -> ours -> DouZero
-    agents = ["doudizhu.rule", "random", "random"]
+    agents = [f"{__name__}:FirstLegal"] * 3  # no draws: the deals alone make the games
     from_douzero = run_tournament("doudizhu_v0", agents, games=3, seed=5, deals=f"douzero:{pkl}")
-    from_ours = run_tournament("doudizhu_v0", agents, games=3, seed=5, deals=_write(tmp_path, ours))
-    outcomes = [[r.outcome for r in res.records] for res in (from_douzero, from_ours)]
-    assert outcomes[0] == outcomes[1]  # the same hands (suits never matter): the same games
+    from_ours = run_tournament("doudizhu_v0", agents, games=3, seed=9, deals=_write(tmp_path, ours))
+    seed_5 = run_tournament("doudizhu_v0", agents, games=3, seed=5)
+    games = [[(r.outcome, r.scores, r.steps) for r in res.records] for res in (from_douzero, from_ours, seed_5)]
+    assert games[0] == games[1]  # the same hands (suits never matter): the same games, whatever the seed
+    assert games[0] != games[2]  # and not seed 5's own deals
 
 
 def _read(pkl):
