@@ -3,19 +3,10 @@
 # checkout is compiling. cardenvs.cache serializes the folder's writes across processes
 # (cardenvs.cache.serialize_cache_writes), which made sharing it safe; each worker used to compile into a
 # folder of its own.
-import os
+import pytest
 
-# torch sizes its thread pool to the machine's cores; two workers, each with such a pool and each waiting on
-# its own threads, leave the torch tests spinning against each other (the torch-heavy files took 88 s instead
-# of 26 s on two cores). One thread a worker, as the search docs advise (OMP_NUM_THREADS=1), unless the caller
-# chose; subprocesses inherit it. numba's threads are numba's setting, not this one.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-import pytest  # noqa: E402
-
-import cardenvs  # noqa: E402
-from cardenvs.registry import raw_env_class  # noqa: E402
+import cardenvs
+from cardenvs.registry import raw_env_class
 
 
 def all_variants():
