@@ -3,7 +3,8 @@
 imports alike, read from the code (``ast``), has no cycle and no edge that goes up the floors:
 
 0. ``cardenvs.core.*``;
-1. ``cardenvs.games.*`` (a game imports the core and its own folder only);
+1. ``cardenvs.games.*`` (a game imports the core and its own folder only: an import of another game's folder
+   is a sideways edge, refused like an upward one);
 2. ``cardenvs.registry``, ``cardenvs.cache``, ``cardenvs.opponents`` and the package root ``cardenvs``;
 3. the rest of the library (vector, search, agent, arena, replay, analysis, ...);
 4. ``cardenvs.cli``, ``cardenvs.__main__``, ``cardenvs.web.*``, ``cardenvs.agents.*``, ``cardenvs.training.*``
@@ -135,6 +136,42 @@ def test_no_import_circles():
 def test_no_import_goes_up_a_floor():
     upward = sorted((m, d) for m, ds in graph().items() for d in ds if floor(d) > floor(m) and (m, d) not in ALLOWED)
     assert upward == []
+
+
+def game_of(module: str) -> str | None:
+    """The game folder a module lies in (``cardenvs.games.twos.rules`` -> ``twos``), None outside one (the
+    package ``cardenvs.games`` itself belongs to no game)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["cardenvs", "games"] else None
+
+
+def sideways(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Edges from one game's folder into another game's."""
+    return sorted(
+        (m, d) for m, ds in edges.items() for d in ds if game_of(m) and game_of(d) and game_of(m) != game_of(d)
+    )
+
+
+def test_no_game_imports_another_game():
+    assert [edge for edge in sideways(graph()) if edge not in ALLOWED] == []
+
+
+def test_the_check_sees_a_game_importing_another_game(tmp_path):
+    """The sideways check is not empty: Twos' rules importing Dou Dizhu's moves (module level, or inside a
+    function) is found; a game's own folder and the core are not."""
+    known = {
+        "cardenvs.games.twos.rules": tmp_path / "rules.py",
+        "cardenvs.games.twos.moves": Path("t/moves.py"),
+        "cardenvs.games.doudizhu.moves": Path("d/moves.py"),
+        "cardenvs.core.cards": Path("c/cards.py"),
+    }
+    for source in (
+        "from cardenvs.games.doudizhu import moves\nfrom . import moves as own\nfrom cardenvs.core import cards\n",
+        "def f():\n    from ..doudizhu.moves import RANKS\n    from .moves import X\n",
+    ):
+        (tmp_path / "rules.py").write_text(source)
+        edges = {"cardenvs.games.twos.rules": imported("cardenvs.games.twos.rules", tmp_path / "rules.py", known)}
+        assert sideways(edges) == [("cardenvs.games.twos.rules", "cardenvs.games.doudizhu.moves")]
 
 
 def test_the_allow_list_holds_only_edges_that_exist():
