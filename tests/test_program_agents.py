@@ -104,6 +104,30 @@ def test_a_fault_loses_the_game_and_the_table_goes_on(mode):
     assert "games lost by a fault" in results.report()
 
 
+def test_the_game_time_limit_ends_a_bot_whose_every_move_is_in_time():
+    """game_ms: 60 ms a decision is far inside move_ms (2 s), but the game's 200 ms are spent by the fourth
+    decision, which then times out with the game's time left as its limit."""
+    bot = f"cmd:{sys.executable} {BOTS / 'faulty.py'} slow(move_ms=2000,game_ms=200)"
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec", duplicate=False)
+    lost = [f for r in results.records for f in r.faults]
+    assert lost and all(f["kind"] == "timeout" and f["forfeit"] for f in lost), lost
+    limits = [int(f["detail"].split("within ")[1].split(" ms")[0]) for f in lost]
+    assert all(limit < 200 for limit in limits), lost  # the game's time left, not the move's 2000 ms
+
+
+@pytest.mark.parametrize(("memory_mb", "faulted"), [(200, True), (2048, False)])
+def test_the_memory_limit_faults_a_bot_that_asks_for_more(memory_mb, faulted):
+    """memory_mb: the bot asks for 400 MB at its third decision; under 200 MB it gets a MemoryError and exits
+    (an exit fault), under 2048 MB the same bot plays on."""
+    bot = f"cmd:{sys.executable} {BOTS / 'faulty.py'} hog(memory_mb={memory_mb})"
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec", duplicate=False)
+    lost = [f for r in results.records for f in r.faults]
+    if faulted:
+        assert lost and all(f["kind"] == "exit" for f in lost), lost
+    else:
+        assert lost == []
+
+
 def test_with_a_fallback_the_fault_is_flagged_and_the_game_played_out():
     bot = f"cmd:{sys.executable} {BOTS / 'faulty.py'} garbage(fallback=random)"
     results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
