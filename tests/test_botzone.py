@@ -201,18 +201,26 @@ def test_answers_that_cannot_be_played_say_why(answer, kind, words):
     assert caught.value.kind == kind
 
 
+def _first_bid():
+    """A bidding hand's first decision (seed 4): the env, the seat to bid, its Botzone speaker and observation."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=4)
+    base = env.unwrapped
+    return (
+        base,
+        base.agent_name_mapping[base.agent_selection],
+        botzone.Protocol(base),
+        base.observe(base.agent_selection),
+    )
+
+
 @pytest.mark.parametrize(
     ("response", "expected"),
     [(0, "no bid"), (2, "bid 2"), ("3", "bid 3"), (4, "illegal"), (-1, "illegal"), ([1], "garbage"), (True, "garbage")],
 )
 def test_bids_are_read_as_botzones(response, expected):
     """The first decision of a hand with bidding is a bid: 0 is no bid, 1..3 a bid (as a number or its digits)."""
-    env = cardenvs.make("doudizhu_v0")
-    env.reset(seed=4)
-    base = env.unwrapped
-    seat = base.agent_name_mapping[base.agent_selection]
-    speaker = botzone.Protocol(base)
-    observation = base.observe(base.agent_selection)
+    base, seat, speaker, observation = _first_bid()
     assert set(json.loads(speaker.request(seat, observation))["requests"][0]) == {"own", "bid"}
     try:
         action = speaker.action(json.dumps({"response": response}), observation)
@@ -375,12 +383,7 @@ def test_the_cards_a_bot_names_are_the_cards_it_plays_and_the_others_see():
 def _data_after(answers, reset=False):
     """The ``data`` and ``globaldata`` Botzone's runner would send after a bidding seat's answers ``answers``
     (each a JSON value; its response a legal bid)."""
-    env = cardenvs.make("doudizhu_v0")
-    env.reset(seed=4)
-    base = env.unwrapped
-    seat = base.agent_name_mapping[base.agent_selection]
-    speaker = botzone.Protocol(base)
-    observation = base.observe(base.agent_selection)
+    base, seat, speaker, observation = _first_bid()
     for answer in answers:
         speaker.request(seat, observation)
         try:
