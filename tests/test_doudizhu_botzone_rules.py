@@ -176,12 +176,18 @@ def _deck(first: str, second: str) -> list[str]:
     return [card_code(c) for c in order + [c for c in range(54) if c not in order]]
 
 
-def test_an_env_plays_a_shuttle_and_its_observation_shows_it():
+def _shuttle_table():
+    """A botzone-rules table whose landlord (seat 0) holds the shuttle 33334444 and leads."""
     env = cardenvs.make("doudizhu_v0", rules="botzone", bidding=False)
     env.reset(
         seed=0,
         options={"deck": _deck("33334444556677889", "999TTTTJJJJQKA2BR"), "first_bidder": 0, "landlord": 0, "bid": 1},
     )
+    return env
+
+
+def test_an_env_plays_a_shuttle_and_its_observation_shows_it():
+    env = _shuttle_table()
     base = env.unwrapped
     assert base.action_space("player_0").n == moves.NUM_ALL
     shuttle = moves.move_ids("botzone")["33334444+5678"]
@@ -231,11 +237,7 @@ def test_a_botzone_bot_plays_a_table_under_the_botzone_rules():
 
 
 def test_botzone_answers_read_under_the_botzone_rules():
-    env = cardenvs.make("doudizhu_v0", rules="botzone", bidding=False)
-    env.reset(
-        seed=0,
-        options={"deck": _deck("33334444556677889", "999TTTTJJJJQKA2BR"), "first_bidder": 0, "landlord": 0, "bid": 1},
-    )
+    env = _shuttle_table()
     base = env.unwrapped
     speaker = botzone.Protocol(base)
     observation = base.observe(base.agent_selection)
