@@ -14,8 +14,10 @@ from cardenvs.agent import known_agents, load_agent
 from cardenvs.analysis.skill import relative
 from cardenvs.arena import GameRecord
 from cardenvs.cli import main
+from cardenvs.core.cards import card_code
 from cardenvs.core.rng import stream
 from cardenvs.core.seeds import seed64
+from cardenvs.games.twenty.solver import solve_round
 from cardenvs.registry import spec_of
 from cardenvs.search import pimc, rollout_value, root_moves, seat_to_move
 
@@ -144,17 +146,70 @@ def test_bad_oracle_options(name, message):
         load_agent(name, env)
 
 
+TWENTY_VALUE = {c: 1 if c == "A" else 10 if c in "TJQK" else int(c) for c in "A23456789TJQK"}
+
+
+def _value_counts(codes) -> np.ndarray:
+    out = np.zeros(10, dtype=np.int64)
+    for code in codes:
+        out[TWENTY_VALUE[code[0]] - 1] += 1
+    return out
+
+
 def test_twenty_oracle_plays_the_solver_on_the_true_cards():
-    # hands hidden: the oracle's values are the round solver's with every card known (integers: no sampling),
-    # while twenty.solver only samples the opponent's hand
-    env = make("twenty_v0")
-    env.reset(seed=3)
-    observation = env.last()[0]
-    oracle = load_agent("twenty.oracle", env).values(observation, np.random.default_rng(0))
-    held = np.isfinite(oracle)
-    assert held.sum() >= 1 and np.allclose(oracle[held], np.round(oracle[held]))
-    solver = load_agent("twenty.solver", env).values(observation, np.random.default_rng(0))
-    assert (np.isfinite(solver) == held).all() and not np.allclose(solver[held], oracle[held])
+    # two stacked decks that differ only in player_1's first two hands (exchanged): player_0's first
+    # observation is the same, so a player reading it (twenty.solver) values both alike, while the oracle must
+    # value each as solve_round does with the cards the deck dealt, counted here from the deck itself; then the
+    # whole first hand is played by the oracle, each of its values checked against the solver on the true cards
+    # still held (the opponent's remaining cards: its dealt hand less what it played)
+    rng = np.random.default_rng(7)
+    deck = [card_code(int(c)) for c in rng.permutation(52)]
+    swapped = deck[:7] + deck[17:22] + deck[12:17] + deck[7:12] + deck[22:]
+    round_two = [card_code(int(c)) for c in rng.permutation(52)]
+    first_values, solver_values = [], []
+    for stacked in (deck, swapped):
+        env = make("twenty_v0")
+        env.reset(seed=1, options={"deck": [stacked, round_two]})
+        oracle, solver = load_agent("twenty.oracle", env), load_agent("twenty.solver", env)
+        # dealt: bonus cards, then blocks of five alternately, player_0 (round 1's leader) first
+        held = np.array(
+            [[_value_counts(stacked[2 + 10 * h + 5 * p : 7 + 10 * h + 5 * p]) for p in (0, 1)] for h in range(5)]
+        )
+        first, second = (TWENTY_VALUE[code[0]] for code in stacked[:2])
+        bonus = 10 if first == second else abs(first - second)
+        tally, n_cards, last_scorer = 0, 0, -1
+        for step in range(10):  # the round's first hand: five cards each, player_0 first
+            seat = step % 2
+            observation = env.last()[0]
+            values = oracle.values(observation, np.random.default_rng(0))
+            future = held if seat == 0 else held[:, ::-1]
+            want = solve_round(
+                future[0, 0],
+                future[0, 1],
+                tally=tally,
+                n_cards=n_cards,
+                hand_index=0,
+                bonus=bonus,
+                last_scorer=-1 if last_scorer < 0 else int(last_scorer != seat),
+                leader_is_own=seat == 0,
+                future=future,
+                seed=0,
+            )[2]
+            assert np.array_equal(values, want), (step, values, want)
+            if step == 0:
+                first_values.append(values)
+                solver_values.append(solver.values(observation, np.random.default_rng(0)))
+            action = oracle.act(observation, np.random.default_rng(0))
+            held[0, seat, action] -= 1
+            tally += action + 1
+            n_cards += 1
+            if tally >= 20 or n_cards >= 5:
+                last_scorer = seat
+            if tally >= 20:
+                tally, n_cards = 0, 0
+            env.step(action)
+    assert not np.array_equal(first_values[0], first_values[1])  # the oracle saw the hidden exchange
+    assert np.array_equal(solver_values[0], solver_values[1])  # the same observation: the same values
 
 
 @pytest.mark.parametrize(
