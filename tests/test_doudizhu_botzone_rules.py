@@ -22,7 +22,8 @@ from cardenvs.core.cards import card_code
 from cardenvs.games.doudizhu import botzone, moves, rules
 
 DATA = Path(__file__).parent / "data" / "botzone_judge_cases.json.gz"
-BOT = f"botzone:{sys.executable} -S {Path(__file__).parent / 'bots' / 'botzone_smallest.py'}"
+# a Python bot: Botzone's Python time limit (6,000 ms a turn), so a loaded machine does not time it out
+BOT = f"botzone:{sys.executable} -S {Path(__file__).parent / 'bots' / 'botzone_smallest.py'}(language=py)"
 
 
 @pytest.fixture(scope="module")

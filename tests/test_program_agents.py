@@ -104,6 +104,15 @@ def test_a_fault_loses_the_game_and_the_table_goes_on(mode):
     assert "games lost by a fault" in results.report()
 
 
+@pytest.mark.parametrize("mode, detail", [("exit", "exited (status 1)"), ("kill", "killed by signal 9")])
+def test_an_exit_fault_says_how_the_program_ended(mode, detail):
+    # a program killed by a signal inside the sandbox (bubblewrap exits 128 + the signal) is told apart from exit(1)
+    bot = f"cmd:{sys.executable} {BOTS / 'faulty.py'} {mode}(move_ms=400)"
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec", duplicate=False)
+    faults = [f for r in results.records for f in r.faults]
+    assert faults and all(f["kind"] == "exit" and detail in f["detail"] for f in faults), faults
+
+
 def test_the_game_time_limit_ends_a_bot_whose_every_move_is_in_time():
     """game_ms: 60 ms a decision is far inside move_ms (2 s), but the game's 200 ms are spent by the fourth
     decision, which then times out with the game's time left as its limit."""

@@ -2,11 +2,12 @@
 """A bot that plays the lowest legal id, then misbehaves as its argument says, for the arena's fault tests:
 start (exits at once), exit (exits at its third decision), sleep (never answers its third decision), garbage,
 illegal, huge (a line of 10 MB), deaf (never reads its input), env (garbage if it sees the caller's
-CARDENVS_SECRET), slow (takes 60 ms over every decision), hog (asks for 400 MB at its third decision), and
-ok."""
+CARDENVS_SECRET), slow (takes 60 ms over every decision), hog (asks for 400 MB at its third decision), kill
+(kills itself with SIGKILL at its third decision), and ok."""
 
 import json
 import os
+import signal
 import sys
 import time
 
@@ -25,6 +26,8 @@ for line in sys.stdin:
         time.sleep(0.06)
     if decisions == 3 and mode == "hog":
         ballast = bytearray(400 * 2**20)  # a MemoryError under a smaller address-space limit: the bot exits
+    if decisions == 3 and mode == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
     if decisions == 3 and mode == "exit":
         sys.exit(1)
     if decisions == 3 and mode == "sleep":

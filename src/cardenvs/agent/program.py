@@ -291,6 +291,8 @@ class ProgramAgent:
                 code = process.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 return "closed its output"
+        if code is not None and code > 128 and self.sandboxed:  # bubblewrap exits 128 + N for a program killed by N
+            return f"exited with status {code} (killed by signal {code - 128}, or that status)"
         return f"exited (status {code})" if code is not None and code >= 0 else f"was killed (signal {-(code or 0)})"
 
     def _stop(self) -> None:
