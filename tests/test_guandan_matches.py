@@ -1,7 +1,8 @@
 """Whole Guandan matches (issue 53, item 3): every stage of a match (tribute, double tribute, resistance,
 return, hands at A, failed attempts at A and the fall back to 2, the match won) rendered (ansi) and drawn by the
-web view at every step of 200 seeded matches in the default options; a later hand's tribute once crashed the
-render (the previous hand's last play read from a history just emptied)."""
+web view at every step of 60 seeded matches in the default options (200 in the slow command: ``pytest -m slow``);
+a later hand's tribute once crashed the render (the previous hand's last play read from a history just
+emptied)."""
 
 from collections import Counter
 
@@ -14,7 +15,9 @@ from cardenvs.games.guandan.env import raw_env
 from cardenvs.games.guandan.view import describe_result
 from cardenvs.seatview import table_view
 
-MATCHES = 200
+#: 60 matches reach every stage (one fall back to 2, nine failures at A); the slow command plays 200
+MATCHES = 60
+SLOW_MATCHES = 200
 #: seatings by match: most are a heuristic team against a random one (about 700 steps a match, either side
 #: winning); every tenth is four heuristics (about 1,600 steps), whose even matches fail at A and fall back to 2
 SEATINGS = ("hrhr", "rhrh", "hrhr", "rhrh", "hrhr", "rhrh", "hrhr", "rhrh", "hrhr", "hhhh")
@@ -47,14 +50,13 @@ def _new_hand(s, stages: Counter) -> None:
         stages["hand at A"] += 1
 
 
-@pytest.fixture(scope="module")
-def stages() -> Counter:
-    """Play the 200 matches, rendering and drawing every step; count the stages seen."""
+def play_matches(matches: int) -> Counter:
+    """Play ``matches`` matches, rendering and drawing every step; count the stages seen."""
     env = raw_env(episode="match", render_mode="ansi")
     heuristic, random = PolicyAgent(env, "heuristic"), RandomAgent()
     rng = np.random.default_rng(53)
     stages: Counter = Counter()
-    for seed in range(MATCHES):
+    for seed in range(matches):
         agents = [heuristic if c == "h" else random for c in SEATINGS[seed % len(SEATINGS)]]
         env.reset(seed=seed)
         s = env.state
@@ -92,15 +94,30 @@ def stages() -> Counter:
     return stages
 
 
-def test_every_stage_of_a_match_is_rendered(stages):
-    """Counts of the 200 matches (seeded: they stay what they are unless the rules or the heuristic change)."""
+@pytest.fixture(scope="module")
+def stages() -> Counter:
+    return play_matches(MATCHES)
+
+
+def check_stages(stages: Counter, matches: int) -> None:
     print(dict(stages))
-    assert stages["match won"] == MATCHES and stages["won by team 0"] > 0 and stages["won by team 1"] > 0
+    assert stages["match won"] == matches and stages["won by team 0"] > 0 and stages["won by team 1"] > 0
     for stage in ("tribute", "double tribute", "resistance", "return", "hand at A", "failure at A", "back to 2"):
         assert stages[stage] > 0, (stage, dict(stages))
     # every tribute paid is returned; a resisted one has no return
     assert stages["return"] == stages["tribute"] + stages["double tribute"]
-    assert stages["hands"] == stages["tribute"] + stages["double tribute"] + stages["resistance"] + MATCHES
+    assert stages["hands"] == stages["tribute"] + stages["double tribute"] + stages["resistance"] + matches
+
+
+def test_every_stage_of_a_match_is_rendered(stages):
+    """Counts of the 60 matches (seeded: they stay what they are unless the rules or the heuristic change)."""
+    check_stages(stages, MATCHES)
+
+
+@pytest.mark.slow
+def test_every_stage_of_200_matches_is_rendered():
+    """The same over 200 matches (about 30 s): more of each stage, and of the rare ones (falls back to 2)."""
+    check_stages(play_matches(SLOW_MATCHES), SLOW_MATCHES)
 
 
 class _Typist:
