@@ -556,8 +556,13 @@ def test_every_study_has_a_no_progress_flag(capsys):
 
 
 def test_analyze_twenty_variants_shows_progress(capsys):
+    # the study's report (it was also run with 4 matches in test_twenty.py: one run does for both)
     assert main(["analyze", "twenty-variants", "--matches", "1"]) == 0
     captured = capsys.readouterr()
+    out = captured.out
+    assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" not in out
+    assert "solver's margin over greedy with hands exposed" in out and "sampled opponent hands" in out
+    assert "exposed " in out and "hidden " in out
     assert "[1/6] hands hidden: twenty.solver vs twenty.greedy" in captured.err
     assert "[6/6] hands exposed: twenty.greedy vs random" in captured.err
     assert "2/2" in captured.err  # the arena's bar: 1 deal x 2 seatings per pairing

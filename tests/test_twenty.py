@@ -350,16 +350,6 @@ def test_greedy_scores():
     assert SolverAgent(env).act(obs, np.random.default_rng(0)) in legal
 
 
-def test_twenty_variants_study(capsys):
-    from cardenvs.cli import main
-
-    assert main(["analyze", "twenty-variants", "--matches", "4"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("twenty.solver") >= 4 and "skill gained by exposing hands" not in out
-    assert "solver's margin over greedy with hands exposed" in out and "sampled opponent hands" in out
-    assert "exposed " in out and "hidden " in out
-
-
 def test_greedy_picks_a_best_card_and_draws_from_the_callers_rng_only_on_ties():
     """Over seeded games of every variant, twenty.greedy (the numba policy through the generic agent) plays a
     best-valued card; where several tie it draws one number from the caller's rng (so the same rng state
