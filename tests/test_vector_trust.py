@@ -149,7 +149,7 @@ def test_reset_seed_fully_determines_the_learner_views_episodes():
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
     env = RecordEpisodeStatistics(
-        vector.make("twenty", 4, learner="rotate", opponents={"twenty.greedy": 1, "random": 1, "twenty.solver": 1})
+        vector.make("twenty", 4, learner="rotate", opponents={"twenty.greedy": 1, "random": 1, "twenty.hand_solver": 1})
     )
 
     def play(seed: int) -> list:
