@@ -9,6 +9,7 @@ variance: ``deals_adjusted = deals_plain / variance_ratio``).
     python -m benchmarks.luck_study --tables twenty --scale 0.2
     python -m benchmarks.luck_study --out docs/study/luck  # also a JSON summary per table
     python -m benchmarks.luck_study --coverage 40          # how often the intervals cover a known truth
+    python -m benchmarks.luck_study --coverage 200 --out docs/study/luck  # with every seed's numbers as JSON
     python -m benchmarks.luck_study --coverage 40 --coverage-table search  # the same with a search's sampled terms
     python -m benchmarks.luck_study --value model          # the value function: each game's shipped model
     python -m benchmarks.luck_study --ceiling              # what any unbiased term could remove at most
@@ -195,14 +196,15 @@ COVERAGE = {
 }
 
 
-def coverage(seeds: int, deals: int, table: str = "random") -> list[str]:
+def coverage(seeds: int, deals: int, table: str = "random") -> tuple[list[str], dict]:
     """``seeds`` tournaments of ``deals`` deals of a :data:`COVERAGE` table whose first two agents are the same
     (the seats alternating, or every seating): how often the plain and the adjusted 95% intervals of the first
     label's score margin over the second cover the truth, 0, and the adjusted mean's average (unbiased: about
-    0). ``random``: random play's known distribution; ``search``: a search's sampled one."""
+    0). ``random``: random play's known distribution; ``search``: a search's sampled one. Returns the report's
+    line and a summary with every seed's numbers (``--out`` writes it as ``coverage-TABLE-DEALS.json``)."""
     env_id, agents, duplicate, samples, what = COVERAGE[table]
     covered = {"plain": 0, "adjusted": 0}
-    means, plain_means, ratios = [], [], []
+    means, plain_means, ratios, per_seed = [], [], [], []
     start = time.perf_counter()
     first, second = (f"{agents[0]}#1", f"{agents[0]}#2")
     for seed in range(seeds):
@@ -217,10 +219,37 @@ def coverage(seeds: int, deals: int, table: str = "random") -> list[str]:
         means.append(adjusted["mean"])
         plain_means.append(pair["score_margin"])
         ratios.append(adjusted["variance_ratio"])
+        per_seed.append(
+            {
+                "seed": seed,
+                "plain": [pair["score_margin"], low, high],
+                "adjusted": [adjusted["mean"], adjusted["low"], adjusted["high"]],
+                "variance_ratio": adjusted["variance_ratio"],
+            }
+        )
     seconds = time.perf_counter() - start
     error = {k: statistics.stdev(v) / math.sqrt(seeds) for k, v in (("plain", plain_means), ("adjusted", means))}
     gaps = [a - p for a, p in zip(means, plain_means, strict=True)]
-    return [
+    summary = {
+        "table": table,
+        "what": what,
+        "agents": agents,
+        "seeds": [0, seeds - 1],
+        "deals_per_seed": deals,
+        "seconds": round(seconds, 1),
+        "command": (
+            f"python -m benchmarks.luck_study --coverage {seeds} --coverage-deals {deals} "
+            f"--coverage-table {table} --out docs/study/luck"
+        ),
+        "covered": covered,
+        "mean_plain": statistics.mean(plain_means),
+        "mean_adjusted": statistics.mean(means),
+        "standard_error": error,
+        "adjusted_minus_plain": [statistics.mean(gaps), statistics.stdev(gaps) / math.sqrt(seeds)],
+        "variance_ratio": {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)},
+        "per_seed": per_seed,
+    }
+    lines = [
         f"coverage: {what}, {seeds} seeds x {deals} deals, "
         f"{seconds:.0f} s: the 95% interval of the score margin covers 0 in {covered['plain']}/{seeds} (plain) "
         f"and {covered['adjusted']}/{seeds} (adjusted); means average {statistics.mean(plain_means):+.3f} plain "
@@ -229,6 +258,7 @@ def coverage(seeds: int, deals: int, table: str = "random") -> list[str]:
         f"variance ratio median {statistics.median(ratios):.2f}, range "
         f"{min(ratios):.2f} to {max(ratios):.2f}"
     ]
+    return lines, summary
 
 
 def markdown(out: dict) -> list[str]:
@@ -269,7 +299,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.coverage is not None:
         if args.coverage < 2 or args.coverage_deals < 2:
             parser.error("--coverage and --coverage-deals must be at least 2")
-        print("\n".join(coverage(args.coverage, args.coverage_deals, args.coverage_table)))
+        load = os.getloadavg()
+        lines, summary = coverage(args.coverage, args.coverage_deals, args.coverage_table)
+        summary["load_average"] = {"start": list(load), "end": list(os.getloadavg())}
+        print("\n".join(lines))
+        if args.out:
+            folder = Path(args.out)
+            folder.mkdir(parents=True, exist_ok=True)
+            name = f"coverage-{args.coverage_table}-{args.coverage_deals}.json"
+            (folder / name).write_text(json.dumps(summary, indent=1) + "\n")
         return
     known = {t.name: t for t in TABLES}
     names = [n.strip() for n in args.tables.split(",") if n.strip()]

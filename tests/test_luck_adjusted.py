@@ -279,3 +279,29 @@ def test_decision_rollouts_seat_the_table_where_they_can():
     assert rollout_seats(load_value(base, "doudizhu.dmc"), agents) is None
     assert DecisionTerms(rule, 3, 0, seats=rollout_seats(rule, agents), rollouts=16).repeats == 16
     assert DecisionTerms(rule, 3, 0, seats=rollout_seats(rule, agents[1:] * 2)[:3], rollouts=16).repeats == 1
+
+
+def test_the_pages_coverage_figures_are_the_committed_runs():
+    """docs/luck-adjusted.md's coverage figures are those of the JSON each run wrote (issue 53, item 10):
+    the command, the interval counts and the variance ratios' median and range."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = " ".join((root / "docs" / "luck-adjusted.md").read_text().split())
+    runs = sorted((root / "docs" / "study" / "luck").glob("coverage-*.json"))
+    assert len(runs) == 3
+    for path in runs:
+        run = json.loads(path.read_text())
+        seeds = run["seeds"][1] - run["seeds"][0] + 1
+        assert len(run["per_seed"]) == seeds
+        covered = {k: sum(r[k][1] <= 0.0 <= r[k][2] for r in run["per_seed"]) for k in ("plain", "adjusted")}
+        assert covered == run["covered"]
+        assert (
+            f"covers 0 in {covered['plain']}/{seeds} plain and {covered['adjusted']}/{seeds} adjusted"
+            in page.replace("covers the true 0", "covers 0").replace("tournaments plain", "plain")
+        )
+        ratio = run["variance_ratio"]
+        assert f"{ratio['median']:.2f} ({ratio['min']:.2f} to {ratio['max']:.2f})" in page
+        flag = f"--coverage-deals {run['deals_per_seed']}"
+        assert flag in page
