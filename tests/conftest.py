@@ -43,3 +43,68 @@ def wait_until_serving(proc, port: int) -> None:
             time.sleep(0.1)
     proc.kill()
     pytest.fail("cardenvs serve did not start within 60 s")
+
+
+# ---------------------------------------------------------------- where a run's time goes: numba's compiling
+def pytest_configure(config):
+    """``CARDENVS_COMPILE_LOG=FILE python -m pytest``: each process (every xdist worker) appends one line to FILE
+    at its end, the CPU seconds numba spent compiling (outermost compiles only) and their count: the part of the
+    suite's time that a warm cache saves; and ``FILE.WORKER.json``, every outermost compile's function, argument
+    types and CPU seconds (what two workers both compiled)."""
+    import os
+
+    path = os.environ.get("CARDENVS_COMPILE_LOG")
+    if not path:
+        return
+    import atexit
+    import time
+
+    from numba.core import event
+
+    totals = {"seconds": 0.0, "compiles": 0, "depth": 0, "start": 0.0}
+    compiled: list = []
+
+    class Timer(event.Listener):
+        def on_start(self, ev) -> None:
+            if totals["depth"] == 0:
+                totals["start"] = time.process_time()
+            totals["depth"] += 1
+
+        def on_end(self, ev) -> None:
+            totals["depth"] -= 1
+            if totals["depth"] == 0:
+                seconds = time.process_time() - totals["start"]
+                totals["seconds"] += seconds
+                totals["compiles"] += 1
+                func = ev.data["dispatcher"].py_func
+                compiled.append([f"{func.__module__}.{func.__qualname__}", str(ev.data["args"]), round(seconds, 3)])
+
+    event.register("numba:compile", Timer())
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+    def write() -> None:
+        import json
+
+        with open(f"{path}.{worker}.json", "w") as out:
+            json.dump(compiled, out)
+        with open(path, "a") as out:
+            out.write(
+                f"{worker} {totals['seconds']:.1f} s compiling, {totals['compiles']} compiles, "
+                f"{time.process_time():.1f} s CPU in all\n"
+            )
+
+    atexit.register(write)
+
+
+# ---------------------------------------------------------------- torch: one thread a worker
+@pytest.fixture(autouse=True)
+def _one_torch_thread_per_worker():
+    """Under pytest-xdist (two workers on two cores) torch's own thread pool would put two threads on each core
+    for every model's forward pass; each worker keeps torch to one (tests that need more set and restore it)."""
+    import os
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and os.environ.get("PYTEST_XDIST_WORKER") and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+    yield
