@@ -101,3 +101,88 @@ def test_features_and_choices_are_danzeros(model: str) -> None:
     summary = data["summary"]
     assert checked["choices"] == summary["decisions"]
     assert summary["one_out"] > 0 and summary["two_out"] > 0 and summary["minus_one_last"] > 0
+
+
+def test_card_layout_is_a_permutation_of_danzeros_columns() -> None:
+    """DanLM's exports read each card set in DanZero's card numbering (H2 = 0 .. DA = 51, SB, HR); DanZero's
+    client writes rank-major columns (the ranks 2..A, each as hearts, spades, clubs, diamonds)."""
+    from cardenvs.core.cards import parse_cards
+    from cardenvs.games.guandan.danzero import CARD_FROM_COLUMN, CARD_ORDER, COLUMN, cards_vector
+
+    assert sorted(COLUMN) == sorted(CARD_ORDER) == list(range(54))
+    hand = np.zeros(54, dtype=np.int8)
+    for card in parse_cards("2H 2S 3C AD BJ RJ"):
+        hand[card] += 1
+    column = cards_vector(hand)
+    assert list(np.flatnonzero(column)) == [0, 1, 6, 51, 52, 53]  # H2, S2, C3, DA, SB, HR
+    row = np.zeros(567, dtype=np.float32)
+    row[:54] = column
+    row[513:] = column
+    card = row[CARD_FROM_COLUMN]
+    assert list(np.flatnonzero(card[:54])) == [0, 13, 27, 51, 52, 53]  # H2, S2 (13), C3 (26 + 1), DA (39 + 12)
+    assert (card[513:] == card[:54]).all() and (card[54:66] == row[54:66]).all()  # the flags do not move
+
+
+def test_wild_flags() -> None:
+    """The 12 wild-card flags, as DanZero's client writes them, on hands whose answers are known."""
+    from cardenvs.core.cards import parse_cards
+    from cardenvs.games.guandan.danzero import cards_vector, wild_flags
+
+    def flags(text: str, level: str = "2") -> list[int]:
+        hand = np.zeros(54, dtype=np.int8)
+        for card in parse_cards(text):
+            hand[card] += 1
+        return [int(x) for x in wild_flags(cards_vector(hand), "23456789TJQKA".index(level))]
+
+    assert flags("3S 4S 5S 6S") == [0] * 12  # no wild: all zero
+    # the wild, spades 3-6 (one short of 3-7), ranks held in one suit each, a run 3-6 that ends before the ace
+    assert flags("2H 3S 4S 5S 6S") == [1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+    # T J Q K A in spades lacks one card only in the window the client does not look at (10-A)
+    assert flags("2H TS JS QS AS")[1] == 0
+    # a run of four ending at the ace; ranks in 2 and 3 suits side by side; 1, 2, 3 suits on three in a row
+    assert flags("2H JS QS KS KC AS AC AD") == [1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0]
+    assert flags("2H 5S 5C 6S 6C") == [1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1]  # two ranks side by side in 2 suits
+
+
+def test_loading_errors(tmp_path: Path, model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardenvs import doudizhu_v0, guandan_v0
+    from cardenvs.agent import load_agent
+
+    env = guandan_v0.env()
+    agent = load_agent(f"danzero:{model}", env)
+    assert agent.name == f"danzero:{model}" and agent.layout == "column"
+    plain = tmp_path / "plain.onnx"
+    tiny_model(plain, layout=None)
+    assert load_agent(f"danzero:{plain}", env).layout == "card"  # DanLM's exports carry no layout entry
+    with pytest.raises(ValueError, match="no such file"):
+        load_agent(f"danzero:{tmp_path / 'missing.onnx'}", env)
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="not an ONNX model"):
+        load_agent(f"danzero:{junk}", env)
+    with pytest.raises(ValueError, match="plays guandan_v0, not doudizhu_v0"):
+        load_agent(f"danzero:{model}", doudizhu_v0.env())
+    monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)
+    with pytest.raises(ValueError, match=r"pip install 'cardenvs\[danzero\]'"):
+        load_agent(f"danzero:{model}", env)
+
+
+def test_plays_a_match_with_tribute_and_return(model: str) -> None:
+    """Through act (suit decisions, tribute, return) in a two-hand match, against guandan.heuristic."""
+    from cardenvs import guandan_v0
+    from cardenvs.agent import load_agent
+
+    env = guandan_v0.env(episode="match", max_hands=2)
+    env.reset(seed=3)
+    agents = [load_agent(f"danzero:{model}", env), load_agent("guandan.heuristic", env)] * 2
+    phases = set()
+    rng = np.random.default_rng(0)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        phases.add(int(np.argmax(obs["observation"][: 54 + 4 + 3][-3:])))
+        env.step(agents[int(name.split("_")[1])].act(obs, rng))
+    assert env.unwrapped.core_state()[1][0]["hands_played"] == 2
+    assert phases == {0, 1, 2}  # tribute, return and play were all decided

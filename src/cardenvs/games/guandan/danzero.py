@@ -405,13 +405,13 @@ class DanZeroAgent:
             raise ValueError(f"danzero:{path}: danzero_layout {self.layout!r} is neither 'card' nor 'column'")
         self.name = f"danzero:{path}"
         self.flags = _flags_of(self.env)
-        self.memory = SeatMemory()
+        self.memories: dict[Any, SeatMemory] = {}  # by the seat to move (one agent may sit in several seats)
         self.returns: Any = None
         self.plan: tuple[int, tuple[int, ...]] | None = None
         self.index = -1  # the row of the last play decision's choice
 
     def reset(self) -> None:
-        self.memory = SeatMemory()
+        self.memories = {}
         self.plan = None
 
     def values(self, rows: np.ndarray) -> np.ndarray:
@@ -437,7 +437,8 @@ class DanZeroAgent:
 
     def choose(self, parts: dict[str, np.ndarray], mask: np.ndarray) -> tuple[int, np.ndarray | None]:
         """The action of a play decision and the rows scored (None when one play is legal)."""
-        self.memory.update(parts)
+        memory = self.memories.setdefault(getattr(self.env, "agent_selection", None), SeatMemory())
+        memory.update(parts)
         level = int(np.argmax(parts["hand_level"]))
         plays = legal_plays(parts["hand"], mask, level, self.flags)
         if len(plays) == 1:
@@ -445,7 +446,7 @@ class DanZeroAgent:
             return plays[0][0], None
         team_levels = np.asarray(parts["levels"]).reshape(2, 13)
         levels = (int(np.argmax(team_levels[0])), int(np.argmax(team_levels[1])), level)
-        state = state_features(self.memory.record, parts["hand"], parts["played"].reshape(4, 54), levels)
+        state = state_features(memory.record, parts["hand"], parts["played"].reshape(4, 54), levels)
         rows = feature_rows(state, [cards for _, cards in plays])
         best = int(np.argmax(self.values(rows)))
         self.plan, self.index = plays[best], best
