@@ -36,6 +36,18 @@ offers unless it is the level's heart; our rules never offer a wild card, so the
 offered. Return: DanZero's client uses a randomized hand-written rule; this agent gives back the card
 ``guandan.heuristic`` chooses (not DanZero's rule). It draws nothing from ``rng``.
 
+## Where the games differ
+
+* DanZero's client was written for the competition platform's rules; the record here follows ours (who leads
+  after a player goes out, 接风, when a hand ends), which ``tests/test_danzero.py`` checks against DanZero's own
+  client fed our games as the platform's messages. A position the platform would not reach under its own
+  rules is scored like any other.
+* Options DanZero's features do not know (``wilds=False``, ``sf_as_straight``, ``joker_fullhouse=False``, the
+  return rules): the features are computed as DanZero's client computes them (the wild-card flags from the
+  level's heart even where it is not wild), and the agent scores the plays our rules allow, never another.
+* Ties: values exactly equal (an int8-quantized network gives some) go to the first row in our order, which
+  need not be the platform's order of ``actionList``.
+
 ## The files
 
 DanZero's released weights are a pickled TensorFlow variable list (``q_network.ckpt``: not loaded here, nothing
@@ -263,12 +275,15 @@ class SeatMemory:
     seat's next turn, leaves the same record)."""
 
     def __init__(self) -> None:
+        self.hands_played = -1
+        self._clear()
+
+    def _clear(self) -> None:
         self.record = ActionRecord()
         self.events: list[tuple[int, tuple[int, ...]]] = []
         self.played = np.zeros((4, 54), dtype=np.int64)
-        self.owner = -1
-        self.passes = 0
-        self.hands_played = -1
+        self.owner = -1  # who made the play to beat
+        self.passes = 0  # passes since
         self.waiting = False  # whether the last update ended with the observer to act
 
     def _next(self, seat: int) -> int:
@@ -297,7 +312,7 @@ class SeatMemory:
         played = np.asarray(parts["played"], dtype=np.int64).reshape(4, 54)
         hands = int(parts["hands_played"][0])
         if hands != self.hands_played or (played < self.played).any() or not played.any():
-            self.__init__()  # type: ignore[misc]
+            self._clear()
             self.hands_played = hands
         new = int(played.sum() - self.played.sum())
         history = np.asarray(parts["history"]).reshape(HISTORY, -1)
