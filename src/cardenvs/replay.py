@@ -12,7 +12,10 @@ A replay file holds what it takes to play the game again, move for move, and wha
 * the result: ``rewards`` (each seat's total), ``scores`` (the game's own units), ``outcome`` (the win
   scale), ``illegal`` (the label of an agent whose illegal action ended the game) and ``truncated``;
 * where it comes from: ``tournament_seed``, ``deal``, ``replay`` (the seating within the deal's duplicate
-  set) and ``table``.
+  set) and ``table``;
+* ``transcript`` (only where the arena wrote transcripts too, ``--transcripts``): the decisions of language-model
+  seats, each with its ``step``, ``agent`` label, ``seat``, the chat ``messages``, the ``answers``, the ``action`` and
+  ``move`` (and a ``fault`` where there was one), the lines of the game's transcript file.
 
 :func:`load` reads a file (``ValueError`` naming the file and what is wrong); :meth:`Replay.verify` plays it
 again and raises :class:`ReplayMismatch` at the first step whose mover, legality, move name or rewards
@@ -81,11 +84,16 @@ class Replay:
     replay: int = 0
     table: int = 0
     version: str = ""
+    #: the decisions of agents that keep transcripts (``llm:`` seats: messages, answers, move), written by
+    #: ``cardenvs arena --replays DIR --transcripts DIR2``; empty otherwise (and then not written)
+    transcript: list[dict] = field(default_factory=list)
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict[str, Any]:
         data = {"format": FORMAT, "format_version": FORMAT_VERSION}
         data.update(asdict(self))
+        if not data["transcript"]:
+            del data["transcript"]
         return data
 
     @classmethod
@@ -110,12 +118,16 @@ class Replay:
             raise ValueError(f"{where}: malformed replay: {exc}") from None
 
     def save(self, path: str | Path) -> None:
-        """JSON with one line per step."""
+        """JSON with one line per step (and per decision of its transcript)."""
         data = self.to_dict()
         steps = data.pop("steps")
+        transcript = data.pop("transcript", None)
         head = json.dumps(data, indent=1)[: -len("\n}")]
         lines = ",\n  ".join(json.dumps(s, separators=(", ", ": ")) for s in steps)
-        Path(path).write_text(f'{head},\n "steps": [\n  {lines}\n ]\n}}\n')
+        text = f'{head},\n "steps": [\n  {lines}\n ]'
+        if transcript:
+            text += ',\n "transcript": [\n  ' + ",\n  ".join(json.dumps(t) for t in transcript) + "\n ]"
+        Path(path).write_text(text + "\n}\n")
 
     # ------------------------------------------------------------------ playing
     @property
@@ -300,22 +312,22 @@ def from_game(
     )
 
 
-def check_replays_folder(path: str) -> None:
-    """A ``ValueError`` unless ``path`` can take an arena's replays: a new folder (made with its missing
-    parents when the tournament starts), or an existing folder without replay files (so a folder never mixes
-    two runs)."""
+def check_replays_folder(path: str, flag: str = "--replays", pattern: str = "game_*.json") -> None:
+    """A ``ValueError`` unless ``path`` can take an arena's replays (``flag``: the option that names it, its files
+    ``pattern``; an arena's transcripts too): a new folder (made with its missing parents when the tournament
+    starts), or an existing folder without such files (so a folder never mixes two runs)."""
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise ValueError(f"--replays {path} is a file; name a folder for the replay files")
+        raise ValueError(f"{flag} {path} is a file; name a folder for the {flag[2:]} files")
     for ancestor in p.parents:
         if ancestor.exists():
             if not ancestor.is_dir():
-                raise ValueError(f"cannot write replays to {path}: {ancestor} is a file, not a folder")
+                raise ValueError(f"cannot write {flag[2:]} to {path}: {ancestor} is a file, not a folder")
             break
     if p.is_dir():
-        old = sorted(p.glob("game_*.json"))
+        old = sorted(p.glob(pattern))
         if old:
             raise ValueError(
-                f"--replays {path} already holds replays ({old[0].name}, ... {len(old)} files); name a new "
+                f"{flag} {path} already holds {flag[2:]} ({old[0].name}, ... {len(old)} files); name a new "
                 "or empty folder so that runs do not mix"
             )

@@ -49,12 +49,15 @@ game checked once for the row that knows the name):
 * ``cmd:COMMAND``: a program in any language speaking the line protocol of :mod:`.program` (one JSON line per
   decision in, a move's name or id back), with limits in parentheses (``cmd:./bot(move_ms=500)``); a fault
   loses the game or, with ``fallback=AGENT``, lets that agent move (``docs/bots.md``).
+* ``llm:MODEL``: a chat model behind an OpenAI-compatible endpoint (:mod:`.llm`, the ``llm`` extra), with its
+  parameters in parentheses (``llm:qwen2.5-7b(base_url=http://localhost:8000/v1,rethink=2)``); faults as ``cmd:``'s
+  (``docs/llm.md``).
 * ``KIND:COMMAND`` for a protocol a game declares (its spec's ``program_protocols``, e.g. ``botzone:./bot``): a
   program written for another platform, run unchanged (:class:`.program.ProtocolAgent`), with the limits of
   ``cmd:`` and the protocol's own parameters; for another game a ``ValueError`` names the games that declare it.
 
-Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class`` or ``cmd:``, and
-``KIND:PATH`` only with a PATH inside a ``models_dir`` folder.
+Names from untrusted input (the web app) load with ``registered_only=True``: no ``module:Class``, ``cmd:`` or
+``llm:``, and ``KIND:PATH`` only with a PATH inside a ``models_dir`` folder.
 
 Lists of names (``--agents``) are split on commas outside parentheses (:func:`split_agent_names`).
 

@@ -236,7 +236,7 @@ def agent_name_forms() -> str:
 
 
 #: the extra that installs what each agent kind of this project imports
-KIND_EXTRAS = {"ppo": "train", "dmc": "train", "rllib": "scale"}
+KIND_EXTRAS = {"ppo": "train", "dmc": "train", "rllib": "scale", "llm": "llm"}
 
 
 def _load_kind(name: str, entry: EntryPoint, path: str, env: Any) -> Agent:
@@ -423,6 +423,32 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
     )
 
 
+def _load_llm(request: AgentRequest, game: str) -> Agent:
+    """``llm:MODEL(key=value,...)``: a chat model behind an OpenAI-compatible endpoint (:mod:`.llm`)."""
+    if request.registered_only:
+        raise ValueError(f"agent {request.name!r}: language-model seats (llm:MODEL) are not run here")
+    try:
+        import openai  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ValueError(
+            f"agent {request.name!r} needs the llm extra ({exc.name} is missing): pip install 'cardenvs[llm]'"
+        ) from None
+    from .llm import PARAMETERS, LLMAgent
+
+    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in PARAMETERS.items())
+    unknown = [k for k in request.params if k not in PARAMETERS]
+    if unknown:
+        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; llm: accepts {described}")
+    values = {k: _convert(request.name, k, v, PARAMETERS[k][0], described) for k, v in request.params.items()}
+    fallback = values.pop("fallback", "")
+    if fallback:
+        try:
+            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
+        except ValueError as exc:
+            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
+    return LLMAgent(request.env, request.base.partition(":")[2], name=request.name, fallback=fallback or None, **values)
+
+
 def program_protocols() -> dict[str, dict[str, str]]:
     """The agent kinds of programs written for another platform (the games' specs' ``program_protocols``):
     kind -> {short name of a game that declares it: its ``"module:Class"``}."""
@@ -462,6 +488,7 @@ BUILT_IN_KINDS = (
     AgentKind("GAME.dmc", _game_part(lambda: shipped_models()), _load_shipped),
     AgentKind("random", lambda base: ANY_GAME if base == "random" else None, lambda r, g: RandomAgent(r.env)),
     AgentKind("cmd:COMMAND", lambda base: ANY_GAME if base.startswith("cmd:") else None, _load_program, True),
+    AgentKind("llm:MODEL", lambda base: ANY_GAME if base.startswith("llm:") else None, _load_llm, True),
     AgentKind("module:Class", lambda base: ANY_GAME if ":" in base else None, _load_class),
     AgentKind(
         "GAME.POLICY",
@@ -485,7 +512,7 @@ def agent_table() -> list[AgentKind]:
         for k in sorted(program_protocols())
         if k not in kinds and k != "cmd"
     ]
-    return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:4], *protocols, *BUILT_IN_KINDS[4:]]
+    return [*BUILT_IN_KINDS[:3], *installed, *BUILT_IN_KINDS[3:5], *protocols, *BUILT_IN_KINDS[5:]]
 
 
 def load_agent(
@@ -517,7 +544,8 @@ def load_agent(
         if params and not kind.parameters:
             if base in known_agents():
                 raise ValueError(
-                    f"agent {base!r} takes no parameters (got {name!r}); only the search agents and cmd: programs do"
+                    f"agent {base!r} takes no parameters (got {name!r}); only the search agents, cmd: programs and "
+                    "llm: models do"
                 )
             break  # parameters after a name that is no agent: say so, with the close names
         if plays and game is not None and plays != game:

@@ -45,6 +45,7 @@ def _worker(job: tuple) -> list[GameRecord]:
     resets = job[2]  # the deals' reset options from a deal file (deal -> options), or empty
     luck = job[3] if len(job) > 3 else None  # a luck-adjusted tournament's settings (.luck), or None
     unsandboxed = bool(job[4]) if len(job) > 4 else False  # programs may run without a sandbox (.agent.sandbox)
+    transcripts = job[5] if len(job) > 5 else None  # the folder of the games' transcripts (llm: seats), or None
     register(spec)  # a spawned worker knows only the built-in games; a game the caller registered comes along
     terms: dict = {}
     if vector:  # the agents and envs are built once per tournament (its id) and process
@@ -68,6 +69,7 @@ def _worker(job: tuple) -> list[GameRecord]:
             luck=luck,
             terms=terms,
             unsandboxed=unsandboxed,
+            transcripts_dir=transcripts,
         )
     if luck is not None:
         from . import luck as luck_terms
@@ -99,6 +101,7 @@ class Plan:
     unsandboxed: bool = False  # programs may run without a sandbox where none can be made (cardenvs.agent.sandbox)
     #: the agents (labels) that are programs run without a sandbox (only with ``unsandboxed``)
     unsandboxed_agents: list[str] = field(default_factory=list)
+    transcripts: str | None = None  # folder for one transcript file per game (agents' game_transcript(), .aec)
 
 
 def _count(value: Any, what: str, low: int) -> int:
@@ -127,6 +130,7 @@ def plan_tournament(
     luck_samples: int | None = None,
     luck_rollouts: int | None = None,
     unsandboxed: bool = False,
+    transcripts: str | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
@@ -142,7 +146,9 @@ def plan_tournament(
     (default 16); a table with an agent whose action distribution is known (random) or
     sampled (a search) plays on the aec engine, which records the decision terms. ``unsandboxed``: programs
     (``cmd:COMMAND``) may run without a sandbox where none can be made here (:mod:`cardenvs.agent.sandbox`); without
-    it they are refused there, and with it the results say which ran unsandboxed."""
+    it they are refused there, and with it the results say which ran unsandboxed. ``transcripts``: a folder for
+    every game's transcript (the decisions of agents that keep one, ``llm:`` seats: JSON lines,
+    ``game_NNNNNN.jsonl`` as replays are named), played on the aec engine."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -204,6 +210,11 @@ def plan_tournament(
 
         check_replays_folder(str(replays))
     aec_why = "replays are written by the aec engine" if replays is not None else None
+    if transcripts is not None:
+        from ..replay import check_replays_folder
+
+        check_replays_folder(str(transcripts), "--transcripts", "game_*.jsonl")
+        aec_why = aec_why or "transcripts are written by the aec engine"
     if deal_resets:
         aec_why = "deal files are played by the aec engine (vector envs deal from seeds)"
     batched = [
@@ -236,6 +247,7 @@ def plan_tournament(
         luck,
         bool(unsandboxed),
         [label for name, label in zip(agent_names, labels_for(agent_names), strict=True) if _unsandboxed(built[name])],
+        None if transcripts is None else str(transcripts),
     )
 
 
@@ -359,6 +371,7 @@ def _jobs(plan: Plan) -> list[tuple]:
                     {d: plan.deal_resets[d] for d in range(start, min(games, start + chunk)) if plan.deal_resets},
                     plan.luck,
                     plan.unsandboxed,
+                    plan.transcripts,
                 )
             )
     return jobs
@@ -379,8 +392,9 @@ def run_plans(plans: Sequence[Plan], workers: int = 1, progress: bool = False) -
     workers = _count(workers, "workers", 1)
     results = []
     for plan in plans:
-        if plan.replays is not None:
-            Path(plan.replays).mkdir(parents=True, exist_ok=True)
+        for folder in (plan.replays, plan.transcripts):
+            if folder is not None:
+                Path(folder).mkdir(parents=True, exist_ok=True)
         results.append(
             Results(
                 plan.env_id,
@@ -453,7 +467,8 @@ def run_tournament(
     roles chosen in the game's phase before play; ``replays``: a folder to write every game to; ``engine``:
     ``"auto"``, ``"vector"`` or ``"aec"``; ``deals`` and ``save_deals``: a deal file to play, or to write and
     play; ``luck_adjusted``, ``luck_reference``, ``luck_value``, ``luck_samples`` and ``luck_rollouts``: luck-adjusted
-    estimates, :mod:`.luck`; ``unsandboxed``: programs may run without a sandbox where none can be made)."""
+    estimates, :mod:`.luck`; ``unsandboxed``: programs may run without a sandbox where none can be made;
+    ``transcripts``: a folder for the games' transcripts)."""
     plan = plan_tournament(env_id, agents, games, seed, options, duplicate, workers, round_robin, **planned)
     return run_plan(plan, progress)
 

@@ -42,6 +42,9 @@ class GameRecord:
     #: a luck-adjusted tournament's terms of this game (:mod:`cardenvs.arena.luck`): the value function after the
     #: deal and the decision terms' sums, per seat; None otherwise (and then not written)
     luck: dict | None = None
+    #: what agents with a ``game_usage()`` hook (``llm:`` seats) used in this game, by label: calls, tokens,
+    #: latencies, cost, ... (:func:`cardenvs.arena.aec.game_usage`); empty otherwise (and then not written)
+    usage: dict[str, dict] = field(default_factory=dict)
 
 
 def fault_record(label: str, fault, forfeit: bool) -> dict:

@@ -291,6 +291,10 @@ class Results:
         truncated = sum(r.truncated for r in self.records)
         if illegal or truncated:
             lines.append(f"\n{illegal} games ended by an illegal action, {truncated} truncated")
+        usage = self.usage()
+        if usage:
+            lines += ["", "usage (agents that count their calls; latency median and 90th percentile):"]
+            lines += [f"  {label:26s} {_usage_line(u)}" for label, u in usage.items()]
         for label, counts in self.faults().items():
             said = [f"{n} {kind}" for kind, n in sorted(counts["forfeits"].items())]
             moves = [f"{n} {kind}" for kind, n in sorted(counts["fallback_moves"].items())]
@@ -320,6 +324,8 @@ class Results:
             out["roles"] = self.role_stats()
         if self.faults():
             out["faults"] = self.faults()
+        if self.usage():
+            out["usage"] = self.usage()
         if self.luck is not None:
             from .luck import adjusted_stats
 
@@ -331,7 +337,11 @@ class Results:
                     out["head_to_head"][a][b]["adjusted"] = adjusted
             out["luck"] = self.luck
         out["records"] = [
-            {k: v for k, v in asdict(r).items() if (k != "faults" or v) and (k != "luck" or v is not None)}
+            {
+                k: v
+                for k, v in asdict(r).items()
+                if (k not in ("faults", "usage") or v) and (k != "luck" or v is not None)
+            }
             for r in self.records
         ]
         return out
@@ -345,6 +355,32 @@ class Results:
                 counts = out.setdefault(f["agent"], {"forfeits": {}, "fallback_moves": {}})
                 which = counts["forfeits" if f["forfeit"] else "fallback_moves"]
                 which[f["kind"]] = which.get(f["kind"], 0) + 1
+        return out
+
+    def usage(self) -> dict[str, dict[str, Any]]:
+        """Per agent whose games' records count what it used (:attr:`GameRecord.usage`, an ``llm:`` seat's calls,
+        tokens, latencies, cost): ``games``, every number summed over its games, every list's values pooled as
+        their median and 90th percentile (``latency_ms_median``, ``latency_ms_p90``), and its faults by kind
+        (games lost and moves its fallback made, :meth:`faults`)."""
+        out: dict[str, dict[str, Any]] = {}
+        pooled: dict[str, dict[str, list]] = {}
+        for r in self.records:
+            for label, used in r.usage.items():
+                totals = out.setdefault(label, {"games": 0})
+                totals["games"] += 1
+                for key, value in used.items():
+                    if isinstance(value, list):
+                        pooled.setdefault(label, {}).setdefault(key, []).extend(value)
+                    elif isinstance(value, (int, float)) and not key.endswith(("_median", "_p90")):
+                        totals[key] = totals.get(key, 0) + value
+        faults = self.faults()
+        for label, totals in out.items():
+            for key, values in pooled.get(label, {}).items():
+                totals[f"{key}_median"] = float(np.median(values)) if values else math.nan
+                totals[f"{key}_p90"] = float(np.percentile(values, 90)) if values else math.nan
+            counts = faults.get(label, {"forfeits": {}, "fallback_moves": {}})
+            kinds = sorted({*counts["forfeits"], *counts["fallback_moves"]})
+            totals["faults"] = {k: counts["forfeits"].get(k, 0) + counts["fallback_moves"].get(k, 0) for k in kinds}
         return out
 
     @classmethod
@@ -449,3 +485,26 @@ def check_output_path(path: str, what: str, json_with_csv: bool = False) -> None
             f"the {what} path {path} ends in .csv, but the CSV goes beside the JSON (same name, "
             ".csv): name the JSON, e.g. {p.with_suffix('.json')}"
         )
+
+
+def _usage_line(usage: dict[str, Any]) -> str:
+    """One agent's usage (:meth:`Results.usage`) in words: the known counts first, then any other number."""
+    words = [f"{usage['games']} games"]
+    known = {"games", "faults", "calls", "input_tokens", "output_tokens", "cost", "rethinks", "fallbacks"}
+    if "calls" in usage:
+        words.append(f"{usage['calls']} calls")
+    if "input_tokens" in usage or "output_tokens" in usage:
+        words.append(f"{usage.get('input_tokens', 0)} tokens in, {usage.get('output_tokens', 0)} out")
+    if "latency_ms_median" in usage:
+        known |= {"latency_ms_median", "latency_ms_p90"}
+        words.append(f"latency {usage['latency_ms_median']:.0f} ms, p90 {usage['latency_ms_p90']:.0f} ms")
+    if "cost" in usage:
+        words.append(f"cost {usage['cost']:.4f}")
+    for key in ("rethinks", "fallbacks"):
+        if key in usage:
+            words.append(f"{usage[key]} {key}")
+    others = [(key, value) for key, value in usage.items() if key not in known and isinstance(value, (int, float))]
+    words += [f"{key} {value:g}" for key, value in others]
+    faults = ", ".join(f"{n} {kind}" for kind, n in usage.get("faults", {}).items())
+    words.append(f"faults: {faults or 'none'}")
+    return "; ".join(words)

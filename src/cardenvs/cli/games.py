@@ -91,6 +91,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             luck_samples=args.luck_samples,
             luck_rollouts=args.luck_rollouts,
             unsandboxed=args.unsandboxed,
+            transcripts=args.transcripts,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
@@ -102,6 +103,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"wrote {args.plot}")
     if args.replays:
         print(f"wrote {len(results.records)} replays to {args.replays} (open them with cardenvs serve)")
+    if args.transcripts:
+        print(f"wrote {len(results.records)} transcripts to {args.transcripts}")
     if args.save_deals:
         print(f"wrote the {results.deals} deals to {args.save_deals} (play them again with --deals)")
     return 0
@@ -277,6 +280,13 @@ def add_parsers(sub: Any) -> None:
         "--replays",
         metavar="DIR",
         help="write every game as a replay (JSON, DIR/game_NNNNNN.json; a new or empty folder)",
+    )
+    p.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="write every game's transcript: each decision of its language-model seats (llm:MODEL), the messages "
+        "sent and the answers, as JSON lines (DIR/game_NNNNNN.jsonl, named as replays are; with --replays also "
+        "inside each replay); on the aec engine",
     )
     p.add_argument(
         "--deals",

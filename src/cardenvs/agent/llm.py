@@ -1,0 +1,278 @@
+"""Language-model seats: the agent kind ``llm:MODEL``, a chat model behind any OpenAI-compatible endpoint
+(vLLM, llama.cpp's server, Ollama, a hosted provider), asked through the official ``openai`` client (the
+``llm`` extra: ``pip install 'cardenvs[llm]'``).
+
+At each decision with more than one legal move the seat's prompt (:func:`.prompts.prompt_messages`: the rules,
+the seat's view, the legal moves by name unless ``legal=none``, the answer format) is sent as one chat call and
+the answer read back (:func:`.prompts.read_answer`). A decision with one legal move is played without a call.
+An unreadable or illegal answer is answered with :func:`.prompts.rethink_message` (the model's answer and what
+was wrong are added to the conversation) and the model asked again, at most ``rethink`` times.
+
+Faults are :class:`~.program.BotFault` results, as a ``cmd:`` program's are, so the arena records them the same
+way: the game is lost, or with ``fallback=AGENT`` that agent makes the move and the fault is recorded beside the
+game. Kinds (:data:`FAULTS`): ``garbage`` and ``illegal`` (the last answer after the rethinks), ``timeout`` (no
+answer within the call's ``move_ms``, or the game's ``game_ms`` spent), ``rate_limit`` (HTTP 429 whose
+``Retry-After`` wait does not fit in the call's time left), ``server`` (HTTP 5xx or a malformed response),
+``connection`` (the endpoint unreachable, or the connection dropped) and ``refused`` (another HTTP error: a bad
+key, an unknown model). A 429 is retried after its ``Retry-After`` (``retry-after-ms``; 1 s when the header is
+missing) for as long as the call's time allows; 5xx and dropped connections are not retried: they are faults
+at once (a fallback agent covers them).
+
+The key: ``key_env=NAME`` names the environment variable that holds it, read at each call; the key is never
+kept by the agent, written to a results file, a transcript or an error message (a message that quotes it is
+cut to its HTTP status). Without ``key_env`` no key is sent (a local server).
+
+Costs: every call's input and output tokens (the response's ``usage``), latency, the rethinks, the moves made by
+the fallback, and the cost at ``price_in`` and ``price_out`` (per million tokens) are counted per game
+(:meth:`LLMAgent.game_usage`, which the arena keeps in each game's record and sums per agent). Each decision's
+messages and answers are kept per game (:meth:`LLMAgent.game_transcript`, ``cardenvs arena --transcripts DIR``).
+
+Concurrency: ``in_flight=N`` lets the arena play N games of a table at once (threads, each game with its own env
+and agents), and at most N calls of the model (per endpoint and model, in this process) are in flight at once.
+
+Parameters, in the name: ``llm:MODEL(base_url=http://localhost:8000/v1,key_env=OPENAI_API_KEY,rethink=2)``
+(:data:`PARAMETERS`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from ..core.env import legal_actions
+from .program import BotFault
+from .prompts import LEGAL_FORMS, AnswerError, prompt_messages, read_answer, rethink_message
+
+#: the parameters of an ``llm:`` name: type, default, what
+PARAMETERS: dict[str, tuple[type, Any, str]] = {
+    "base_url": (str, "http://127.0.0.1:8000/v1", "the endpoint (OpenAI-compatible, up to /v1)"),
+    "key_env": (str, "", "the environment variable holding the API key (empty: no key)"),
+    "temperature": (float, 0.0, "sampling temperature"),
+    "max_tokens": (int, 512, "most tokens of one answer"),
+    "legal": (str, "list", "list: the prompt lists the legal moves; none: it does not"),
+    "rethink": (int, 1, "times to ask again after an unreadable or illegal answer"),
+    "fallback": (str, "", "agent that makes the move after a fault (empty: the fault loses the game)"),
+    "move_ms": (int, 60_000, "milliseconds for one call (429 waits included)"),
+    "game_ms": (int, 3_600_000, "milliseconds for all of one game's calls"),
+    "price_in": (float, 0.0, "price per million input tokens"),
+    "price_out": (float, 0.0, "price per million output tokens"),
+    "in_flight": (int, 1, "calls in flight at once (the arena plays this many games of a table at once)"),
+}
+FAULTS = ("garbage", "illegal", "timeout", "rate_limit", "server", "connection", "refused")
+#: the wait after a 429 without a Retry-After header, in seconds
+DEFAULT_RETRY_AFTER = 1.0
+
+_LIMITS: dict[tuple[str, str, int], threading.BoundedSemaphore] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def _calls_limit(base_url: str, model: str, in_flight: int) -> threading.BoundedSemaphore:
+    """The semaphore bounding the calls in flight to ``model`` at ``base_url`` in this process: every copy of the
+    agent (one per game played at once) shares it."""
+    with _LIMITS_LOCK:
+        key = (base_url, model, in_flight)
+        if key not in _LIMITS:
+            _LIMITS[key] = threading.BoundedSemaphore(in_flight)
+        return _LIMITS[key]
+
+
+class LLMAgent:
+    """``llm:MODEL``: a chat model choosing the moves of one seat (module docstring)."""
+
+    def __init__(self, env: Any, model: str, name: str | None = None, fallback: Any = None, **params: Any):
+        self.env = getattr(env, "unwrapped", env)
+        self.model = model
+        self.name = name or f"llm:{model}"
+        if not model:
+            raise ValueError(f"agent {self.name!r}: no model; write llm:MODEL, e.g. llm:qwen2.5-7b-instruct")
+        unknown = [k for k in params if k not in PARAMETERS]
+        if unknown:
+            raise ValueError(f"agent {self.name!r}: unknown parameter {unknown[0]!r}")
+        values = {k: default for k, (_, default, _) in PARAMETERS.items()}
+        values.update(params)
+        self.base_url = str(values["base_url"])
+        self.key_env = str(values["key_env"])
+        self.temperature, self.max_tokens = float(values["temperature"]), int(values["max_tokens"])
+        self.legal, self.rethink = str(values["legal"]), int(values["rethink"])
+        self.move_ms, self.game_ms = int(values["move_ms"]), int(values["game_ms"])
+        self.price_in, self.price_out = float(values["price_in"]), float(values["price_out"])
+        self.in_flight = int(values["in_flight"])
+        if self.legal not in LEGAL_FORMS:
+            raise ValueError(f"agent {self.name!r}: legal must be one of {', '.join(LEGAL_FORMS)}, got {self.legal!r}")
+        if min(self.move_ms, self.game_ms, self.max_tokens, self.in_flight) <= 0:
+            raise ValueError(f"agent {self.name!r}: move_ms, game_ms, max_tokens and in_flight must be positive")
+        if self.rethink < 0 or min(self.price_in, self.price_out, self.temperature) < 0:
+            raise ValueError(f"agent {self.name!r}: rethink, temperature and the prices must not be negative")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"agent {self.name!r}: base_url must start with http:// or https://: {self.base_url!r}")
+        if self.key_env and self.key_env not in os.environ:
+            raise ValueError(f"agent {self.name!r}: the environment variable {self.key_env} (key_env) is not set")
+        self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
+        self._client: Any = None
+        self._limit = _calls_limit(self.base_url, model, self.in_flight)
+        self.reset()
+
+    def __repr__(self) -> str:
+        return f"LLMAgent({self.name!r})"
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.update(_client=None, _limit=None)  # a copy makes its own client; the limit is found again
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._limit = _calls_limit(self.base_url, self.model, self.in_flight)
+
+    # ------------------------------------------------------------------ the agent
+    def reset(self) -> None:
+        """A new game: its time, its counts, its faults and its transcript start again."""
+        self._game_left = self.game_ms / 1000
+        self.faults: list[BotFault] = []  # faults covered by the fallback in the current game
+        self._usage = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "rethinks": 0, "fallbacks": 0}
+        self._latencies: list[float] = []
+        self._transcript: list[dict] = []
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:  # nothing to choose: no call
+            return int(legal[0])
+        seat = self.env.agent_name_mapping[self.env.agent_selection]
+        messages = prompt_messages(self.env, seat, observation, self.legal)
+        entry: dict[str, Any] = {"step": len(self.env.actions_taken), "seat": seat, "messages": messages, "answers": []}
+        self._transcript.append(entry)
+        try:
+            action = self._decide(entry, observation)
+        except BotFault as fault:
+            entry["fault"] = {"kind": fault.kind, "detail": fault.detail}
+            if self.fallback is None:
+                raise
+            self.faults.append(fault)
+            self._usage["fallbacks"] += 1
+            action = int(self.fallback.act(observation, rng))
+            entry["fallback"] = getattr(self.fallback, "name", "fallback")
+        entry.update(action=int(action), move=self.env.action_name(int(action)))
+        return int(action)
+
+    def _decide(self, entry: dict, observation: dict[str, np.ndarray]) -> int:
+        """Ask, and ask again after each unreadable or illegal answer (at most ``rethink`` times)."""
+        messages = list(entry["messages"])
+        for attempt in range(self.rethink + 1):
+            text = self._call(messages)
+            entry["answers"].append(text)
+            try:
+                return read_answer(self.env, text, observation)
+            except AnswerError as error:
+                if attempt == self.rethink:
+                    raise BotFault(self.name, error.kind, error.detail) from None
+                self._usage["rethinks"] += 1
+                messages += [{"role": "assistant", "content": text}, rethink_message(error)]
+                entry["messages"] = list(messages)
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ the endpoint
+    def _key(self) -> str:
+        return os.environ.get(self.key_env, "") if self.key_env else ""
+
+    def _scrub(self, text: str) -> str:
+        """``text`` without the key (a message that shows any of it is replaced by a notice)."""
+        key = self._key()
+        if key and (key in text or (len(key) >= 8 and (key[:6] in text or key[-6:] in text))):
+            return "(the endpoint's message quoted the key; not shown)"
+        return text[:300]
+
+    def client(self) -> Any:
+        """The ``openai`` client of this agent (made at its first call; no retries of its own)."""
+        if self._client is None:
+            from openai import OpenAI
+
+            # the key is read from the environment at each request (a callable), never kept here
+            key = lambda: self._key() or "none"  # noqa: E731
+            self._client = OpenAI(base_url=self.base_url, api_key=key, max_retries=0, timeout=self.move_ms / 1000)
+        return self._client
+
+    def _call(self, messages: list[dict]) -> str:
+        """One chat call (429s retried within its time), counted; a :class:`BotFault` for what is no answer."""
+        import openai
+
+        started = time.monotonic()
+        left = min(self.move_ms / 1000, self._game_left)
+        try:
+            while True:
+                if left <= 0:
+                    raise BotFault(self.name, "timeout", f"the game's {self.game_ms} ms are spent")
+                deadline = time.monotonic() + left
+                try:
+                    with self._limit:
+                        asked = time.monotonic()
+                        response = self.client().chat.completions.create(
+                            model=self.model,
+                            messages=messages,  # type: ignore[arg-type]
+                            temperature=self.temperature,
+                            max_tokens=self.max_tokens,
+                            timeout=max(0.001, deadline - time.monotonic()),
+                        )
+                        self._latencies.append((time.monotonic() - asked) * 1000)
+                    break
+                except openai.RateLimitError as exc:
+                    wait = _retry_after(exc.response.headers)
+                    left = deadline - time.monotonic()
+                    if wait >= left:
+                        raise BotFault(
+                            self.name, "rate_limit", f"HTTP 429; Retry-After {wait:g} s does not fit in {left:.3f} s"
+                        ) from None
+                    time.sleep(wait)
+                    left = deadline - time.monotonic()
+                except openai.APITimeoutError:
+                    raise BotFault(self.name, "timeout", f"no answer within {left * 1000:.0f} ms") from None
+                except openai.APIConnectionError as exc:
+                    raise BotFault(self.name, "connection", self._scrub(f"{exc}: {exc.__cause__ or ''}")) from None
+                except openai.APIStatusError as exc:
+                    kind = "server" if exc.status_code >= 500 else "refused"
+                    raise BotFault(self.name, kind, self._scrub(f"HTTP {exc.status_code}: {exc.message}")) from None
+                except openai.OpenAIError as exc:
+                    raise BotFault(self.name, "server", self._scrub(f"{type(exc).__name__}: {exc}")) from None
+        finally:
+            self._game_left -= time.monotonic() - started
+        self._usage["calls"] += 1
+        usage = getattr(response, "usage", None)
+        self._usage["input_tokens"] += int(getattr(usage, "prompt_tokens", 0) or 0)
+        self._usage["output_tokens"] += int(getattr(usage, "completion_tokens", 0) or 0)
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise BotFault(self.name, "server", "the response has no choices")
+        return str(choices[0].message.content or "")
+
+    # ------------------------------------------------------------------ what the arena reads
+    def game_usage(self) -> dict[str, Any]:
+        """This game's calls, tokens, latencies (ms), cost, rethinks and moves made by the fallback."""
+        usage: dict[str, Any] = dict(self._usage)
+        usage["cost"] = (usage["input_tokens"] * self.price_in + usage["output_tokens"] * self.price_out) / 1e6
+        usage["latency_ms"] = [round(x, 1) for x in self._latencies]
+        return usage
+
+    def game_transcript(self) -> list[dict]:
+        """This game's decisions: ``step`` (moves before it), ``seat``, the ``messages`` sent (with the rethinks),
+        the ``answers``, the ``action`` and its ``move``, and a ``fault`` and ``fallback`` where there was one."""
+        return list(self._transcript)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def _retry_after(headers: Any) -> float:
+    """The wait a 429 asks for, in seconds: ``retry-after-ms``, else ``Retry-After`` (seconds); else the default."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return max(0.0, float(value) / scale)
+            except ValueError:
+                continue
+    return DEFAULT_RETRY_AFTER
