@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from cardenvs.core import kernels
 from cardenvs.core.cards import SUITS
 
 from . import moves
@@ -421,7 +422,6 @@ class DanZeroAgent:
         self.name = f"danzero:{path}"
         self.flags = _flags_of(self.env)
         self.memories: dict[Any, SeatMemory] = {}  # by the seat to move (one agent may sit in several seats)
-        self.returns: Any = None
         self.plan: tuple[int, tuple[int, ...]] | None = None
         self.index = -1  # the row of the last play decision's choice
 
@@ -445,7 +445,7 @@ class DanZeroAgent:
             return self._suit(parts, legal)
         if legal[0] >= moves.CARD0 and legal[-1] < moves.SUIT0:  # tribute or return
             if parts["phase"][1]:
-                return self._return(observation)
+                return self._return()
             return int(legal[0])
         choice, _ = self.choose(parts, mask)
         return choice
@@ -481,9 +481,12 @@ class DanZeroAgent:
                 return int(a)
         raise RuntimeError("danzero: no suit choice leads to the play chosen")
 
-    def _return(self, observation: dict[str, np.ndarray]) -> int:
-        if self.returns is None:
-            from cardenvs.agent import PolicyAgent
-
-            self.returns = PolicyAgent(self.env, "heuristic")
-        return int(self.returns.act(observation, np.random.default_rng(0)))
+    def _return(self) -> int:
+        """The card ``guandan.heuristic`` gives back: the game's numba policy on the env's state (as
+        :class:`cardenvs.agent.PolicyAgent` asks it), with a fixed stream (it draws nothing from ``rng``)."""
+        _, states, params, _ = self.env.core_state()
+        kind = 2 + list(self.env.policy_names()).index("heuristic")  # the kernels' code of a policy
+        stream = np.full((1, 1), kernels.PROBE, dtype=np.uint64)
+        out = np.zeros(1, dtype=np.int64)
+        kernels.policy_range(states, params, np.zeros(1, dtype=np.int64), kind, stream, int(self.env.num_actions), out)
+        return int(out[0])
