@@ -12,21 +12,21 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx  # the dev extra installs onnx and onnxruntime (the danzero extra)
 import pytest
-
-onnx = pytest.importorskip("onnx")
-pytest.importorskip("onnxruntime")
 
 CASES = Path(__file__).parent / "data" / "danzero_cases.json.gz"
 
 
-def tiny_model(path: str | Path, hidden: int = 16, seed: int = 0, layout: str | None = "column") -> None:
+def tiny_model(
+    path: str | Path, hidden: int = 16, seed: int = 0, layout: str | None = "column", inputs: int = 567
+) -> None:
     """A small deterministic network of DanZero's input shape ([N, 567] -> [N, 1], one tanh layer, random
     weights), written as ONNX with its feature layout in the metadata."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(seed)
-    w1 = (rng.standard_normal((567, hidden)) * 0.3).astype(np.float32)
+    w1 = (rng.standard_normal((inputs, hidden)) * 0.3).astype(np.float32)
     b1 = (rng.standard_normal(hidden) * 0.1).astype(np.float32)
     w2 = rng.standard_normal((hidden, 1)).astype(np.float32)
     nodes = [
@@ -38,7 +38,7 @@ def tiny_model(path: str | Path, hidden: int = 16, seed: int = 0, layout: str | 
     graph = helper.make_graph(
         nodes,
         "tiny",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 567])],
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", inputs])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 1])],
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"), numpy_helper.from_array(w2, "w2")],
     )
@@ -160,6 +160,10 @@ def test_loading_errors(tmp_path: Path, model: str, monkeypatch: pytest.MonkeyPa
     junk.write_bytes(b"not a model")
     with pytest.raises(ValueError, match="not an ONNX model"):
         load_agent(f"danzero:{junk}", env)
+    wide = tmp_path / "wide.onnx"
+    tiny_model(wide, inputs=964)  # DanLM's V1T network: its own 964 features, not DanZero's
+    with pytest.raises(ValueError, match=r"takes \['batch', 964\], not DanZero's \[N, 567\]"):
+        load_agent(f"danzero:{wide}", env)
     with pytest.raises(ValueError, match="plays guandan_v0, not doudizhu_v0"):
         load_agent(f"danzero:{model}", doudizhu_v0.env())
     monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)
