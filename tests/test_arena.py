@@ -156,13 +156,14 @@ def test_agents_by_name_and_errors():
     assert isinstance(load_agent("cardenvs.agent:RandomAgent", env), RandomAgent)
     with pytest.raises(
         ValueError,
-        match="unknown agent 'nope'; known agents for war: random, war.flip, or dmc:PATH, douzero:PATH, ppo:PATH",
+        match="unknown agent 'nope'; known agents for war: random, war.flip, or danzero:PATH, dmc:PATH, douzero:PATH, "
+        "ppo:PATH",
     ):
         load_agent("nope", env)
     with pytest.raises(ValueError, match="cannot load agent 'no.such.module:Thing': No module named 'no'"):
         load_agent("no.such.module:Thing", env)
     # a kind no installed package registers (as in a copy of the source that was never pip-installed)
-    with pytest.raises(ValueError, match="'nokind' is neither an agent kind \\(dmc:PATH, .*\\) nor a module"):
+    with pytest.raises(ValueError, match="'nokind' is neither an agent kind \\(danzero:PATH, dmc:PATH, .*\\) nor"):
         load_agent("nokind:runs/model.pt", env)
     with pytest.raises(ValueError, match="os:path is a module, not a class"):
         load_agent("os:path", env)
