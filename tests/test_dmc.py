@@ -156,6 +156,28 @@ def test_q_network_scores_exactly_the_legal_moves(game):
         obs, *_, info = env.step(chosen)
 
 
+def test_choose_explores_with_each_states_own_epsilon():
+    """``role_epsilon``'s per-state exploration: a state whose epsilon is 0 gets the greedy move, one whose
+    epsilon is 1 a uniformly random legal one (over 40 draws, more than one of the 4 bids of a first bidder)."""
+    torch.manual_seed(0)
+    game = "doudizhu_v0"
+    env = vector.make(game, 8)
+    nets = dmc_model.build_nets(game, env.layout, dmc_args.Args(game=game)).eval()
+    obs, _ = env.reset(seed=3)
+    raw = obs["observation"]
+    roles = dmc_model.roles_of(game, env.layout, raw)
+    assert (roles == 3).all()  # every game starts with its first bid
+    ids, counts = env.legal_ids()
+    x = dmc_model.StateFeatures(env.layout, "scaled")(raw)
+    greedy = dmc_model.choose(nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]
+    epsilon = np.tile([0.0, 1.0], 4)
+    rng = np.random.default_rng(5)
+    draws = np.array([dmc_model.choose(nets, x, roles, ids, counts, epsilon, rng) for _ in range(40)])
+    assert (draws[:, epsilon == 0] == greedy[epsilon == 0]).all()
+    for b in np.flatnonzero(epsilon == 1):
+        assert set(draws[:, b]) <= set(ids[b, : counts[b]]) and len(set(draws[:, b])) > 1
+
+
 # ---------------------------------------------------------------- tiny runs, the arena, resume, bad input
 TINY = [
     "--set",
@@ -431,6 +453,7 @@ def test_state_features_are_the_ppo_scaled_features_and_old_checkpoints_keep_bou
         (["--set", "lr_schedule=cosine"], "lr_schedule 'cosine'"),
         (["--set", "train_roles=[king]", "--set", "opponent=doudizhu.rule"], "unknown role 'king' of doudizhu_v0"),
         (["--set", "train_roles=[landlord]"], "train_roles needs an opponent"),
+        (["--set", "role_epsilon={king: 0.5}"], "role_epsilon: unknown role 'king' of doudizhu_v0"),
         (["--set", "train_roles=landlord", "--set", "opponent=doudizhu.rule"], "expected a list of roles"),
         (["--set", "init_from=x.pt", "--resume"], "init_from starts a new run"),
     ],

@@ -145,6 +145,7 @@ class Actors:
         self.draw_opponent_seats(np.arange(args.num_envs))
         self.roles = len(role_names(args.game))
         self.trained = trained_roles(args)  # decisions of the other roles: always the opponent, never learnt
+        self.epsilon = np.array([args.role_epsilon.get(name, args.epsilon) for name in role_names(args.game)])
         self.episodes, self.decisions = 0, 0  # finished episodes and their decisions handed out
 
     def draw_opponent_seats(self, games: np.ndarray) -> None:
@@ -182,9 +183,8 @@ class Actors:
                 actions[rows] = env.agent_actions(self.pool.opponents[index], rows)
             net_rows = np.flatnonzero(~scripted)
             x = self.features(raw[net_rows])
-            actions[net_rows] = choose(
-                nets, x, roles[net_rows], ids[net_rows], counts[net_rows], args.epsilon, self.rng
-            )
+            epsilon = self.epsilon[roles[net_rows]] if args.role_epsilon else args.epsilon
+            actions[net_rows] = choose(nets, x, roles[net_rows], ids[net_rows], counts[net_rows], epsilon, self.rng)
             self.ring.add(raw, actions, self.info["to_move"], roles)
             self.obs, rewards, terminated, truncated, self.info = env.step(actions)
             self.draw_opponent_seats(np.flatnonzero(terminated | truncated))

@@ -39,6 +39,8 @@ class Args(Network):
     lr_schedule: str = "constant"  # "linear": decay to 0 over the budget (the larger of frames and minutes done)
     max_grad_norm: float = 40.0
     epsilon: float = 0.01  # actors' exploration: a uniformly random legal move with this probability
+    role_epsilon: dict = field(default_factory=dict)  # a role's own exploration, {bidder: 0.2}: bids are few and
+    # the greedy bidder of a warm start would rarely try the others (roles without an entry: epsilon)
     opponent: str | dict | None = None  # an agent that plays some seats of the actors' games: a numba policy
     # ("doudizhu.rule", stepped in numba) or any other agent name ("rlcard.rule", in Python, one game at a time),
     # or a mix {name: weight, ...}: each episode draws one by weight for each opponent seat, and one for every
@@ -123,6 +125,11 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     for key in ("epsilon", "opponent_share"):
         if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
             parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
+    role_epsilon = values.get("role_epsilon", {})
+    if not isinstance(role_epsilon, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in role_epsilon.values()
+    ):
+        parser.error(f"role_epsilon={role_epsilon!r}: expected a mapping {{role: probability in [0, 1]}}")
     if values.get("opponent") is not None:
         try:
             opponent_weights(values["opponent"])
@@ -157,6 +164,10 @@ def parse_args(argv: Sequence[str] | None) -> Args:
             parser.error(f"train_roles: unknown role {unknown[0]!r} of {args.game} (its roles: {', '.join(names)})")
         if not args.opponent:
             parser.error("train_roles needs an opponent to play the other roles (an agent of the game)")
+    unknown_roles = [r for r in args.role_epsilon if r not in role_names(args.game)]
+    if unknown_roles:
+        parser.error(f"role_epsilon: unknown role {unknown_roles[0]!r} of {args.game} (its roles: "
+                     f"{', '.join(role_names(args.game))})")  # fmt: skip
     if args.init_from is not None and args.resume:
         parser.error("init_from starts a new run from a model; --resume continues this run's own: pass one")
     return args

@@ -173,11 +173,11 @@ def choose(
     roles: np.ndarray,
     ids: np.ndarray,
     counts: np.ndarray,
-    epsilon: float,
+    epsilon: float | np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """The greedy move of each state (ties: the lowest id) among its legal ids (``ids[i, :counts[i]]``),
-    or with probability ``epsilon`` a uniformly random legal one."""
+    or with probability ``epsilon`` (one for all, or one per state) a uniformly random legal one."""
     n, width = ids.shape
     chosen = np.empty(n, dtype=np.int64)
     valid = np.arange(width)[None, :] < counts[:, None]
@@ -192,7 +192,7 @@ def choose(
         grid[torch.as_tensor(rows_local), torch.as_tensor(cols)] = q
         best_col = grid.argmax(dim=1).numpy()
         chosen[sel] = ids[sel, best_col]
-    if epsilon > 0:
+    if np.any(np.asarray(epsilon) > 0):
         explore = rng.random(int(n)) < epsilon
         if explore.any():
             k = np.flatnonzero(explore)
