@@ -12,12 +12,13 @@ The request's ``model`` says how the server behaves (several words joined by ``+
 * ``garbage``: an answer without a move, while the conversation has no rethink (then the scripted answer);
 * ``garbage-always``, ``illegal-always``: such an answer every time (an illegal one names move id 999999);
 * ``slow``: sleeps ``SLOW_S`` before answering; ``delay=S``: sleeps S seconds;
-* ``error500``: HTTP 500; ``drop``: closes the connection without an answer;
+* ``error500``: HTTP 500; ``drop``: closes the connection without an answer; ``refuse-quoting``: HTTP 401 whose
+  message quotes the key it was sent;
 * ``ratelimit``: HTTP 429 with ``Retry-After: 0.05`` the first time it sees a conversation, then the answer;
   ``ratelimit-long``: 429 with ``Retry-After: 30`` every time.
 
 The server keeps every request's ``Authorization`` header in ``server.authorizations`` (the tests check the key
-is sent) and counts requests in ``server.requests``.
+is sent), counts requests in ``server.requests`` and the most answered at once in ``server.most_active``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ def pick(names: list[str]) -> str:
     return min(names, key=lambda name: hashlib.sha256(name.encode()).hexdigest())
 
 
+def answer(legal: list[dict]) -> str:
+    """The scripted player's answer to a decision's legal moves (``{"id", "name"}``): the name :func:`pick` chooses,
+    or its id where the name is all digits (Dou Dizhu's single ``9``), which :func:`~cardenvs.agent.prompts.read_answer`
+    reads as an id."""
+    name = pick([m["name"] for m in legal])
+    return str(next(m["id"] for m in legal if m["name"] == name)) if name.isdigit() else name
+
+
 class TwinAgent:
     """The scripted player as a Python agent: :func:`pick` over the legal moves' names."""
 
@@ -55,17 +64,21 @@ class TwinAgent:
         return names[pick(list(names))]
 
 
-def _answer(model: str, messages: list[dict], seen: set[str], lock: threading.Lock) -> tuple[int, dict, str]:
+def _answer(
+    model: str, messages: list[dict], seen: set[str], lock: threading.Lock, authorization: str
+) -> tuple[int, dict, str]:
     """(status, headers, body text) of the answer to ``messages`` for the behaviours ``model``."""
     words = model.split("+")
     rethought = len(messages) > 2
     decision = json.loads(messages[1]["content"])
-    legal = [m["name"] for m in decision.get("legal", [])]
     for word in words:
         if word.startswith("delay="):
             time.sleep(float(word.partition("=")[2]))
     if "slow" in words:
         time.sleep(SLOW_S)
+    if "refuse-quoting" in words:  # as some providers do: the key, quoted in the error message
+        message = f"Incorrect API key provided: {authorization.removeprefix('Bearer ')}"
+        return 401, {}, json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
     if "error500" in words:
         return 500, {}, json.dumps({"error": {"message": "the model fell over", "type": "server_error"}})
     if "ratelimit-long" in words:
@@ -82,7 +95,7 @@ def _answer(model: str, messages: list[dict], seen: set[str], lock: threading.Lo
     elif "illegal-always" in words:
         content = "Final Answer: 999999"  # a move id no legal move has
     else:
-        content = CHATTER + f"Final Answer: {pick(legal)}"
+        content = CHATTER + f"Final Answer: {answer(decision.get('legal', []))}"
     body = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -115,6 +128,15 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.requests += 1
             self.server.authorizations.add(self.headers.get("Authorization", ""))
+            self.server.active += 1
+            self.server.most_active = max(self.server.most_active, self.server.active)
+        try:
+            self._post(request)
+        finally:
+            with self.server.lock:
+                self.server.active -= 1
+
+    def _post(self, request: dict) -> None:
         if not self.path.endswith("/chat/completions"):
             self.send_error(404)
             return
@@ -123,7 +145,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        status, headers, text = _answer(model, request["messages"], self.server.seen, self.server.lock)
+        authorization = self.headers.get("Authorization", "")
+        status, headers, text = _answer(model, request["messages"], self.server.seen, self.server.lock, authorization)
         data = text.encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -143,6 +166,7 @@ class ChatServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.lock = threading.Lock()
         self.requests = 0
+        self.active = self.most_active = 0  # requests being answered now, and the most at once
         self.authorizations: set[str] = set()
         self.seen: set[str] = set()
         self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"

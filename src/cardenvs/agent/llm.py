@@ -182,7 +182,7 @@ class LLMAgent:
         """``text`` without the key (a message that shows any of it is replaced by a notice)."""
         key = self._key()
         if key and (key in text or (len(key) >= 8 and (key[:6] in text or key[-6:] in text))):
-            return "(the endpoint's message quoted the key; not shown)"
+            return "(the endpoint's message quotes the key: not shown)"
         return text[:300]
 
     def client(self) -> Any:
@@ -233,7 +233,7 @@ class LLMAgent:
                     raise BotFault(self.name, "connection", self._scrub(f"{exc}: {exc.__cause__ or ''}")) from None
                 except openai.APIStatusError as exc:
                     kind = "server" if exc.status_code >= 500 else "refused"
-                    raise BotFault(self.name, kind, self._scrub(f"HTTP {exc.status_code}: {exc.message}")) from None
+                    raise BotFault(self.name, kind, f"HTTP {exc.status_code}: {self._scrub(exc.message)}") from None
                 except openai.OpenAIError as exc:
                     raise BotFault(self.name, "server", self._scrub(f"{type(exc).__name__}: {exc}")) from None
         finally:
