@@ -71,3 +71,23 @@ def test_a_reference_run_rates_the_anchors(tmp_path):
 def test_bad_ladder_requests_are_one_line_errors(args, words, capsys):
     assert main(args) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_program_without_a_sandbox_is_placed_only_with_unsandboxed(twos_anchors, tmp_path, monkeypatch, capsys):
+    """``cardenvs ladder`` takes ``--unsandboxed`` as the arena does: without it a program is refused in one line
+    naming the flag, with it the program is placed and the placement (and the leaderboard row) says so."""
+    import sys
+    from pathlib import Path
+
+    from cardenvs.agent import sandbox
+
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "no sandbox for programs: bwrap is not installed")
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'bots' / 'first_legal.py'}"
+    board = tmp_path / "board.json"
+    args = ["ladder", "twos", bot, "--games", "2", "--anchors", twos_anchors, "--leaderboard", str(board)]
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "--unsandboxed" in error and "Traceback" not in error
+    assert main([*args, "--unsandboxed"]) == 0
+    assert f"UNSANDBOXED: {bot} ran without a sandbox" in capsys.readouterr().out
+    assert json.loads(board.read_text())[0]["unsandboxed"] is True

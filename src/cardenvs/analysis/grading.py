@@ -61,12 +61,21 @@ def anchors_of(env_id: str) -> list[str]:
 
 
 def pair_counts(
-    env_id: str, a: str, b: str, games: int, seed: int, workers: int = 1, luck_adjusted: bool = False
+    env_id: str,
+    a: str,
+    b: str,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    luck_adjusted: bool = False,
+    unsandboxed: bool = False,
+    ran_unsandboxed: set[str] | None = None,
 ) -> tuple[np.ndarray, ...]:
     """``a`` against ``b`` on ``games`` duplicate deals: per deal, the pairs of seats where ``a`` finished ahead
     of ``b`` (ties half) and the pairs where they met. ``luck_adjusted``: also, per deal, the deal term of those
     pairs (:mod:`cardenvs.arena.luck`: the same count in the value function's rollout from the deal, minus its
-    mean over the reference deals)."""
+    mean over the reference deals). ``unsandboxed``: programs may run without a sandbox where none can be made
+    (the arena's ``unsandboxed``); the names of those that did are added to ``ran_unsandboxed``."""
     from cardenvs.arena.luck import beat as ahead
 
     seats = make(env_id).unwrapped.num_players
@@ -82,8 +91,11 @@ def pair_counts(
             luck_adjusted=luck_adjusted,
             luck_samples=0 if luck_adjusted else None,
             luck_rollouts=1 if luck_adjusted else None,
+            unsandboxed=unsandboxed,
         )
         name_of = dict(zip(results.agents, results.agent_names, strict=True))
+        if ran_unsandboxed is not None:
+            ran_unsandboxed.update(name_of[label] for label in results.unsandboxed)
         for r in results.records:
             names = [name_of[label] for label in r.seats]
             for i, j in itertools.combinations(range(seats), 2):
@@ -168,13 +180,15 @@ def place(
     workers: int = 1,
     reference_file: str | Path | None = None,
     luck_adjusted: bool = False,
+    unsandboxed: bool = False,
 ) -> dict[str, Any]:
     """Place ``agent`` on the game's ladder: its rating with a 95% interval and its score against each anchor.
     ``luck_adjusted``: also ``adjusted`` (``mean``, ``low``, ``high``, ``variance_ratio``): the rating fitted
     from each anchor's counts less their deal terms (:func:`pair_counts`) scaled by a slope cross-fitted over
     the deals (even deals' slope from the odd deals and back, as :mod:`cardenvs.arena.luck` does), with the same
     bootstrap; the variance ratio is the plain interval's width over the adjusted one's, squared. The anchors'
-    ratings stay the plain reference run's."""
+    ratings stay the plain reference run's. ``unsandboxed``: a program may run without a sandbox where none can
+    be made (``cardenvs ladder --unsandboxed``); the row then says ``"unsandboxed": true``."""
     from cardenvs import __version__
 
     env_id = resolve_id(env_id)
@@ -184,10 +198,11 @@ def place(
     beat = np.zeros((games, len(names)))
     met = np.zeros((games, len(names)))
     terms = np.zeros((games, len(names)))
+    ran_unsandboxed: set[str] = set()
     for k, anchor in enumerate(names):
         if anchor == agent:
             raise ValueError(f"{agent} is an anchor of the {env_id} ladder (rated {ref['anchors'][agent]})")
-        counts = pair_counts(env_id, agent, anchor, games, seed, workers, luck_adjusted)
+        counts = pair_counts(env_id, agent, anchor, games, seed, workers, luck_adjusted, unsandboxed, ran_unsandboxed)
         beat[:, k], met[:, k] = counts[0], counts[1]
         if luck_adjusted:
             terms[:, k] = counts[2]
@@ -213,6 +228,8 @@ def place(
     }
     if adjusted is not None:
         row["adjusted"] = adjusted
+    if ran_unsandboxed:
+        row["unsandboxed"] = True
     return row
 
 
@@ -278,6 +295,8 @@ def check_row(row: Any) -> str | None:
     against = row.get("against", {})
     if not isinstance(against, dict) or not all(x is None or _finite(x) for x in against.values()):
         return "'against' must map anchors to finite scores (or null)"
+    if "unsandboxed" in row and not isinstance(row["unsandboxed"], bool):
+        return f"'unsandboxed' must be true or false, got {_shown(row['unsandboxed'])}"
     if "adjusted" in row and not isinstance(row["adjusted"], dict):
         return f"'adjusted' must be an object, got {_shown(row['adjusted'])}"
     return None

@@ -134,7 +134,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         with user_input("--leaderboard: "):
             grading.read(args.leaderboard)
     with user_input():
-        row = grading.place(env_id, args.agent, games, args.seed, args.workers, args.anchors, args.luck_adjusted)
+        row = grading.place(
+            env_id, args.agent, games, args.seed, args.workers, args.anchors, args.luck_adjusted, args.unsandboxed
+        )
+    if row.get("unsandboxed"):
+        print(f"UNSANDBOXED: {args.agent} ran without a sandbox (--unsandboxed): it could read and change this machine")
     print(
         f"{row['agent']} on the {env_id} ladder: rating {row['rating']:.0f} [{row['interval'][0]:.0f}, "
         f"{row['interval'][1]:.0f}] (95% interval, {games} duplicate deals per anchor, seed {args.seed})"
@@ -357,6 +361,12 @@ def add_parsers(sub: Any) -> None:
         help="rate the anchors instead (every pair, --games deals each, default 40) and write their ratings",
     )
     p.add_argument("--out", help="with --reference: where to write (default: the shipped file)")
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="run a program (cmd:COMMAND, botzone:COMMAND) without a sandbox where none can be made here; the "
+        "placement says so. Without it such a program is refused",
+    )
     p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("play", help="play against agents (or with them) in the terminal")
