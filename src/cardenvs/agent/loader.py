@@ -386,6 +386,10 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         raise ValueError(f"agent {request.name!r}: programs ({kind}:COMMAND) are not run here")
     protocol_class = _protocol_class(request, protocol) if protocol else None
     accepted = {**PARAMETERS, **(getattr(protocol_class, "PARAMETERS", {}))}
+    if getattr(protocol_class, "transport", "") == "websocket":
+        from .websocket import PARAMETERS as SOCKET_PARAMETERS
+
+        accepted.update(SOCKET_PARAMETERS)
     described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in accepted.items())
     unknown = [k for k in request.params if k not in accepted]
     if unknown:
@@ -409,9 +413,25 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         )
     own = {k: values.pop(k) for k in list(values) if k not in PARAMETERS}
     try:
-        speaker = protocol_class(request.env, **own)
+        speaker = protocol_class(
+            request.env, **{k: v for k, v in own.items() if k in getattr(protocol_class, "PARAMETERS", {})}
+        )
     except ValueError as exc:
         raise ValueError(f"agent {request.name!r}: {exc}") from None
+    if getattr(protocol_class, "transport", "") == "websocket":  # the bot is a client of the arena's server
+        from .websocket import PARAMETERS as SOCKET_PARAMETERS
+        from .websocket import WebSocketAgent
+
+        return WebSocketAgent(
+            request.env,
+            command,
+            speaker,
+            name=request.name,
+            fallback=fallback or None,
+            unsandboxed=request.unsandboxed,
+            **values,
+            **{k: v for k, v in own.items() if k in SOCKET_PARAMETERS},
+        )
     return ProtocolAgent(
         request.env,
         command,

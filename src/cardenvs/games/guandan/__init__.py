@@ -37,4 +37,6 @@ SPEC = GameSpec(
         ),
     ),
     luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
+    # bots of the Guandan competition platform (WebSocket clients) run unchanged: gdws:COMMAND
+    program_protocols={"gdws": "cardenvs.games.guandan.platform:Protocol"},
 )

@@ -1,0 +1,395 @@
+"""Bots that are WebSocket clients of their platform's server (a protocol a game declares with
+``transport = "websocket"``, e.g. Guandan's ``gdws:COMMAND``): the arena is the server.
+
+Each seat the agent plays gets its own run of the program (``COMMAND`` with ``{seat}``, ``{port}`` and ``{url}``
+replaced: ``gdws:python client{seat}.py``), started when the seat first moves and kept across the table's games
+while it keeps that seat. The program runs in the sandbox of :mod:`.sandbox`, with no network: inside it,
+:mod:`.wsrelay` (a standard-library script) listens on ``127.0.0.1:PORT`` of the sandbox's own network namespace
+(``port``, default the platform's) and forwards each connection to a Unix socket in the bot's folder, where this
+module serves the WebSocket protocol (RFC 6455, the standard library alone: the opening handshake, text frames,
+ping, close). So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would to its platform, and can reach
+nothing else: the host's loopback services are not in its namespace.
+
+The game's protocol object (``module:Class`` of its spec's ``program_protocols``) writes the messages and reads
+the answers: ``request(seat, observation)`` gives the messages due to that seat's program (every public event
+since its last decision, then the question), or the action itself where the program chose it already (a
+Guandan play's suit decisions); ``answer(seat, text, observation)`` the action of the program's reply (a
+ValueError with ``kind`` ``"garbage"`` or ``"illegal"`` otherwise); ``side_reply(text)`` a reply to a message
+that is no answer (a room request), or None; ``finish(seat)`` the messages that end the game for that seat
+(sent when the next game starts, or the table ends); ``reset()`` forgets the game.
+
+Limits and faults are those of ``cmd:`` (:class:`.program.ProgramAgent`): ``move_ms`` a decision (from the
+question sent to the answer read), ``game_ms`` a game, ``memory_mb`` each process, ``fallback``; plus
+``start_ms``, the time a program has from its start to its connection (its imports and model loading). A
+fault (``start``: it never connects, or the relay cannot listen; ``timeout``; ``exit``: the program exited;
+``disconnect``: it closed the connection while running; ``garbage``: an answer that is no JSON or not UTF-8,
+or a malformed frame; ``output``: a message over ``line_bytes``; ``illegal``: an index outside the list, a move
+not in it) loses the game, or the fallback moves, and the seat's program is stopped and started again at the
+seat's next decision, and sent the game so far.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shlex
+import shutil
+import socket
+import struct
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import sandbox
+from .program import BotFault, ProgramAgent
+
+RELAY = str(Path(__file__).with_name("wsrelay.py"))
+SOCKET_NAME = "arena.sock"
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC11B65"  # RFC 6455's, for Sec-WebSocket-Accept
+TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
+#: the parameters of a WebSocket bot beyond cmd:'s
+PARAMETERS: dict[str, tuple[type, Any, str]] = {
+    "start_ms": (int, 30_000, "milliseconds from the program's start to its connection"),
+    "port": (int, 0, "the port the bot connects to in its sandbox (0: the platform's)"),
+}
+
+
+class Closed(Exception):
+    """The peer closed the connection (a close frame, or the end of the stream)."""
+
+
+def accept_key(key: str) -> str:
+    """The ``Sec-WebSocket-Accept`` value for a client's ``Sec-WebSocket-Key`` (RFC 6455, 4.2.2)."""
+    return base64.b64encode(hashlib.sha1((key.strip() + GUID).encode()).digest()).decode()
+
+
+def frame(opcode: int, payload: bytes) -> bytes:
+    """One final, unmasked frame (a server's)."""
+    n = len(payload)
+    if n < 126:
+        head = struct.pack("!BB", 0x80 | opcode, n)
+    elif n < 2**16:
+        head = struct.pack("!BBH", 0x80 | opcode, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
+    return head + payload
+
+
+@dataclass
+class Connection:
+    """The server's end of one WebSocket connection: reads with deadlines, at most ``limit`` bytes a message."""
+
+    sock: socket.socket
+    limit: int
+    buffer: bytes = b""
+    path: str = ""
+
+    def _fill(self, n: int, deadline: float) -> None:
+        while len(self.buffer) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(65536)
+            except TimeoutError:
+                raise TimeoutError from None
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise Closed
+            self.buffer += chunk
+
+    def _take(self, n: int, deadline: float) -> bytes:
+        self._fill(n, deadline)
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def handshake(self, deadline: float) -> None:
+        """Read the client's opening handshake and accept it; a ValueError if it is not one."""
+        while b"\r\n\r\n" not in self.buffer:
+            if len(self.buffer) > 16384:
+                raise ValueError("an opening handshake over 16 KB")
+            self._fill(len(self.buffer) + 1, deadline)
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split()
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+        key = headers.get("sec-websocket-key")
+        if len(parts) < 2 or parts[0] != "GET" or not key:
+            raise ValueError(f"not a WebSocket opening handshake: {lines[0][:80]!r}")
+        self.path = parts[1]
+        reply = (
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Accept: {accept_key(key)}\r\n\r\n"
+        )
+        self.sock.sendall(reply.encode())
+
+    def send(self, *texts: str) -> None:
+        """Send each text as a message, all in one write."""
+        self.sock.sendall(b"".join(frame(TEXT, text.encode()) for text in texts))
+
+    def receive(self, deadline: float) -> bytes:
+        """The next whole data message (fragments joined), answering pings; Closed at a close frame."""
+        message = b""
+        while True:
+            first, second = self._take(2, deadline)
+            opcode, final = first & 0x0F, bool(first & 0x80)
+            n = second & 0x7F
+            if n == 126:
+                (n,) = struct.unpack("!H", self._take(2, deadline))
+            elif n == 127:
+                (n,) = struct.unpack("!Q", self._take(8, deadline))
+            if n + len(message) > self.limit:
+                raise OverflowError
+            mask = self._take(4, deadline) if second & 0x80 else b""
+            payload = self._take(n, deadline)
+            if mask:
+                payload = (np.frombuffer(payload, np.uint8) ^ np.resize(np.frombuffer(mask, np.uint8), n)).tobytes()
+            if opcode == CLOSE:
+                try:
+                    self.sock.sendall(frame(CLOSE, payload[:2]))
+                except OSError:
+                    pass
+                raise Closed
+            if opcode == PING:
+                self.sock.sendall(frame(PONG, payload))
+                continue
+            if opcode == PONG:
+                continue
+            message += payload
+            if final:
+                return message
+
+
+@dataclass
+class Session:
+    """One seat's run of the program: its process, folder, the listening socket and the connection."""
+
+    process: Any
+    folder: str
+    listener: socket.socket
+    started: float
+    connection: Connection | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class WebSocketAgent(ProgramAgent):
+    """``KIND:COMMAND`` for a protocol whose bots are WebSocket clients (module docstring)."""
+
+    def __init__(
+        self, env: Any, command: str, protocol: Any, name: str | None = None, fallback: Any = None, **params: Any
+    ):
+        own = {k: params.pop(k) for k in list(params) if k in PARAMETERS}
+        values = {k: default for k, (_, default, _) in PARAMETERS.items()}
+        values.update(own)
+        params = {**getattr(protocol, "defaults", {}), **params}
+        self.template = command
+        self.protocol = protocol
+        self.port = int(values["port"]) or int(getattr(protocol, "port", 0))
+        if not 0 < self.port < 65536:
+            raise ValueError(f"agent {name or command!r}: port={values['port']}: a port is 1..65535")
+        self.start_ms = int(values["start_ms"])
+        if self.start_ms <= 0:
+            raise ValueError(f"agent {name or command!r}: start_ms must be positive")
+        super().__init__(env, self._command(0), name=name, fallback=fallback, **params)
+        self.name = name or command
+        self.plays_role_phase = True
+        self.sessions: dict[int, Session] = {}
+
+    def _command(self, seat: int) -> str:
+        url = self.protocol.url(seat, self.port)
+        try:
+            return self.template.format(seat=seat, port=self.port, url=url)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"agent {self.template!r}: the command's braces name {{seat}}, {{port}} or {{url}} only ({exc})"
+            ) from None
+
+    def _argv(self, seat: int) -> list[str]:
+        argv = shlex.split(self._command(seat))
+        program = argv[0]
+        found = shutil.which(program) if os.sep not in program else (program if Path(program).is_file() else None)
+        if found is None:
+            raise BotFault(self.name, "start", f"no program {program!r} (not a file, not on PATH)")
+        return [os.path.abspath(found)] + [os.path.abspath(a) if os.path.exists(a) else a for a in argv[1:]]
+
+    # ------------------------------------------------------------------ the agent
+    def reset(self) -> None:
+        """A new game: the ends of the last one are sent to each running program, and the time starts again."""
+        self._finish()
+        super().reset()
+        self.protocol.reset()
+
+    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+        seat = self.env.agent_name_mapping[self.env.agent_selection]
+        move_left = min(self.move_ms / 1000, self._game_left)
+        started = time.monotonic()
+        try:
+            request = self.protocol.request(seat, observation)
+            if request is None:  # a suit decision of a play the fallback chose
+                if self.fallback is not None:
+                    return int(self.fallback.act(observation, rng))
+                return int(np.flatnonzero(observation["action_mask"])[0])
+            if isinstance(request, (int, np.integer)):
+                return int(request)
+            text = self._exchange(seat, list(request), move_left)
+            return int(self._answer(seat, text, observation))
+        except BotFault as fault:
+            self._stop_seat(seat)
+            self.protocol.forget(seat)  # a new run is sent the whole game
+            if self.fallback is None:
+                raise
+            self.faults.append(fault)
+            return int(self.fallback.act(observation, rng))
+        finally:
+            self._game_left -= time.monotonic() - started
+
+    def _answer(self, seat: int, text: str, observation: dict) -> int:
+        try:
+            return int(self.protocol.answer(seat, text, observation))
+        except ValueError as exc:
+            raise BotFault(self.name, getattr(exc, "kind", "garbage"), str(exc)) from None
+
+    def _exchange(self, seat: int, messages: list[str], seconds: float) -> str:
+        """Send the messages to the seat's program (started and connected first where needed) and read its
+        answer within ``seconds`` of the question (the connection's own wait aside)."""
+        connection = self._connect(seat)
+        deadline = time.monotonic() + seconds
+        try:
+            connection.send(*messages)
+            while True:
+                try:
+                    data = connection.receive(deadline)
+                except TimeoutError:
+                    self._check_exit(seat)
+                    raise BotFault(self.name, "timeout", f"no answer within {seconds * 1000:.0f} ms") from None
+                try:
+                    text = data.decode()
+                except UnicodeDecodeError:
+                    raise BotFault(self.name, "garbage", "the answer is not UTF-8 text") from None
+                reply = self.protocol.side_reply(text)
+                if reply is None:
+                    return text
+                connection.send(reply)
+        except OverflowError:
+            raise BotFault(self.name, "output", f"sent a message over {self.line_bytes} bytes") from None
+        except (Closed, OSError):
+            self._check_exit(seat)
+            raise BotFault(self.name, "disconnect", "closed its connection while running") from None
+
+    def _check_exit(self, seat: int) -> None:
+        session = self.sessions.get(seat)
+        if session is not None and session.process.poll() is not None:
+            self._process = session.process
+            try:
+                detail = self._exit_detail()
+            finally:
+                self._process = None
+            raise BotFault(self.name, "exit", detail)
+
+    def _connect(self, seat: int) -> Connection:
+        """The seat's connection: its program started (a new folder, the relay, the bot) and its opening
+        handshake accepted, within ``start_ms``."""
+        session = self.sessions.get(seat)
+        if session is not None and session.connection is not None:
+            if session.process.poll() is not None:
+                self._check_exit(seat)
+            return session.connection
+        if session is None:
+            session = self.sessions[seat] = self._start_seat(seat)
+        deadline = session.started + self.start_ms / 1000
+        while True:
+            session.listener.settimeout(0.05)
+            try:
+                sock, _ = session.listener.accept()
+                break
+            except TimeoutError:
+                pass
+            if session.process.poll() is not None:
+                self._check_exit(seat)
+            if time.monotonic() > deadline:
+                raise BotFault(self.name, "start", f"did not connect within {self.start_ms} ms of its start")
+        sock.setblocking(True)
+        connection = Connection(sock, self.line_bytes)
+        try:
+            connection.handshake(deadline)
+        except TimeoutError:
+            raise BotFault(self.name, "start", f"no WebSocket handshake within {self.start_ms} ms") from None
+        except (Closed, OSError):
+            self._check_exit(seat)
+            raise BotFault(self.name, "disconnect", "closed its connection during the handshake") from None
+        except ValueError as exc:
+            raise BotFault(self.name, "garbage", str(exc)) from None
+        session.connection = connection
+        return connection
+
+    def _start_seat(self, seat: int) -> Session:
+        folder = tempfile.mkdtemp(prefix="cardenvs-bot-")
+        path = os.path.join(folder, SOCKET_NAME)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(4)
+        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "TMPDIR": folder}
+        environment["LANG"] = "C.UTF-8"
+        try:
+            argv = [sys.executable, RELAY, str(self.port), path, "--", *self._argv(seat)]
+            process = sandbox.start(
+                argv, folder, environment, self.memory_mb, network=self.network, sandboxed=self.sandboxed
+            )
+        except (OSError, BotFault) as exc:
+            listener.close()
+            shutil.rmtree(folder, ignore_errors=True)
+            if isinstance(exc, BotFault):
+                raise
+            raise BotFault(self.name, "start", f"cannot run {self.template}: {exc.strerror or exc}") from None
+        return Session(process, folder, listener, time.monotonic())
+
+    # ------------------------------------------------------------------ stopping
+    def _finish(self) -> None:
+        """Send each connected program the messages that end its game (best effort: a program that closed
+        is stopped, and started again at its next decision)."""
+        for seat, session in list(self.sessions.items()):
+            messages = self.protocol.finish(seat)
+            if session.connection is None:
+                continue
+            try:
+                session.connection.send(*messages)
+            except OSError:
+                self._stop_seat(seat)
+
+    def _stop_seat(self, seat: int) -> None:
+        session = self.sessions.pop(seat, None)
+        if session is None:
+            return
+        if session.connection is not None:
+            try:
+                session.connection.sock.close()
+            except OSError:
+                pass
+        session.listener.close()
+        sandbox.stop(session.process)
+        shutil.rmtree(session.folder, ignore_errors=True)
+
+    def _stop(self) -> None:
+        for seat in list(getattr(self, "sessions", {})):
+            self._stop_seat(seat)
+        super()._stop()
+
+    def close(self) -> None:
+        """Send the end of the last game, then stop every program (the arena calls this after the table)."""
+        try:
+            self._finish()
+        finally:
+            self._stop()
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state["sessions"] = {}
+        return state

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""A bot written to the Guandan competition platform's WebSocket protocol (``gdws:``), standard library only:
+it connects to ws://127.0.0.1:PORT/game/clientSEAT, keeps its hand from the notifications (and answers
+"mismatch" where the question's handCards differ), and plays the entry of actionList with the most cards (the
+first of those). ``python gdws_bot.py SEAT [MODE] [PORT]``; MODE: index (answers {"actIndex": i}), move (the
+move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), or a fault: timeout, exit, disconnect,
+garbage, range, unknown (a move not in the list), silent (never connects), probe (answers 1 if it can reach
+127.0.0.1:PROBE_PORT outside, given as a 4th argument, else 0, as actIndex)."""
+
+import base64
+import json
+import os
+import socket
+import struct
+import sys
+import time
+from collections import Counter
+
+
+def connect(port, path):
+    sock = socket.create_connection(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    sock.sendall(request.encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    return sock
+
+
+def read_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def receive(sock):
+    first, second = read_exact(sock, 2)
+    n = second & 0x7F
+    if n == 126:
+        (n,) = struct.unpack("!H", read_exact(sock, 2))
+    elif n == 127:
+        (n,) = struct.unpack("!Q", read_exact(sock, 8))
+    return first & 0x0F, read_exact(sock, n)
+
+
+def send(sock, text):
+    payload = text.encode()
+    mask = os.urandom(4)
+    n = len(payload)
+    head = struct.pack("!BB", 0x81, 0x80 | n) if n < 126 else struct.pack("!BBH", 0x81, 0x80 | 126, n)
+    if n >= 2**16:
+        head = struct.pack("!BBQ", 0x81, 0x80 | 127, n)
+    sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def size(move):
+    return 0 if move[2] == "PASS" else len(move[2])
+
+
+def main():
+    seat = int(sys.argv[1])
+    mode = sys.argv[2] if len(sys.argv) > 2 else "index"
+    port = int(sys.argv[3]) if len(sys.argv) > 3 else 23456
+    if mode == "silent":
+        time.sleep(600)
+    sock = connect(port, f"/game/client{seat}")
+    hand = Counter()
+    me = seat
+    while True:
+        try:
+            opcode, data = receive(sock)
+        except EOFError:
+            return 0
+        if opcode == 0x8:
+            return 0
+        message = json.loads(data)
+        stage = message["stage"]
+        if message["type"] == "notify":
+            if stage == "beginning":
+                hand, me = Counter(message["handCards"]), message["myPos"]
+            elif stage == "play" and message["curPos"] == me and message["curAction"][0] != "PASS":
+                hand -= Counter(message["curAction"][2])
+            elif stage in ("tribute", "back"):
+                for giver, receiver, card in message["result"]:
+                    if giver == me:
+                        hand[card] -= 1
+                    if receiver == me:
+                        hand[card] += 1
+                hand = +hand
+            continue
+        if mode == "timeout":
+            time.sleep(600)
+        if mode == "exit":
+            return 3
+        if mode == "disconnect":
+            sock.close()
+            time.sleep(600)
+        if mode == "garbage":
+            send(sock, "hello")
+            continue
+        if mode == "probe":
+            try:
+                socket.create_connection(("127.0.0.1", int(sys.argv[4])), timeout=1).close()
+                reached = 1
+            except OSError:
+                reached = 0
+            send(sock, json.dumps({"actIndex": reached}))
+            continue
+        if Counter(message["handCards"]) != hand:
+            send(sock, "mismatch")
+            continue
+        options = message["actionList"]
+        assert message["indexRange"] == len(options) - 1
+        best = max(range(len(options)), key=lambda i: (size(options[i]), -i))
+        if mode == "range":
+            send(sock, json.dumps({"actIndex": message["indexRange"] + 1}))
+        elif mode == "unknown":
+            send(sock, json.dumps({"type": "PLAY", "data": {"act": ["Single", "3", ["X3"]]}}))
+        elif mode == "move":
+            kind = {"play": "PLAY", "tribute": "TRIBUTE", "back": "PAYTRIBUTE"}[stage]
+            act = options[best]
+            if act[2] != "PASS":
+                act = [act[0], act[1], list(reversed(act[2]))]  # any card order
+            send(sock, json.dumps({"type": kind, "data": {"roomId": 1, "player": me, "act": act}}))
+        else:
+            send(sock, json.dumps({"actIndex": best}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
