@@ -4,8 +4,9 @@ it connects to ws://127.0.0.1:PORT/game/clientSEAT, keeps its hand from the noti
 "mismatch" where the question's handCards differ), and plays the entry of actionList with the most cards (the
 first of those). ``python gdws_bot.py SEAT [MODE] [PORT]``; MODE: index (answers {"actIndex": i}), move (the
 move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), or a fault: timeout, exit, disconnect,
-garbage, range, unknown (a move not in the list), silent (never connects), probe (answers 1 if it can reach
-127.0.0.1:PROBE_PORT outside, given as a 4th argument, else 0, as actIndex)."""
+garbage, once (garbage at a question with 27 cards in hand only), range, unknown (a move not in the list),
+silent (never connects), probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT outside, given as a 4th
+argument, else 0, as actIndex)."""
 
 import base64
 import json
@@ -104,7 +105,7 @@ def main():
         if mode == "disconnect":
             sock.close()
             time.sleep(600)
-        if mode == "garbage":
+        if mode == "garbage" or mode == "once" and len(message["handCards"]) == 27:
             send(sock, "hello")
             continue
         if mode == "probe":

@@ -37,6 +37,7 @@ import shlex
 import shutil
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +54,7 @@ RELAY = str(Path(__file__).with_name("wsrelay.py"))
 SOCKET_NAME = "arena.sock"
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC11B65"  # RFC 6455's, for Sec-WebSocket-Accept
 TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
+EXIT_WAIT = 0.5  # seconds a closed connection waits for the program's exit: an exit, not a disconnect
 #: the parameters of a WebSocket bot beyond cmd:'s
 PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "start_ms": (int, 30_000, "milliseconds from the program's start to its connection"),
@@ -281,11 +283,17 @@ class WebSocketAgent(ProgramAgent):
         except OverflowError:
             raise BotFault(self.name, "output", f"sent a message over {self.line_bytes} bytes") from None
         except (Closed, OSError):
-            self._check_exit(seat)
+            self._check_exit(seat, wait=EXIT_WAIT)
             raise BotFault(self.name, "disconnect", "closed its connection while running") from None
 
-    def _check_exit(self, seat: int) -> None:
+    def _check_exit(self, seat: int, wait: float = 0.0) -> None:
+        """An ``exit`` fault if the seat's program has exited (waiting up to ``wait`` seconds for it)."""
         session = self.sessions.get(seat)
+        if session is not None and wait > 0:
+            try:
+                session.process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                pass
         if session is not None and session.process.poll() is not None:
             self._process = session.process
             try:

@@ -27,8 +27,9 @@ files) and ``ws`` its transport; a short kind name that says both, as ``botzone:
   ``anti-tribute`` (``antiNum``, as the server's code spells it, and ``antiNums``, as its README does;
   ``antiPos``: the payers); ``back`` (``result``: ``[returner, receiver, card]``, once every return is made);
   ``episodeOver`` (``order``: the finishing order, the seats still holding cards after the out ones in seat
-  order; ``curRank``: the hand's level; ``restCards``: ``[seat, cards]`` of those seats); and at the end of a
-  match (``episode="match"``) ``gameOver`` (``curTimes`` 1, ``settingTimes`` 1) and ``gameResult``
+  order; ``curRank``: the hand's level; ``restCards``: always ``[]`` where the platform lists the cards left
+  in each hand: our rules never show another seat's hidden cards, and the bots read here only print them); and
+  at the end of a match (``episode="match"``) ``gameOver`` (``curTimes`` 1, ``settingTimes`` 1) and ``gameResult``
   (``victoryNum``: 1 for each seat of the winning team, ``draws``: 1 for every seat of a truncated match).
   A question is ``type: act`` with ``stage`` ``play``, ``tribute`` or ``back``: ``handCards``, ``publicInfo``
   (``rest`` and ``playArea``, each seat's last action of the hand or null, read by the bots' ``act_play``),
@@ -353,15 +354,13 @@ class Protocol:
             return
         order = [int(q) for q in before["out_order"][: int(before["n_out"])]] + [p]
         rest = [q for q in range(4) if q not in order]
-        hands = before["hands"].copy()
-        hands[p] = 0
         out.append(
             {
                 "type": "notify",
                 "stage": "episodeOver",
                 "order": order + rest,
                 "curRank": RANKS[level],
-                "restCards": [[q, hand_names(hands[q])] for q in rest],
+                "restCards": [],  # the cards left in other hands stay hidden (module docstring)
             }
         )
         if after["status"] != 0:

@@ -1,0 +1,188 @@
+"""Guandan's competition platform protocol (``gdws:COMMAND``, :mod:`cardenvs.games.guandan.platform` over
+:mod:`cardenvs.agent.websocket`): a bot written to the protocol (``tests/bots/gdws_bot.py``, a WebSocket client
+in the standard library) plays duplicate tables exactly as its Python twin, in both reply forms; every fault is
+a result; the messages to a seat name no card it may not see; the bot reaches nothing outside its sandbox."""
+
+import json
+import socket
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cardenvs
+from cardenvs.agent import load_agent
+from cardenvs.agent.sandbox import unavailable
+from cardenvs.arena import run_tournament
+from cardenvs.games.guandan import moves, platform, rules
+from cardenvs.games.guandan.env import LAYOUT
+
+BOT = Path(__file__).parent / "bots" / "gdws_bot.py"
+MATCH = {"episode": "match", "max_hands": 2}  # a second hand: levels, tribute and return
+
+pytestmark = pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+
+
+def bot(mode: str = "index", params: str = "") -> str:
+    return f"gdws:{sys.executable} {BOT} {{seat}} {mode}" + (f"({params})" if params else "")
+
+
+class Twin:
+    """The test bot's logic as a Python agent: the entry of the platform's list with the most cards (the first
+    of those), then the suits of that play; the first entry to pay or return."""
+
+    def __init__(self, env):
+        self.env = env.unwrapped
+        self.name = "twin"
+        self.flags = platform.flags_of(self.env.config)
+        self.plan = None
+
+    def act(self, observation, rng):
+        s = self.env.core_state()[1][0]
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if s["phase"] == rules.PLAY and s["pending"] >= 0:
+            target = np.bincount(np.asarray(self.plan, dtype=np.int64), minlength=54)
+            for a in np.flatnonzero(mask):
+                chosen = s["chosen"].copy()
+                moves.apply_suit_choice(
+                    int(s["pending"]), int(s["hand_level"]), self.flags, chosen, int(a) - moves.SUIT0
+                )
+                if (chosen <= target).all():
+                    return int(a)
+        _, listed, options = platform.question_moves(s, mask, self.flags)
+        sizes = [0 if m[2] == "PASS" else len(m[2]) for m in listed]
+        best = max(range(len(listed)), key=lambda i: (sizes[i], -i))
+        self.plan = options[best][1]
+        return options[best][0]
+
+
+@pytest.fixture
+def twin(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "Twin", Twin)
+    return f"{__name__}:Twin"
+
+
+def _games(results):
+    return [
+        (r.deal, r.replay, ["heuristic" in s for s in r.seats], r.outcome, r.scores, r.steps) for r in results.records
+    ]
+
+
+@pytest.mark.parametrize(("mode", "options"), [("index", MATCH), ("move", None)])
+def test_the_bot_plays_a_duplicate_table_as_its_python_twin(mode, options, twin):
+    """Both reply forms; with ``MATCH`` the second hand's tribute and return pass through the protocol too."""
+    program = run_tournament("guandan_v0", [bot(mode), "guandan.heuristic"] * 2, games=1, seed=3, options=options)
+    python = run_tournament("guandan_v0", [twin, "guandan.heuristic"] * 2, games=1, seed=3, options=options)
+    assert _games(program) == _games(python)
+    assert not program.faults()  # a hand that drifted from the bot's count would be answered "mismatch"
+
+
+FAULTS = {
+    "timeout": ("timeout", "move_ms=400"),
+    "exit": ("exit", ""),
+    "disconnect": ("disconnect", ""),
+    "garbage": ("garbage", ""),
+    "range": ("illegal", ""),
+    "unknown": ("illegal", ""),
+    "silent": ("start", "start_ms=600"),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(FAULTS))
+def test_each_fault_is_a_recorded_result(mode):
+    kind, params = FAULTS[mode]
+    agents = [bot(mode, params), "guandan.heuristic"] * 2
+    results = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False)
+    (record,) = results.records
+    assert record.faults and all(f["kind"] == kind and f["forfeit"] for f in record.faults)
+
+
+def test_a_fallback_plays_on_after_a_fault():
+    agents = [bot("once", "fallback=guandan.heuristic"), "guandan.heuristic"] * 2
+    (record,) = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False).records
+    assert record.faults and all(f["kind"] == "garbage" and not f["forfeit"] for f in record.faults)
+    assert len(record.faults) == 2  # each seat's first question; started again, its program played on
+    assert record.steps > 40
+
+
+def test_the_bot_cannot_reach_the_hosts_loopback():
+    """A server listening on the host's 127.0.0.1 is not reachable from the bot's sandbox (it answers
+    actIndex 1 if it connects, 0 if not); the arena's relay is."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    env = cardenvs.make("guandan_v0")
+    env.reset(seed=2)
+    base = env.unwrapped
+    agent = load_agent(f"gdws:{sys.executable} {BOT} {{seat}} probe 23456 {port}", base)
+    try:
+        observation = env.observe(env.agent_selection)
+        action = agent.act(observation, np.random.default_rng(0))
+        seat = base.agent_name_mapping[env.agent_selection]
+        _, _, options = agent.protocol.memories[seat].question
+        assert action == options[0][0] != options[1][0]
+    finally:
+        agent.close()
+        server.close()
+
+
+def test_messages_name_only_the_seats_own_cards_and_public_plays():
+    """Every message to a seat, over a two-hand match with tribute: its hand and its lists are its own cards
+    (the questions' ``handCards`` equal its observation's hand), and the plays announced by ``notify`` add up,
+    seat by seat, to exactly the cards its observation shows each seat played (so no card is named that the
+    seat may not see), the deal it is shown is its own."""
+    env = cardenvs.make("guandan_v0", **MATCH)
+    env.reset(seed=11)
+    base = env.unwrapped
+    protocol = platform.Protocol(base)
+    heuristic = load_agent("guandan.heuristic", base)
+    played = {s: [Counter() for _ in range(4)] for s in range(4)}
+    dealt: dict[int, Counter] = {}
+    exchanged = {s: Counter() for s in range(4)}  # tribute and return cards gone (-) and come (+)
+    checked = Counter()
+    rng = np.random.default_rng(0)
+    for name in env.agent_iter():
+        observation, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = base.agent_name_mapping[name]
+        request = protocol.request(seat, observation)
+        action = heuristic.act(observation, rng)
+        if not isinstance(request, list):
+            env.step(action)
+            continue
+        parts = LAYOUT.decode(observation["observation"])
+        hand = Counter(platform.hand_names(parts["hand"]))
+        for line in request:
+            message = json.loads(line)
+            stage = message["stage"]
+            if stage == "beginning":
+                dealt[seat], played[seat] = Counter(message["handCards"]), [Counter() for _ in range(4)]
+                exchanged[seat] = Counter()
+            elif stage == "play" and message["type"] == "notify" and message["curAction"][0] != "PASS":
+                played[seat][message["curPos"]] += Counter(message["curAction"][2])
+            elif stage in ("tribute", "back") and message["type"] == "notify":
+                for giver, receiver, card in message["result"]:
+                    exchanged[seat][card] += (receiver == seat) - (giver == seat)
+            elif stage == "episodeOver":
+                assert message["restCards"] == []
+        question = json.loads(request[-1])
+        assert Counter(question["handCards"]) == hand
+        for move in question["actionList"]:
+            if move[2] != "PASS":
+                assert not Counter(move[2]) - hand
+        seen = parts["played"].reshape(4, 54)
+        for q in range(4):
+            assert played[seat][q] == Counter(platform.hand_names(seen[(q - seat) % 4]))
+        own = Counter(dealt[seat])
+        own.update(exchanged[seat])  # counts may go negative here, then the plays are taken
+        own.subtract(played[seat][seat])
+        if question["stage"] == "play":  # a payer's own tribute leaves its hand before the others are shown
+            assert +own == hand
+        checked[question["stage"]] += 1
+        env.step(action)
+    assert checked["tribute"] and checked["back"] and checked["play"] > 20
