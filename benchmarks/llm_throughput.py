@@ -49,7 +49,7 @@ def main() -> None:
             f"{args.delay:g} s a call, in_flight={args.in_flight}: {seconds:.1f} s wall ({seconds / 60:.2f} min), "
             f"{calls} calls, {calls / seconds:.1f} calls/s; ideal {calls * args.delay / args.in_flight:.1f} s; "
             f"latency median {usage['latency_ms_median']:.0f} ms, p90 {usage['latency_ms_p90']:.0f} ms; "
-            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; faults: {usage['faults'] or 'none'}"
         )
         if args.check:
             alone, _ = play(server.url, args.deals, 0.0, 1, args.opponent)

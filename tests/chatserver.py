@@ -158,12 +158,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ChatServer(ThreadingHTTPServer):
-    """The server, on 127.0.0.1 at a free port; ``url`` is its ``base_url`` (``.../v1``). A context manager."""
+    """The server, on 127.0.0.1 at ``port`` (0: a free one); ``url`` is its ``base_url`` (``.../v1``)."""
 
     daemon_threads = True
+    request_queue_size = 256  # connections waiting to be accepted (the default 5 refuses a burst of 32 clients)
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.lock = threading.Lock()
         self.requests = 0
         self.active = self.most_active = 0  # requests being answered now, and the most at once
@@ -179,3 +180,11 @@ class ChatServer(ThreadingHTTPServer):
     def __exit__(self, *exc: Any) -> None:
         self.shutdown()
         self.server_close()
+
+
+if __name__ == "__main__":  # python tests/chatserver.py [PORT]: serve until interrupted (docs/llm.md)
+    import sys
+
+    with ChatServer(int(sys.argv[1]) if len(sys.argv) > 1 else 0) as running:
+        print(running.url, flush=True)
+        threading.Event().wait()

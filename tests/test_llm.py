@@ -184,3 +184,23 @@ def test_transcripts_folder_checked(tmp_path):
     with pytest.raises(ValueError, match="--transcripts .* already holds"):
         arena.plan_tournament("twos", ["random"] * 3, 1, transcripts=str(tmp_path))
     assert Path(tmp_path).is_dir()
+
+
+def test_replay_viewer_shows_the_transcript(server, tmp_path):
+    """The web replay shows the model's prompt and answer behind the move it made."""
+    from starlette.testclient import TestClient
+
+    from cardenvs.web import create_app
+
+    name = seat(server)
+    results("twos", name, replays=str(tmp_path / "p"), transcripts=str(tmp_path / "t"))
+    client = TestClient(create_app(replays=tmp_path / "p"), base_url="http://127.0.0.1:8000")
+    opened = client.get("/replays", params={"path": "game_000000.json"}, follow_redirects=False)
+    sid = opened.headers["location"].rsplit("/", 1)[1]
+    first = json.loads((tmp_path / "t" / "game_000000.jsonl").read_text().splitlines()[0])
+    shown = client.post(f"/api/game/{sid}/goto", json={"step": first["step"] + 1}).json()
+    assert shown["replay"]["transcript"] == [first]
+    page = client.get(f"/game/{sid}").text
+    assert 'id="transcript"' in page and "Final Answer" in page
+    before = client.post(f"/api/game/{sid}/goto", json={"step": first["step"]}).json()
+    assert before["replay"]["transcript"] == []

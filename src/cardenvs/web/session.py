@@ -451,5 +451,7 @@ class GameSession:
                 "final_scores": self.replay.scores,
                 "deal": self.replay.deal,
                 "seating": self.replay.replay,
+                # the language-model seats' decision behind the last move shown (arena --transcripts)
+                "transcript": [t for t in self.replay.transcript if t.get("step") == self.cursor - 1],
             }
         return out
