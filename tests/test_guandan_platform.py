@@ -186,3 +186,9 @@ def test_messages_name_only_the_seats_own_cards_and_public_plays():
         checked[question["stage"]] += 1
         env.step(action)
     assert checked["tribute"] and checked["back"] and checked["play"] > 20
+
+
+def test_the_handshake_answers_rfc_6455s_example():
+    from cardenvs.agent.websocket import accept_key
+
+    assert accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="

@@ -9,6 +9,7 @@ silent (never connects), probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT o
 argument, else 0, as actIndex)."""
 
 import base64
+import hashlib
 import json
 import os
 import socket
@@ -30,6 +31,8 @@ def connect(port, path):
     while b"\r\n\r\n" not in head:
         head += sock.recv(1)
     assert b" 101 " in head.split(b"\r\n")[0], head
+    expected = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+    assert b"Sec-WebSocket-Accept: " + expected + b"\r\n" in head, head  # RFC 6455's check
     return sock
 
 

@@ -52,8 +52,12 @@ from .program import BotFault, ProgramAgent
 
 RELAY = str(Path(__file__).with_name("wsrelay.py"))
 SOCKET_NAME = "arena.sock"
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC11B65"  # RFC 6455's, for Sec-WebSocket-Accept
+STDERR = "bot.stderr"  # where the relay writes the bot's standard error (wsrelay.STDERR)
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's, for Sec-WebSocket-Accept
 TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
+#: seconds between accepting the handshake and the first message: ws4py's client (the competition's bots') fails
+#: on frames that arrive in the same read as the handshake's response (its ``connect`` processes them too early)
+HANDSHAKE_PAUSE = 0.2
 EXIT_WAIT = 0.5  # seconds a closed connection waits for the program's exit: an exit, not a disconnect
 #: the parameters of a WebSocket bot beyond cmd:'s
 PARAMETERS: dict[str, tuple[type, Any, str]] = {
@@ -300,6 +304,12 @@ class WebSocketAgent(ProgramAgent):
                 detail = self._exit_detail()
             finally:
                 self._process = None
+            try:
+                lines = Path(session.folder, STDERR).read_bytes()[-2000:].decode(errors="replace").strip().splitlines()
+            except OSError:
+                lines = []
+            if lines:
+                detail += "; the end of its standard error: " + " | ".join(lines[-3:])[:400]
             raise BotFault(self.name, "exit", detail)
 
     def _connect(self, seat: int) -> Connection:
@@ -335,6 +345,7 @@ class WebSocketAgent(ProgramAgent):
             raise BotFault(self.name, "disconnect", "closed its connection during the handshake") from None
         except ValueError as exc:
             raise BotFault(self.name, "garbage", str(exc)) from None
+        time.sleep(HANDSHAKE_PAUSE)  # ws4py's client fails on a message read with the handshake's response
         session.connection = connection
         return connection
 

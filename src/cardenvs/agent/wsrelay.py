@@ -9,7 +9,8 @@ package)::
     python wsrelay.py PORT SOCKET -- COMMAND...
 
 It writes ``ready`` on its standard output once it listens; exit status 3 where it cannot listen (the port is
-taken: only outside a sandbox) or start the bot. The bot's own output is discarded.
+taken: only outside a sandbox) or start the bot. The bot's output is discarded; its standard error goes to
+``bot.stderr`` in its working folder (the arena quotes its end in an ``exit`` fault).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import socket
 import subprocess
 import sys
 import threading
+
+STDERR = "bot.stderr"  # the bot's standard error, in its working folder
 
 
 def _pump(source: socket.socket, target: socket.socket) -> None:
@@ -71,7 +74,8 @@ def main(argv: list[str]) -> int:
         return 3
     threading.Thread(target=_serve, args=(listener, path), daemon=True).start()
     try:
-        bot = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(STDERR, "wb") as errors:  # in the working folder, the bot's own: the arena reads its end
+            bot = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
     except OSError as exc:
         sys.stdout.write(f"cannot run {command[0]}: {exc.strerror or exc}\n")
         return 3
