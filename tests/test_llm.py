@@ -204,3 +204,11 @@ def test_replay_viewer_shows_the_transcript(server, tmp_path):
     assert 'id="transcript"' in page and "Final Answer" in page
     before = client.post(f"/api/game/{sid}/goto", json={"step": first["step"]}).json()
     assert before["replay"]["transcript"] == []
+
+
+def test_docs_page_lists_every_parameter_and_fault():
+    from cardenvs.agent.llm import FAULTS, PARAMETERS
+
+    page = (Path(__file__).parents[1] / "docs" / "llm.md").read_text()
+    for name in [*PARAMETERS, *FAULTS]:
+        assert f"`{name}`" in page, name
