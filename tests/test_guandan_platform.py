@@ -70,10 +70,15 @@ def _games(results):
     ]
 
 
-@pytest.mark.parametrize(("mode", "options"), [("index", MATCH), ("move", None)])
-def test_the_bot_plays_a_duplicate_table_as_its_python_twin(mode, options, twin):
-    """Both reply forms; with ``MATCH`` the second hand's tribute and return pass through the protocol too."""
-    program = run_tournament("guandan_v0", [bot(mode), "guandan.heuristic"] * 2, games=1, seed=3, options=options)
+@pytest.mark.parametrize(
+    ("mode", "params", "options"),
+    [("index", "", MATCH), ("move", "", None), ("room 8181", "dialect=openguandan", None)],
+)
+def test_the_bot_plays_a_duplicate_table_as_its_python_twin(mode, params, options, twin):
+    """Both reply forms; with ``MATCH`` the second hand's tribute and return pass through the protocol too; an
+    OpenGuanDan bot (``room``) takes a room on port 8181 first."""
+    name = bot(mode, params)
+    program = run_tournament("guandan_v0", [name, "guandan.heuristic"] * 2, games=1, seed=3, options=options)
     python = run_tournament("guandan_v0", [twin, "guandan.heuristic"] * 2, games=1, seed=3, options=options)
     assert _games(program) == _games(python)
     assert not program.faults()  # a hand that drifted from the bot's count would be answered "mismatch"
@@ -192,3 +197,22 @@ def test_the_handshake_answers_rfc_6455s_example():
     from cardenvs.agent.websocket import accept_key
 
     assert accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+
+def test_moves_are_written_as_the_platform_writes_them():
+    """Ranks of sequences are their lowest card (A for A-2-3-4-5 and A-A-2-2-3-3), as OpenGuanDan's move
+    generator writes them; wilds are listed as themselves; the four jokers by dialect."""
+    from cardenvs.core.cards import parse_cards
+
+    def written(text, level="2", dialect="competition"):
+        cards = parse_cards(text)
+        (pid, *_) = moves.readings(cards, "23456789TJQKA".index(level))
+        return platform.platform_move(pid, cards, "23456789TJQKA".index(level), dialect)
+
+    assert written("AS 2C 3D 4S 5S", "9") == ["Straight", "A", ["C2", "D3", "S4", "S5", "SA"]]
+    assert written("AS AC 2D 2S 3S 3C", "9") == ["ThreePair", "A", ["S2", "D2", "S3", "C3", "SA", "CA"]]
+    assert written("TS TC TD JS JC JD", "9") == ["TwoTrips", "T", ["ST", "CT", "DT", "SJ", "CJ", "DJ"]]
+    assert written("9H AS", "9") == ["Pair", "A", ["H9", "SA"]]
+    assert written("BJ BJ RJ RJ") == ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]
+    assert written("BJ BJ RJ RJ", dialect="openguandan") == ["FourKings", "B", ["SB", "SB", "HR", "HR"]]
+    assert written("7S 7C 7D BJ BJ") == ["ThreeWithTwo", "7", ["S7", "C7", "D7", "SB", "SB"]]

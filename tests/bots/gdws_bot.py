@@ -3,7 +3,8 @@
 it connects to ws://127.0.0.1:PORT/game/clientSEAT, keeps its hand from the notifications (and answers
 "mismatch" where the question's handCards differ), and plays the entry of actionList with the most cards (the
 first of those). ``python gdws_bot.py SEAT [MODE] [PORT]``; MODE: index (answers {"actIndex": i}), move (the
-move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), or a fault: timeout, exit, disconnect,
+move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), room (OpenGuanDan's: CREATE_ROOM first,
+then as move), or a fault: timeout, exit, disconnect,
 garbage, once (garbage at a question with 27 cards in hand only), range, unknown (a move not in the list),
 silent (never connects), probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT outside, given as a 4th
 argument, else 0, as actIndex)."""
@@ -76,7 +77,12 @@ def main():
     port = int(sys.argv[3]) if len(sys.argv) > 3 else 23456
     if mode == "silent":
         time.sleep(600)
-    sock = connect(port, f"/game/client{seat}")
+    sock = connect(port, "/" if mode == "room" else f"/game/client{seat}")
+    if mode == "room":  # OpenGuanDan's client takes a seat in a room first, then answers with moves
+        send(sock, json.dumps({"type": "CREATE_ROOM", "data": {"userId": f"u{seat}", "round": 1, "seatNum": seat}}))
+        reply = json.loads(receive(sock)[1])
+        assert reply["type"] == "CREATE_ROOM" and reply["code"] == 200, reply
+        mode = "move"
     hand = Counter()
     me = seat
     while True:

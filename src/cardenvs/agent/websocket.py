@@ -8,14 +8,17 @@ while it keeps that seat. The program runs in the sandbox of :mod:`.sandbox`, wi
 (``port``, default the platform's) and forwards each connection to a Unix socket in the bot's folder, where this
 module serves the WebSocket protocol (RFC 6455, the standard library alone: the opening handshake, text frames,
 ping, close). So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would to its platform, and can reach
-nothing else: the host's loopback services are not in its namespace.
+nothing else: the host's loopback services are not in its namespace. With ``network=1``, or without a sandbox
+(``unsandboxed``), the relay listens on the host's own loopback: one run per port, so a second seat of a bot
+whose port is written in its code cannot listen and its program exits (an ``exit`` fault).
 
 The game's protocol object (``module:Class`` of its spec's ``program_protocols``) writes the messages and reads
 the answers: ``request(seat, observation)`` gives the messages due to that seat's program (every public event
 since its last decision, then the question), or the action itself where the program chose it already (a
 Guandan play's suit decisions); ``answer(seat, text, observation)`` the action of the program's reply (a
 ValueError with ``kind`` ``"garbage"`` or ``"illegal"`` otherwise); ``side_reply(text)`` a reply to a message
-that is no answer (a room request), or None; ``finish(seat)`` the messages that end the game for that seat
+that is no answer (a room request), or None (with ``greeting`` true, the program's first message must be one:
+it is read and answered before anything is sent); ``finish(seat)`` the messages that end the game for that seat
 (sent when the next game starts, or the table ends); ``reset()`` forgets the game.
 
 Limits and faults are those of ``cmd:`` (:class:`.program.ProgramAgent`): ``move_ms`` a decision (from the
@@ -346,8 +349,24 @@ class WebSocketAgent(ProgramAgent):
         except ValueError as exc:
             raise BotFault(self.name, "garbage", str(exc)) from None
         time.sleep(HANDSHAKE_PAUSE)  # ws4py's client fails on a message read with the handshake's response
+        if getattr(self.protocol, "greeting", False):  # the bot speaks first (a room to join): answer it
+            self._greet(connection, deadline)
         session.connection = connection
         return connection
+
+    def _greet(self, connection: Connection, deadline: float) -> None:
+        try:
+            text = connection.receive(deadline).decode(errors="replace")
+        except TimeoutError:
+            raise BotFault(self.name, "start", f"sent no first message within {self.start_ms} ms") from None
+        except OverflowError:
+            raise BotFault(self.name, "output", f"sent a message over {self.line_bytes} bytes") from None
+        except (Closed, OSError):
+            raise BotFault(self.name, "disconnect", "closed its connection before its first message") from None
+        reply = self.protocol.side_reply(text)
+        if reply is None:
+            raise BotFault(self.name, "garbage", f"its first message is not one the platform answers: {text[:80]!r}")
+        connection.send(reply)
 
     def _start_seat(self, seat: int) -> Session:
         folder = tempfile.mkdtemp(prefix="cardenvs-bot-")

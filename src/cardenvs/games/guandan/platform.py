@@ -16,8 +16,9 @@ files) and ``ws`` its transport; a short kind name that says both, as ``botzone:
   address is written in their code, so ``{seat}``, ``{port}`` and ``{url}`` in the command are only for bots
   that take them; the port the bot reaches in its sandbox is 23456 (``port=`` to change it). OpenGuanDan's
   server listens on 8181 (its README, section 2) and seats a client by a ``CREATE_ROOM`` / ``JOIN_ROOM``
-  message; with ``dialect=openguandan`` the port is 8181 and those messages are answered (``code`` 200,
-  ``roomId`` 1) whatever seat they ask: the seat is the arena's.
+  message; with ``dialect=openguandan`` the port is 8181, the bot's first message must be one of those, and it
+  is answered (``code`` 200, ``roomId`` 1) before the game's messages, whatever seat it asks: the seat is the
+  arena's.
 * Messages, JSON objects with ``type`` (``notify`` or ``act``) and ``stage`` (verified in the competition bots'
   ``state.py``, whose ``parse`` raises on any other pair, so only these are sent; in OpenGuanDan's README,
   sections 4-5, and its Python port of the server ``guandan-java/engine/table.py`` and ``types.py``):
@@ -240,6 +241,7 @@ class Protocol:
             raise ValueError(f"the Guandan platform protocol plays guandan_v0, not {self.env.metadata.get('name')}")
         self.dialect = dialect
         self.port = DIALECTS[dialect]
+        self.greeting = dialect == "openguandan"  # its bots ask for a room before the game starts
         self.flags = flags_of(self.env.config)
         self.match = self.env.config["episode"] == "match"
         self.memories: dict[int, SeatMemory] = {}
