@@ -212,3 +212,13 @@ def test_docs_page_lists_every_parameter_and_fault():
     page = (Path(__file__).parents[1] / "docs" / "llm.md").read_text()
     for name in [*PARAMETERS, *FAULTS]:
         assert f"`{name}`" in page, name
+
+
+def test_legal_none_leaves_the_moves_out(server, tmp_path):
+    """legal=none: no legal moves in the prompt; answers that give no move fall back, every decision recorded."""
+    name = seat(server, "garbage-always", legal="none", rethink=0, fallback="random")
+    res = results("twos", name, transcripts=str(tmp_path))
+    lines = [json.loads(line) for line in (tmp_path / "game_000000.jsonl").read_text().splitlines()]
+    assert lines and all("legal" not in json.loads(line["messages"][1]["content"]) for line in lines)
+    assert all(line["fault"]["kind"] == "garbage" and line["fallback"] == "random" for line in lines)
+    assert model_usage(res)["fallbacks"] == len(lines) == model_usage(res)["calls"]

@@ -36,6 +36,12 @@ Replays: with ``replays=DIR`` (``cardenvs arena --replays DIR``) every game is a
 ``DIR/game_NNNNNN.json`` by the process that plays it (:mod:`cardenvs.replay`); ``NNNNNN`` numbers the games
 over the whole tournament (table, then deal, then seating), so the names do not depend on ``workers``.
 
+Language-model seats (``llm:MODEL``, :mod:`cardenvs.agent.llm`): ``transcripts=DIR`` (``cardenvs arena
+--transcripts DIR``) writes every game's prompts and answers as ``DIR/game_NNNNNN.jsonl`` (numbered as replays);
+what agents count of their calls (``game_usage()``: calls, tokens, latency, cost) is kept in each record and summed
+per agent (:meth:`Results.usage`); an agent's ``in_flight`` above 1 plays that many games of a job at once on
+threads, with the same records (:mod:`.aec`).
+
 Deal files: ``deals=FILE`` plays the deals of a deal file and ``save_deals=FILE`` writes the tournament's deals
 to one and plays them from it (``cardenvs arena --deals``, ``--save-deals``; :mod:`.deals`), on the aec engine.
 
