@@ -216,3 +216,13 @@ def test_moves_are_written_as_the_platform_writes_them():
     assert written("BJ BJ RJ RJ") == ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]
     assert written("BJ BJ RJ RJ", dialect="openguandan") == ["FourKings", "B", ["SB", "SB", "HR", "HR"]]
     assert written("7S 7C 7D BJ BJ") == ["ThreeWithTwo", "7", ["S7", "C7", "D7", "SB", "SB"]]
+
+
+def test_a_bad_name_is_a_one_line_error():
+    env = cardenvs.make("guandan_v0").unwrapped
+    with pytest.raises(ValueError, match=r"braces name \{seat\}, \{port\} or \{url\} only"):
+        load_agent(f"gdws:{sys.executable} {BOT} {{player}}", env)
+    with pytest.raises(ValueError, match="dialect='bogus'"):
+        load_agent(f"gdws:{sys.executable} {BOT}(dialect=bogus)", env)
+    with pytest.raises(ValueError, match="only guandan declares"):
+        load_agent(f"gdws:{sys.executable} {BOT}", cardenvs.make("doudizhu_v0").unwrapped)

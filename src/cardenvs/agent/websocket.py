@@ -200,6 +200,7 @@ class WebSocketAgent(ProgramAgent):
         values.update(own)
         params = {**getattr(protocol, "defaults", {}), **params}
         self.template = command
+        self.name = name or command
         self.protocol = protocol
         self.port = int(values["port"]) or int(getattr(protocol, "port", 0))
         if not 0 < self.port < 65536:
@@ -218,7 +219,7 @@ class WebSocketAgent(ProgramAgent):
             return self.template.format(seat=seat, port=self.port, url=url)
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(
-                f"agent {self.template!r}: the command's braces name {{seat}}, {{port}} or {{url}} only ({exc})"
+                f"agent {self.name!r}: the command's braces name {{seat}}, {{port}} or {{url}} only ({exc})"
             ) from None
 
     def _argv(self, seat: int) -> list[str]:
