@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..config import ConfigError
-from . import games, tools, train
+from . import games, llmdata, tools, train
 from .common import CLIError
 
 
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     games.add_parsers(sub)
     tools.add_parsers(sub)
+    llmdata.add_parsers(sub)
     train.add_parser(sub)
     return parser
 
