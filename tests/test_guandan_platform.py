@@ -92,6 +92,7 @@ FAULTS = {
     "range": ("illegal", ""),
     "unknown": ("illegal", ""),
     "silent": ("start", "start_ms=600"),
+    "huge": ("output", ""),
 }
 
 

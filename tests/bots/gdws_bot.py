@@ -4,10 +4,9 @@ it connects to ws://127.0.0.1:PORT/game/clientSEAT, keeps its hand from the noti
 "mismatch" where the question's handCards differ), and plays the entry of actionList with the most cards (the
 first of those). ``python gdws_bot.py SEAT [MODE] [PORT]``; MODE: index (answers {"actIndex": i}), move (the
 move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), room (OpenGuanDan's: CREATE_ROOM first,
-then as move), or a fault: timeout, exit, disconnect,
-garbage, once (garbage at a question with 27 cards in hand only), range, unknown (a move not in the list),
-silent (never connects), probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT outside, given as a 4th
-argument, else 0, as actIndex)."""
+then as move), or a fault: timeout, exit, disconnect, garbage, huge (a 70,000-byte message), once (garbage at
+a question with 27 cards in hand only), range, unknown (a move not in the list), silent (never connects),
+probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT outside, given as a 4th argument, else 0, as actIndex)."""
 
 import base64
 import hashlib
@@ -61,8 +60,11 @@ def send(sock, text):
     payload = text.encode()
     mask = os.urandom(4)
     n = len(payload)
-    head = struct.pack("!BB", 0x81, 0x80 | n) if n < 126 else struct.pack("!BBH", 0x81, 0x80 | 126, n)
-    if n >= 2**16:
+    if n < 126:
+        head = struct.pack("!BB", 0x81, 0x80 | n)
+    elif n < 2**16:
+        head = struct.pack("!BBH", 0x81, 0x80 | 126, n)
+    else:
         head = struct.pack("!BBQ", 0x81, 0x80 | 127, n)
     sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
 
@@ -114,6 +116,9 @@ def main():
         if mode == "disconnect":
             sock.close()
             time.sleep(600)
+        if mode == "huge":
+            send(sock, " " * 70_000)
+            continue
         if mode == "garbage" or mode == "once" and len(message["handCards"]) == 27:
             send(sock, "hello")
             continue
