@@ -134,11 +134,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--matches", type=int, default=4, help="duplicate deals of whole matches per pairing (default 4)")
     p.add_argument("--pimc-matches", type=int, default=1, help="the same for guandan.pimc (default 1)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument(
+        "--ladder",
+        type=int,
+        default=0,
+        help="also place each field bot on the ladder, DEALS per anchor (default 0: not)",
+    )
+    p.add_argument("--no-table", action="store_true", help="play no table (with --ladder: only the placements)")
     p.add_argument("--out", type=Path, default=OUT, help=f"folder of the pairings' JSON (default {OUT})")
     p.add_argument("--page", type=Path, default=PAGE, help=f"the markdown page to write (default {PAGE})")
     p.add_argument("--page-only", action="store_true", help="write the page from the JSON in --out, play nothing")
     args = p.parse_args(argv)
-    for name in ("hands", "pimc_hands", "matches", "pimc_matches"):
+    for name in ("hands", "pimc_hands", "matches", "pimc_matches", "ladder"):
         if getattr(args, name) < 0:
             p.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if args.seed < 0:
@@ -188,6 +195,23 @@ def play_pairing(ours: str, bot: str, deals: int, seed: int, match: bool) -> dic
     }
 
 
+def place_bot(bot: str, deals: int, seed: int) -> dict:
+    """``bot`` placed on Guandan's ladder (``cardenvs ladder``) with its command, date and load."""
+    from cardenvs.analysis.grading import place
+
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    row = place("guandan_v0", bot, deals, seed)
+    return {
+        **row,
+        "command": f'cardenvs ladder guandan "{bot}" --games {deals} --seed {seed}',
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "seconds": round(time.perf_counter() - start, 1),
+        "load": [round(x, 2) for x in (*load_before, *os.getloadavg())],
+        "cores": os.cpu_count(),
+    }
+
+
 def load_runs(folder: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
 
@@ -208,7 +232,11 @@ def faults_text(faults: dict) -> str:
     return "; ".join(parts)
 
 
-def render_page(runs: list[dict], not_run: list[str] | None = None) -> str:
+def load_text(r: dict) -> str:
+    return ", ".join(f"{x:.1f}" for x in r["load"][:3]) + " / " + ", ".join(f"{x:.1f}" for x in r["load"][3:])
+
+
+def render_page(runs: list[dict], ladder: list[dict] | None = None, not_run: list[str] | None = None) -> str:
     """The page from the pairings' JSON (every figure with its command, seed, deals, date and load)."""
     lines = [
         "# Guandan against the field",
@@ -233,13 +261,32 @@ def render_page(runs: list[dict], not_run: list[str] | None = None) -> str:
     ]
     order = {"hand": 0, "match": 1}
     for r in sorted(runs, key=lambda r: (r["field"], order[r["episode"]], r["ours"])):
-        load = ", ".join(f"{x:.1f}" for x in r["load"][:3]) + " / " + ", ".join(f"{x:.1f}" for x in r["load"][3:])
+        load = load_text(r)
         truncated = f", {r['truncated']} truncated" if r["truncated"] else ""
         lines.append(
             f"| `{r['ours']}` | `{r['field']}` | {r['episode']} | {share(r['win_share'])} | "
             f"{faults_text(r['faults'])} | {r['deals']} ({r['games']}{truncated}) | {r['seed']} | "
             f"`{r['command']}` | {r['date']} | {load} ({r['cores']} cores) | {r['seconds']:.0f} |"
         )
+    if ladder:
+        lines += [
+            "",
+            "## On Guandan's ladder",
+            "",
+            "Each bot placed on the ladder (`cardenvs ladder`: a rating against the shipped anchors, with a 95%",
+            "bootstrap interval, and its score against each anchor).",
+            "",
+            "| bot | rating [95% CI] | against the anchors | deals per anchor | seed | command | date | load | "
+            "seconds |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in sorted(ladder, key=lambda r: r["agent"]):
+            against = ", ".join(f"`{a}` {v:.3f}" for a, v in r["against"].items())
+            lines.append(
+                f"| `{r['agent']}` | {r['rating']:.1f} [{r['interval'][0]:.1f}, {r['interval'][1]:.1f}] | {against} | "
+                f"{r['deals']} | {r['seed']} | `{r['command']}` | {r['date']} | {load_text(r)} ({r['cores']} cores) | "
+                f"{r['seconds']:.0f} |"
+            )
     lines += ["", "## Not run", ""]
     lines += [f"- {why}" for why in (not_run or NOT_RUN)]
     lines += ["", "## Where the rules differ, and what happens", "", rules_table()]
@@ -276,7 +323,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"guandan_field: error: {e}", file=sys.stderr)
                     return 2
         args.out.mkdir(parents=True, exist_ok=True)
-        for bot in args.field:
+        for bot in args.field if args.ladder else []:
+            placed = place_bot(bot, args.ladder, args.seed)
+            (args.out / "ladder").mkdir(exist_ok=True)
+            (args.out / "ladder" / f"{slug(bot)}.json").write_text(json.dumps(placed, indent=1) + "\n")
+            print(f"{bot} on the ladder: {placed['rating']} {placed['interval']}", flush=True)
+        for bot in [] if args.no_table else args.field:
             for match in (False, True):
                 for mine in ours:
                     pimc = mine.startswith("guandan.pimc")
@@ -295,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{run['seconds']:.0f} s, faults {faults_text(run['faults'])}",
                         flush=True,
                     )
-    args.page.write_text(render_page(load_runs(args.out)))
+    args.page.write_text(render_page(load_runs(args.out), load_runs(args.out / "ladder")))
     print(f"wrote {args.page}")
     return 0
 
