@@ -17,7 +17,8 @@ Everything in a prompt is read from the game itself, never from a second descrip
 
 The answer (:func:`read_answer`): the text after the **last** ``Final Answer:`` (any case), up to the end of
 its line (else the last non-empty line of the answer), with Markdown emphasis, quotes and a final full stop
-taken off. It is a legal move if it is, in this order: a legal move's id (digits); a legal move's name,
+taken off. It is a legal move if it is, in this order: a legal move's id (digits: a number is always read as
+an id, so a move whose name is all digits, Dou Dizhu's single ``9``, is answered by its id); a legal move's name,
 ignoring case and runs of spaces; a legal move's name with every space taken out, where just one legal
 name matches so; what the game's own ``parse_action`` reads (the terminal's forms: Dou Dizhu's ``333+4``,
 Twos' or Guandan's cards to play in any order, Twenty's card codes, ...). Otherwise it is an
@@ -120,7 +121,7 @@ def system_message(base: Any, seat: int) -> dict:
 def _answer_format() -> str:
     return (
         f"Think if you like, then end your answer with one line '{ANSWER_PREFIX} MOVE', MOVE being the name or "
-        "the id of one legal move."
+        "the id of one legal move (a number is read as an id: answer a move named by digits with its id)."
     )
 
 
@@ -199,8 +200,8 @@ def answer_text(text: str) -> str:
         answer = (text[at + len(ANSWER_PREFIX) :].strip().splitlines() or [""])[0]
     else:
         answer = (text.strip().splitlines() or [""])[-1]
-    answer = re.sub(r"\s+", " ", answer).strip().strip("*_`'\"").strip()
-    return answer[:-1].strip() if answer.endswith(".") and len(answer) > 1 else answer
+    answer = re.sub(r"\s+", " ", answer).strip().strip("*_`'\" .")
+    return answer
 
 
 def read_answer(env: Any, text: str, observation: dict[str, np.ndarray]) -> int:

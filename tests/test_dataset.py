@@ -1,0 +1,95 @@
+"""``cardenvs dataset``: a teacher's decisions as chat records, seeded, loadable with Hugging Face ``datasets``."""
+
+from __future__ import annotations
+
+import json
+
+import datasets
+import pytest
+
+import cardenvs
+from cardenvs.agent import load_agent
+from cardenvs.agent.prompts import read_answer
+from cardenvs.cli import main
+from cardenvs.core.env import legal_actions
+from cardenvs.core.play import play_on
+from cardenvs.core.seeds import generator
+
+TEACHER = "twos.heuristic"
+ARGS = ["dataset", "twos", "--teacher", TEACHER, "--games", "2", "--seed", "4"]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dataset")
+    paths = [folder / "a.jsonl", folder / "b.jsonl"]
+    for path in paths:
+        assert main([*ARGS, "--out", str(path)]) == 0
+    return paths
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_same_command_same_bytes_and_no_overwrite(written, capsys):
+    a, b = written
+    assert a.read_bytes() == b.read_bytes() and a.stat().st_size > 0
+    before = a.read_bytes()
+    assert main([*ARGS, "--out", str(a)]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err and a.read_bytes() == before
+    assert main([*ARGS[:-1], "5", "--out", str(a), "--force"]) == 0
+    assert a.read_bytes() != before
+    assert main(["dataset", "twos", "--teacher", "nobody", "--out", str(a.parent / "c.jsonl")]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err and not (a.parent / "c.jsonl").exists()
+
+
+def test_records_are_the_teachers_moves(written):
+    records = _records(written[1])
+    assert {r["game"] for r in records} == {"twos_v0"}
+    seeds = list(dict.fromkeys(r["seed"] for r in records))
+    assert len(seeds) == 2
+    env = cardenvs.make("twos_v0")
+    base = env.unwrapped
+    teacher = load_agent(TEACHER, env)
+    checked = 0
+    for g, seed in enumerate(seeds):  # replay: the teacher in every seat, from the record's reset seed
+        by_step = {r["step"]: r for r in records if r["seed"] == seed}
+        env.reset(seed=seed)
+        rng = generator(4, g, 0, stream="arena_agents")
+
+        def choose(seat, observation, by_step=by_step, rng=rng):
+            nonlocal checked
+            action = int(teacher.act(observation, rng))
+            legal = [int(a) for a in legal_actions(observation)]
+            record = by_step.get(len(base.actions_taken))
+            assert (record is not None) == (len(legal) > 1)  # every decision with a choice, and only those
+            if record is not None:
+                assert record["seat"] == seat and record["legal"] == [base.action_name(a) for a in legal]
+                system, user, answer = record["messages"]
+                assert (system["role"], user["role"], answer["role"]) == ("system", "user", "assistant")
+                assert read_answer(base, answer["content"], observation) == action
+                checked += 1
+            return action
+
+        play_on(env, choose)
+    assert checked == len(records)
+
+
+def test_loads_with_datasets(written):
+    rows = datasets.load_dataset("json", data_files=str(written[0]), split="train")
+    records = _records(written[0])
+    assert len(rows) == len(records)
+    assert rows[0]["messages"] == records[0]["messages"] and rows[0]["legal"] == records[0]["legal"]
+    assert rows[0]["messages"][-1]["content"].startswith("Final Answer: ")
+
+
+def test_unlisted_moves_and_opponents(tmp_path):
+    out = tmp_path / "war.jsonl"
+    args = ["dataset", "twenty", "--teacher", "twenty.greedy", "--opponents", "random", "--games", "2"]
+    assert main([*args, "--legal", "none", "--out", str(out)]) == 0
+    records = _records(out)
+    assert records and {r["seat"] for r in records} == {0, 1}
+    assert {r["seat"] for r in records if r["seed"] == records[0]["seed"]} == {0}  # game 0: the teacher in seat 0
+    assert all("legal" not in json.loads(r["messages"][1]["content"]) for r in records)
+    assert all(len(r["legal"]) > 1 for r in records)
