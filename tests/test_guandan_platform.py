@@ -227,3 +227,16 @@ def test_a_bad_name_is_a_one_line_error():
         load_agent(f"gdws:{sys.executable} {BOT}(dialect=bogus)", env)
     with pytest.raises(ValueError, match="only guandan declares"):
         load_agent(f"gdws:{sys.executable} {BOT}", cardenvs.make("doudizhu_v0").unwrapped)
+
+
+def test_a_new_game_without_reset_is_told_from_its_start():
+    env = cardenvs.make("guandan_v0")
+    base = env.unwrapped
+    protocol = platform.Protocol(base)
+    for seed in (4, 5):  # the second game is not announced to the protocol
+        env.reset(seed=seed)
+        seat = base.agent_name_mapping[env.agent_selection]
+        lines = [json.loads(line) for line in protocol.request(seat, env.observe(env.agent_selection))]
+        assert lines[0]["stage"] == "beginning" and lines[0]["myPos"] == seat
+        assert Counter(lines[-1]["handCards"]) == Counter(platform.hand_names(base.core_state()[1][0]["hands"][seat]))
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

@@ -270,10 +270,12 @@ class Protocol:
         self.memories.pop(seat, None)
 
     # ------------------------------------------------------------------ the game as messages
-    def _catch_up(self, seat: int) -> SeatMemory:
+    def _catch_up(self, seat: int, fresh: bool = False) -> SeatMemory:
         """Replay the env's moves since the seat's last look on its copy of the game, queueing the messages."""
         _, states, params, _ = self.env.core_state()
         memory = self.memories.get(seat)
+        if memory is not None and memory.index > len(self.env.actions_taken):
+            memory = None  # another game started without a reset(): this one is told from its start
         if memory is None:
             shadow = np.zeros(1, dtype=states.dtype)
             rules.init(shadow, 0, params, states[0]["deal_seed"])
@@ -284,7 +286,10 @@ class Protocol:
             before = memory.shadow[0].copy()
             rules.apply(memory.shadow, 0, params, a)
             self._events(memory, seat, before, int(p), int(a))
-        memory.index = max(memory.index, len(taken))
+        memory.index = len(taken)
+        if not np.array_equal(memory.shadow[0]["hands"], states[0]["hands"]) and not fresh:
+            self.memories.pop(seat)  # not the game it was told (a new one without a reset()): from its start
+            return self._catch_up(seat, fresh=True)
         return memory
 
     def _hand_start(self, memory: SeatMemory, seat: int) -> None:
