@@ -5,12 +5,14 @@ Each seat the agent plays gets its own run of the program (``COMMAND`` with ``{s
 replaced: ``gdws:python client{seat}.py``), started when the seat first moves and kept across the table's games
 while it keeps that seat. The program runs in the sandbox of :mod:`.sandbox`, with no network: inside it,
 :mod:`.wsrelay` (a standard-library script) listens on ``127.0.0.1:PORT`` of the sandbox's own network namespace
-(``port``, default the platform's) and forwards each connection to a Unix socket in the bot's folder, where this
-module serves the WebSocket protocol (RFC 6455, the standard library alone: the opening handshake, text frames,
-ping, close). So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would to its platform, and can reach
-nothing else: the host's loopback services are not in its namespace. With ``network=1``, or without a sandbox
-(``unsandboxed``), the relay listens on the host's own loopback: one run per port, so a second seat of a bot
-whose port is written in its code cannot listen and its program exits (an ``exit`` fault).
+(``port``, default the platform's; the relay is copied into the bot's folder and run by the system's Python, so
+the sandbox shows nothing of the arena's installation) and forwards each connection to a Unix socket in the
+bot's folder, where this module serves the WebSocket protocol (RFC 6455, the standard library alone: the
+opening handshake, text frames, ping, close). So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would
+to its platform, and can reach nothing else: the host's loopback services are not in its namespace. With
+``network=1``, or without a sandbox (``unsandboxed``), the relay listens on the host's own loopback: one run per
+port, so a second seat of a bot whose port is written in its code cannot listen and its program exits (an
+``exit`` fault).
 
 The game's protocol object (``module:Class`` of its spec's ``program_protocols``) writes the messages and reads
 the answers: ``request(seat, observation)`` gives the messages due to that seat's program (every public event
@@ -54,6 +56,7 @@ from . import sandbox
 from .program import BotFault, ProgramAgent
 
 RELAY = str(Path(__file__).with_name("wsrelay.py"))
+SYSTEM_PYTHON = "/usr/bin/python3"  # runs the relay (standard library only) where it exists
 SOCKET_NAME = "arena.sock"
 STDERR = "bot.stderr"  # where the relay writes the bot's standard error (wsrelay.STDERR)
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's, for Sec-WebSocket-Accept
@@ -377,8 +380,11 @@ class WebSocketAgent(ProgramAgent):
         listener.listen(4)
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "TMPDIR": folder}
         environment["LANG"] = "C.UTF-8"
+        relay = os.path.join(folder, os.path.basename(RELAY))  # the relay's copy in the bot's own folder and the
+        shutil.copyfile(RELAY, relay)  # system's Python: the sandbox shows the bot nothing of the arena's install
+        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         try:
-            argv = [sys.executable, RELAY, str(self.port), path, "--", *self._argv(seat)]
+            argv = [python, relay, str(self.port), path, "--", *self._argv(seat)]
             process = sandbox.start(
                 argv, folder, environment, self.memory_mb, network=self.network, sandboxed=self.sandboxed
             )
