@@ -255,7 +255,7 @@ def render_page(runs: list[dict], ladder: list[dict] | None = None, not_run: lis
         "DanZero); `gdws:COMMAND` is a competition bot speaking the platform's WebSocket protocol (see",
         "[the bots page](../bots.md)).",
         "",
-        "| ours | field | episode | our win share [95% CI] | field's faults | deals (games) | seed | command | date | "
+        "| ours | field | episode | our win share [95% CI] | faults | deals (games) | seed | command | date | "
         "load | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -274,14 +274,15 @@ def render_page(runs: list[dict], ladder: list[dict] | None = None, not_run: lis
             "## On Guandan's ladder",
             "",
             "Each bot placed on the ladder (`cardenvs ladder`: a rating against the shipped anchors, with a 95%",
-            "bootstrap interval, and its score against each anchor).",
+            "bootstrap interval, and its score against each anchor; Guandan's anchors: `random` 0, `guandan.heuristic`",
+            "819.8).",
             "",
             "| bot | rating [95% CI] | against the anchors | deals per anchor | seed | command | date | load | "
             "seconds |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in sorted(ladder, key=lambda r: r["agent"]):
-            against = ", ".join(f"`{a}` {v:.3f}" for a, v in r["against"].items())
+            against = ", ".join(f"`{a}` {'-' if v is None else f'{v:.3f}'}" for a, v in r["against"].items())
             lines.append(
                 f"| `{r['agent']}` | {r['rating']:.1f} [{r['interval'][0]:.1f}, {r['interval'][1]:.1f}] | {against} | "
                 f"{r['deals']} | {r['seed']} | `{r['command']}` | {r['date']} | {load_text(r)} ({r['cores']} cores) | "
@@ -295,17 +296,26 @@ def render_page(runs: list[dict], ladder: list[dict] | None = None, not_run: lis
 
 #: the bots of the field not in the table, and why (as far as the repository knows)
 NOT_RUN = [
-    "The released competition bots (`gdws:`: submit-paper/Danzero_plus's `wintest/ai1` .. `ai6`, which play with "
-    "no fault here, see the bots page) are not in this run: at about 30 play steps per second each (four "
-    "programs a table) they need about 15 s a duplicate deal of single hands on the loaded two-core machine, "
-    "more than this run's budget of 30 minutes allowed beside DanZero's pairings. Add them with "
-    '`--field "gdws:PYTHON wintest/ai1/client0.py"`.',
-    "DanLM's `baselines/` other than `fin-njupt-guandan-ai` ship no platform client; that one "
-    "(`lxw/rule_client.py`) exits at its first message (a bug of the release, recorded as an `exit` fault).",
+    "The counts are small: on the two-core machine shared with other work (load 7 to 17 during the run) a "
+    "table of `guandan.dmc` or of a `gdws:` bot played about 5 s a hand, so within this run's 30 minutes "
+    "`guandan.dmc` had 12 duplicate deals of single hands against DanZero and `guandan.pimc` 10, and whole "
+    "matches one duplicate deal each (four matches) but `guandan.heuristic`'s four; the script's defaults "
+    "(`--hands 50 --pimc-hands 10 --matches 4 --pimc-matches 1`) are for a quieter machine.",
+    "Of the released competition bots (`gdws:`), only DanZero_plus's `wintest/ai1` (submit-paper/Danzero_plus, "
+    "commit e2b900b; ws4py and numpy in a virtual environment of its own, `move_ms=20000` for the loaded machine) "
+    "is in this run, on single hands against `guandan.heuristic` and `guandan.dmc`: whole matches, `guandan.pimc` "
+    "and `wintest/ai2` .. `ai6` (each plays without a fault here, see the bots page; `ai2` and `ai3` are 2-3 "
+    "times slower than `ai1`) did not fit the run's time. Add them with "
+    '`--field "gdws:PYTHON wintest/aiN/client0.py"`.',
+    "DanLM's `baselines/` (16 bots) ship their `state.py` and `action.py` without the platform client, except "
+    "`fin-njupt-guandan-ai`, whose `lxw/rule_client.py` exits at its first message (its client expects "
+    "`state.parse` to return a tuple, the `state.py` beside it returns none: a bug of the release, an `exit` "
+    "fault); rlcard-guandan's 8 bots were not tried.",
     "DanZero's released TensorFlow weights (`q_network.ckpt`, a pickle) are not loaded (nothing is unpickled); "
-    "its network plays here from an ONNX export.",
-    "Guandan's ladder (`cardenvs ladder guandan AGENT`) does not place the bots in this run (time); place one "
-    "with `cardenvs ladder guandan danzero:FILE`.",
+    "its network plays here from DanLM's ONNX export. DanZero's own network client asks a TensorFlow 1 model "
+    "process over ZeroMQ, not installed here.",
+    "The ladder's anchors for Guandan are `random` (0) and `guandan.heuristic` (819.8) only "
+    "(`src/cardenvs/analysis/anchors/guandan.json`); `wintest/ai1` was not placed (time).",
 ]
 
 
