@@ -553,8 +553,11 @@ def test_the_ring_grows_for_episodes_longer_than_it():
 
 
 SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc__*/model.pt"))
-# models shipped beside the default ones, played as dmc:PATH (the landlord trained against RLCard's rule agent)
-ALSO_SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc_rlcard__*/model.pt"))
+# models shipped beside the default ones: dmc:PATH (the landlord trained against RLCard's rule agent) and
+# doudizhu.dmc_stakes (the whole game trained for its points)
+ALSO_SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc_rlcard__*/model.pt")) + sorted(
+    (ROOT / "training" / "results").glob("*__dmc_stakes__*/model.pt")
+)
 
 
 @pytest.mark.parametrize("model", SHIPPED + ALSO_SHIPPED, ids=lambda p: p.parent.name)
@@ -582,10 +585,33 @@ def test_models_are_shipped():
         "two_way_street__dmc__1",
         "guandan__dmc__1",
     }
-    assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8"}
+    assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8", "doudizhu__dmc_stakes__1"}
     from cardenvs.agent import shipped_models
 
     assert shipped_models()["doudizhu.dmc"].parent.name == "doudizhu__dmc__13"  # the newest run is the default
+    assert shipped_models()["doudizhu.dmc_stakes"].parent.name == "doudizhu__dmc_stakes__1"  # the whole game's
+
+
+def test_the_stakes_model_is_the_points_trained_bidder():
+    """``doudizhu.dmc_stakes`` is the run of ``configs/doudizhu_dmc_stakes.yaml`` (bidding on, the points target),
+    and its bidder no longer bids 3 on every hand: on 40 deals it passes as first bidder on some, where
+    ``doudizhu.dmc``'s passes less often."""
+    from cardenvs import make
+    from cardenvs.agent import load_agent, shipped_models
+    from cardenvs.games.doudizhu import moves
+
+    data = dmc_model.load_checkpoint(shipped_models()["doudizhu.dmc_stakes"])
+    assert data["args"]["target"] == "points" and data["args"]["options"] == {"bidding": True}
+    env = make("doudizhu_v0", bidding=True)
+    passes = {}
+    for name in ("doudizhu.dmc_stakes", "doudizhu.dmc"):
+        agent = load_agent(name, env)
+        first = []
+        for k in range(40):
+            env.reset(seed=900 + k)
+            first.append(agent.act(env.observe(env.agent_selection), np.random.default_rng(0)))
+        passes[name] = sum(a == moves.BID_PASS for a in first)
+    assert passes["doudizhu.dmc_stakes"] > passes["doudizhu.dmc"], passes
 
 
 def test_shipped_models_play_by_name_with_torch_alone():

@@ -34,18 +34,26 @@ def _agent_modules() -> list[str]:
     return [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
 
 
+#: DMC experiments shipped by name: runs ``GAME__EXP__N`` under ``training/results`` play as ``GAME.EXP``, the
+#: newest run of each (``dmc_stakes``: Dou Dizhu trained for the game's points, bidding included)
+SHIPPED_EXPERIMENTS = ("dmc", "dmc_stakes")
+
+
 def shipped_models() -> dict[str, Path]:
-    """``{"doudizhu.dmc": path, ...}``: the DMC models shipped as package data, the newest run of each game
-    (found on disk, without importing ``cardenvs.training``)."""
+    """``{"doudizhu.dmc": path, "doudizhu.dmc_stakes": path, ...}``: the DMC models shipped as package data, the
+    newest run of each game and experiment of :data:`SHIPPED_EXPERIMENTS` (found on disk, without importing
+    ``cardenvs.training``)."""
     spec = importlib.util.find_spec("cardenvs.training")
     locations = list(spec.submodule_search_locations or []) if spec else []
     best: dict[str, tuple[int, Path]] = {}
     for location in locations:
-        for model in Path(location).glob("results/*__dmc__*/model.pt"):
-            game, _, run = model.parent.name.partition("__dmc__")
-            if run.isdigit() and (game not in best or int(run) > best[game][0]):
-                best[game] = (int(run), model)
-    return {f"{game}.dmc": path for game, (_, path) in sorted(best.items())}
+        for exp in SHIPPED_EXPERIMENTS:
+            for model in Path(location).glob(f"results/*__{exp}__*/model.pt"):
+                game, _, run = model.parent.name.partition(f"__{exp}__")
+                name = f"{game}.{exp}"
+                if run.isdigit() and (name not in best or int(run) > best[name][0]):
+                    best[name] = (int(run), model)
+    return {name: path for name, (_, path) in sorted(best.items())}
 
 
 def split_agent_names(text: str) -> list[str]:
