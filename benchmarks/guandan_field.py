@@ -218,6 +218,8 @@ def load_runs(folder: Path) -> list[dict]:
 
 def share(values: list[float]) -> str:
     m, lo, hi = values
+    if lo != lo or hi != hi:  # NaN: one duplicate deal gives no interval
+        return f"{m:.3f} (one deal: no interval)"
     return f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
