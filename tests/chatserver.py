@@ -43,11 +43,11 @@ def pick(names: list[str]) -> str:
 
 
 def answer(legal: list[dict]) -> str:
-    """The scripted player's answer to a decision's legal moves (``{"id", "name"}``): the name :func:`pick` chooses,
-    or its id where the name is all digits (Dou Dizhu's single ``9``), which :func:`~cardenvs.agent.prompts.read_answer`
-    reads as an id."""
+    """The scripted player's answer to a decision's legal moves (``{"id", "name"}``): the name :func:`pick`
+    chooses (a name of digits, Dou Dizhu's single ``9``, is read as that name by
+    :func:`~cardenvs.agent.prompts.read_answer`)."""
     name = pick([m["name"] for m in legal])
-    return str(next(m["id"] for m in legal if m["name"] == name)) if name.isdigit() else name
+    return name
 
 
 class TwinAgent:

@@ -104,16 +104,18 @@ def position(request):
 def test_read_answer_round_trips_every_legal_move(position):
     base, seat, observation = position
     legal = [int(a) for a in legal_actions(observation)]
+    named = {base.action_name(m).lower() for m in range(base.num_actions)}
     for a in legal:
         name = base.action_name(a)
-        assert read_answer(base, f"Final Answer: {a}", observation) == a
-        if name.isdigit():
-            continue  # a number is an id (module docstring)
+        assert read_answer(base, f"Final Answer: #{a}", observation) == a
+        assert read_answer(base, f"Final Answer: id {a}", observation) == a
+        if str(a) not in named:  # a bare number no move is named: an id
+            assert read_answer(base, f"Final Answer: {a}", observation) == a
         assert read_answer(base, f"Final Answer: {name}", observation) == a
         assert read_answer(base, f"I think so.\nfinal answer:   {name.upper()}  \n", observation) == a
         assert read_answer(base, f"**Final Answer: {name.lower()}**", observation) == a
         assert read_answer(base, f"Maybe {name}?\n`{name}`.", observation) == a  # the last line, no prefix
-    wrong = read_answer(base, f"Final Answer: {legal[-1]}\nno wait\nFinal Answer: {legal[0]}", observation)
+    wrong = read_answer(base, f"Final Answer: #{legal[-1]}\nno wait\nFinal Answer: #{legal[0]}", observation)
     assert wrong == legal[0]  # the last Final Answer counts
 
 
@@ -129,7 +131,7 @@ def test_read_answer_errors(position):
     assert error.value.kind == "illegal"
     other = next((a for a in range(base.num_actions) if a not in legal), None)
     name = base.action_name(other) if other is not None else ""
-    if other is not None and not name.isdigit() and name.lower() not in {base.action_name(a).lower() for a in legal}:
+    if other is not None and name.lower() not in {base.action_name(a).lower() for a in legal}:
         with pytest.raises(AnswerError) as error:
             read_answer(base, f"Final Answer: {name}", observation)
         assert error.value.kind == "illegal" and name in error.value.detail
@@ -168,3 +170,21 @@ def test_prompt_command_is_deterministic_and_errors_cleanly(capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("cardenvs: error: ") and words in err and err.count("\n") == 1, err
+
+
+def test_a_bare_number_is_the_move_named_so_where_there_is_one():
+    """Dou Dizhu's single 9 is named ``9`` (move id 6) and move id 9 is the single Q: a model answering 9 plays
+    the 9, ``#9`` the Q."""
+    env = cardenvs.make("doudizhu_v0", bidding=False)
+    base = env.unwrapped
+    assert base.action_name(6) == "9" and base.action_name(9) == "Q"
+    for seed in range(40):  # the first deal whose landlord may lead a single 9 and a single Q
+        env.reset(seed=seed)
+        observation = env.observe(env.agent_selection)
+        if {6, 9} <= set(int(a) for a in legal_actions(observation)):
+            break
+    else:
+        pytest.fail("no deal of 40 lets the landlord lead both a 9 and a Q")
+    assert read_answer(base, "Final Answer: 9", observation) == 6
+    assert read_answer(base, "Final Answer: #9", observation) == 9
+    assert read_answer(base, "Final Answer: id 6", observation) == 6

@@ -17,8 +17,9 @@ Everything in a prompt is read from the game itself, never from a second descrip
 
 The answer (:func:`read_answer`): the text after the **last** ``Final Answer:`` (any case), up to the end of
 its line (else the last non-empty line of the answer), with Markdown emphasis, quotes and a final full stop
-taken off. It is a legal move if it is, in this order: a legal move's id (digits: a number is always read as
-an id, so a move whose name is all digits, Dou Dizhu's single ``9``, is answered by its id); a legal move's name,
+taken off. It is a legal move if it is, in this order: a legal move's id written ``#ID`` or ``id ID``; a bare
+number, read as a move's name where the game names a move so (Dou Dizhu's single ``9``), else as an id; a legal
+move's name,
 ignoring case and runs of spaces; a legal move's name with every space taken out, where just one legal
 name matches so; what the game's own ``parse_action`` reads (the terminal's forms: Dou Dizhu's ``333+4``,
 Twos' or Guandan's cards to play in any order, Twenty's card codes, ...). Otherwise it is an
@@ -120,8 +121,8 @@ def system_message(base: Any, seat: int) -> dict:
 
 def _answer_format() -> str:
     return (
-        f"Think if you like, then end your answer with one line '{ANSWER_PREFIX} MOVE', MOVE being the name or "
-        "the id of one legal move (a number is read as an id: answer a move named by digits with its id)."
+        f"Think if you like, then end your answer with one line '{ANSWER_PREFIX} MOVE', MOVE being the name of "
+        "one legal move, or its id written #ID (a bare number is read as a move's name where a move is named so)."
     )
 
 
@@ -211,11 +212,13 @@ def read_answer(env: Any, text: str, observation: dict[str, np.ndarray]) -> int:
     if not answer:
         raise AnswerError("garbage", "no move in the answer")
     legal = [int(a) for a in legal_actions(observation)]
-    if answer.lstrip("-").isdigit():
-        if int(answer) in legal:
-            return int(answer)
-        raise AnswerError("illegal", f"move id {answer} is not a legal move here")
     key = answer.lower()
+    written_id = re.fullmatch(r"(?:#|id\s*)\s*(-?\d+)", key)
+    if written_id or (key.lstrip("-").isdigit() and not _names_a_move(base, key)):
+        number = int(written_id.group(1) if written_id else key)
+        if number in legal:
+            return number
+        raise AnswerError("illegal", f"move id {number} is not a legal move here")
     by_name = {base.action_name(a).lower(): a for a in legal}
     if key in by_name:
         return by_name[key]
@@ -232,6 +235,11 @@ def read_answer(env: Any, text: str, observation: dict[str, np.ndarray]) -> int:
     if key in names or action >= 0:
         raise AnswerError("illegal", f"{answer[:80]!r} is not a legal move here")
     raise AnswerError("garbage", f"{answer[:80]!r} is neither a legal move's name nor its id")
+
+
+def _names_a_move(base: Any, key: str) -> bool:
+    """Whether some move of the game is named ``key`` (case aside): a bare number is then that move's name."""
+    return any(base.action_name(a).lower() == key for a in range(base.num_actions))
 
 
 def rethink_message(error: AnswerError) -> dict:
