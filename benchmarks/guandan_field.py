@@ -301,7 +301,7 @@ NOT_RUN = [
     "The counts are small: on the two-core machine shared with other work (load 7 to 17 during the run) a "
     "table of `guandan.dmc` or of a `gdws:` bot played about 5 s a hand, so within this run's 30 minutes "
     "`guandan.dmc` had 12 duplicate deals of single hands against DanZero and `guandan.pimc` 10, and whole "
-    "matches one duplicate deal each (four matches) but `guandan.heuristic`'s four; the script's defaults "
+    "matches two duplicate deals each (eight matches) but `guandan.heuristic`'s four; the script's defaults "
     "(`--hands 50 --pimc-hands 10 --matches 4 --pimc-matches 1`) are for a quieter machine.",
     "Of the released competition bots (`gdws:`), only DanZero_plus's `wintest/ai1` (submit-paper/Danzero_plus, "
     "commit e2b900b; ws4py and numpy in a virtual environment of its own, `move_ms=20000` for the loaded machine) "
