@@ -62,7 +62,7 @@ def main() -> None:
         env = make("guandan_v0", **json.loads(args.options))
         env.reset(seed=hand)
         base = env.unwrapped
-        flags = platform.flags_of(base.config)
+        flags = rules.move_flags(base.config)
         for _ in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:

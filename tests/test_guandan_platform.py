@@ -36,7 +36,7 @@ class Twin:
     def __init__(self, env):
         self.env = env.unwrapped
         self.name = "twin"
-        self.flags = platform.flags_of(self.env.config)
+        self.flags = rules.move_flags(self.env.config)
         self.plan = None
 
     def act(self, observation, rng):

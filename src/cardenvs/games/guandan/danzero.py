@@ -70,7 +70,7 @@ import numpy as np
 from cardenvs.core import kernels
 from cardenvs.core.cards import SUITS
 
-from . import moves
+from . import moves, rules
 from .env import LAYOUT
 from .rules import HISTORY
 
@@ -350,37 +350,11 @@ class SeatMemory:
             raise RuntimeError("danzero: the rebuilt plays do not match the observation's cards played")
 
 
-def _flags_of(env: Any) -> int:
-    config = env.config
-    return (
-        (moves.FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0)
-        | (moves.FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0)
-        | (0 if config["wilds"] else moves.FLAG_NO_WILDS)
-    )
-
-
 def legal_plays(hand: np.ndarray, mask: np.ndarray, level: int, flags: int) -> list[tuple[int, tuple[int, ...]]]:
     """Every legal play of a play decision as (action, cards): each pattern the mask allows with every suit
-    choice (:func:`moves.exact_plays`' walk), then the pass (``moves.PASS``, ()) when allowed."""
-    hand = np.asarray(hand[:54], dtype=np.int8)
-    codes = np.empty(moves.NUM_SUIT_CODES, dtype=np.int64)
-    out: list[tuple[int, tuple[int, ...]]] = []
-
-    def walk(pid: int, chosen: np.ndarray) -> None:
-        n = moves.next_suit_choice(hand, pid, level, flags, chosen, codes)
-        if n == 0:
-            out.append((pid, tuple(int(c) for c in np.repeat(np.arange(54), chosen))))
-            return
-        for code in codes[:n].copy():
-            branch = chosen.copy()
-            moves.apply_suit_choice(pid, level, flags, branch, int(code))
-            walk(pid, branch)
-
-    for pid in np.flatnonzero(mask[: moves.NUM_PATTERNS]):
-        walk(int(pid), np.zeros(54, dtype=np.int8))
-    if mask[moves.PASS]:
-        out.append((moves.PASS, ()))
-    return out
+    choice (:func:`moves.plays_of_patterns`), then the pass (``moves.PASS``, ()) when allowed."""
+    out = moves.plays_of_patterns(hand, np.flatnonzero(mask[: moves.NUM_PATTERNS]), level, flags)
+    return out + ([(moves.PASS, ())] if mask[moves.PASS] else [])
 
 
 class DanZeroAgent:
@@ -420,7 +394,7 @@ class DanZeroAgent:
         if self.layout not in ("card", "column"):
             raise ValueError(f"danzero:{path}: danzero_layout {self.layout!r} is neither 'card' nor 'column'")
         self.name = f"danzero:{path}"
-        self.flags = _flags_of(self.env)
+        self.flags = rules.move_flags(self.env.config)
         self.memories: dict[Any, SeatMemory] = {}  # by the seat to move (one agent may sit in several seats)
         self.plan: tuple[int, tuple[int, ...]] | None = None
         self.index = -1  # the row of the last play decision's choice

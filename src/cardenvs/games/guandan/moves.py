@@ -779,6 +779,16 @@ def exact_plays(
     if hand.shape != (NUM_CARDS,) or hand.min() < 0 or hand.max() > DECKS:
         raise ValueError(f"bad hand: {NUM_CARDS} counts of 0..{DECKS} (card ids as cardenvs.core.cards), got {hand!r}")
     ids = np.empty(NUM_PATTERNS, dtype=np.int64)
+    return plays_of_patterns(hand, ids[: legal_patterns(hand, level, to_beat, flags, ids)], level, flags)
+
+
+def plays_of_patterns(
+    hand: np.ndarray, patterns: Iterable[int], level: int, flags: int
+) -> list[tuple[int, tuple[int, ...]]]:
+    """The plays of the given pattern ids from ``hand`` (counts by card id), as (pattern id, exact card ids
+    sorted): each pattern with every choice of suits :func:`next_suit_choice` offers, in that order (the walk
+    :func:`exact_plays`, DanZero's features and the platform's move lists share)."""
+    hand = np.asarray(hand[:NUM_CARDS], dtype=np.int8)
     codes = np.empty(NUM_SUIT_CODES, dtype=np.int64)
     plays: list[tuple[int, tuple[int, ...]]] = []
 
@@ -792,6 +802,6 @@ def exact_plays(
             apply_suit_choice(pid, level, flags, branch, int(code))
             walk(pid, branch)
 
-    for pid in ids[: legal_patterns(hand, level, to_beat, flags, ids)]:
+    for pid in patterns:
         walk(int(pid), np.zeros(NUM_CARDS, dtype=np.int8))
     return plays

@@ -159,33 +159,10 @@ def platform_move(pid: int, cards: Any, level: int, dialect: str = "competition"
 
 def legal_plays(hand: np.ndarray, mask: np.ndarray, level: int, flags: int) -> list[tuple[int, tuple[int, ...]]]:
     """Every legal play of a play decision as (pattern id, card ids): the pass first when allowed (as the
-    platform lists it), then each pattern the mask allows with every choice of suits."""
-    hand = np.asarray(hand[:54], dtype=np.int8)
-    codes = np.empty(moves.NUM_SUIT_CODES, dtype=np.int64)
+    platform lists it), then each pattern the mask allows with every choice of suits
+    (:func:`moves.plays_of_patterns`)."""
     out: list[tuple[int, tuple[int, ...]]] = [(moves.PASS, ())] if mask[moves.PASS] else []
-
-    def walk(pid: int, chosen: np.ndarray) -> None:
-        n = moves.next_suit_choice(hand, pid, level, flags, chosen, codes)
-        if n == 0:
-            out.append((pid, tuple(int(c) for c in np.repeat(np.arange(54), chosen))))
-            return
-        for code in codes[:n].copy():
-            branch = chosen.copy()
-            moves.apply_suit_choice(pid, level, flags, branch, int(code))
-            walk(pid, branch)
-
-    for pid in np.flatnonzero(mask[: moves.NUM_PATTERNS]):
-        walk(int(pid), np.zeros(54, dtype=np.int8))
-    return out
-
-
-def flags_of(config: Any) -> int:
-    """The move generator's flags of an env's options."""
-    return (
-        (moves.FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0)
-        | (moves.FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0)
-        | (0 if config["wilds"] else moves.FLAG_NO_WILDS)
-    )
+    return out + moves.plays_of_patterns(hand, np.flatnonzero(mask[: moves.NUM_PATTERNS]), level, flags)
 
 
 def question_moves(
@@ -251,7 +228,7 @@ class Protocol:
         self.dialect = dialect
         self.port = DIALECTS[dialect]
         self.greeting = dialect == "openguandan"  # its bots ask for a room before the game starts
-        self.flags = flags_of(self.env.config)
+        self.flags = rules.move_flags(self.env.config)
         self.match = self.env.config["episode"] == "match"
         self.memories: dict[int, SeatMemory] = {}
 

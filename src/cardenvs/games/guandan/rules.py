@@ -85,6 +85,8 @@ and points.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -252,17 +254,22 @@ PARAMS = np.dtype(
 )
 
 
+def move_flags(config: Any) -> int:
+    """The move generator's flags (:mod:`.moves`) of an env's options."""
+    return (
+        (FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0)
+        | (FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0)
+        | (0 if config["wilds"] else FLAG_NO_WILDS)
+    )
+
+
 def make_params(config: dict, offsets: np.ndarray) -> np.ndarray:
     """The constants of one configuration (the env's checked options; observation offsets from its layout)."""
     p = np.zeros(1, dtype=PARAMS)
     p["episode"] = MATCH_EPISODE if config["episode"] == "match" else HAND_EPISODE
     p["max_hands"] = config["max_hands"]
     p["tribute"] = config["tribute"]
-    p["flags"] = (
-        (FLAG_JOKER_FULLHOUSE if config["joker_fullhouse"] else 0)
-        | (FLAG_SF_AS_STRAIGHT if config["sf_as_straight"] else 0)
-        | (0 if config["wilds"] else FLAG_NO_WILDS)
-    )
+    p["flags"] = move_flags(config)
     p["return_rule"] = RETURN_RULES.index(config["return_rule"])
     p["equal_tribute"] = EQUAL_TRIBUTES.index(config["equal_tribute"])
     p["a_attempts"] = config["a_attempts"]
