@@ -163,19 +163,26 @@ class ProgramAgent:
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         seat = self.env.agent_name_mapping[self.env.agent_selection]
         move_left = min(self.move_ms / 1000, self._game_left)
-        message = self._message(seat, observation, move_left)
         started = time.monotonic()
         try:
-            line = self._ask(message, move_left)
-            return self._action(line, observation)
+            return self._decide(seat, observation, move_left, rng)
         except BotFault as fault:
-            self._stop()  # the next decision starts the program again
+            self._after_fault(seat)
             if self.fallback is None:
                 raise
             self.faults.append(fault)
             return int(self.fallback.act(observation, rng))
         finally:
             self._game_left -= time.monotonic() - started
+
+    def _decide(self, seat: int, observation: dict[str, np.ndarray], move_left: float, rng: np.random.Generator) -> int:
+        """The program's move at this decision, within ``move_left`` seconds, or a :class:`BotFault`."""
+        message = self._message(seat, observation, move_left)
+        return self._action(self._ask(message, move_left), observation)
+
+    def _after_fault(self, seat: int) -> None:
+        """After a fault at ``seat``'s decision: the next decision starts the program again."""
+        self._stop()
 
     def _message(self, seat: int, observation: dict[str, np.ndarray], move_left: float) -> str:
         """The line sent for this decision (:func:`decision_message` and the time left)."""

@@ -240,29 +240,20 @@ class WebSocketAgent(ProgramAgent):
         super().reset()
         self.protocol.reset()
 
-    def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
-        seat = self.env.agent_name_mapping[self.env.agent_selection]
-        move_left = min(self.move_ms / 1000, self._game_left)
-        started = time.monotonic()
-        try:
-            request = self.protocol.request(seat, observation)
-            if request is None:  # a suit decision of a play the fallback chose
-                if self.fallback is not None:
-                    return int(self.fallback.act(observation, rng))
-                return int(np.flatnonzero(observation["action_mask"])[0])
-            if isinstance(request, (int, np.integer)):
-                return int(request)
-            text = self._exchange(seat, list(request), move_left)
-            return int(self._answer(seat, text, observation))
-        except BotFault as fault:
-            self._stop_seat(seat)
-            self.protocol.forget(seat)  # a new run is sent the whole game
-            if self.fallback is None:
-                raise
-            self.faults.append(fault)
-            return int(self.fallback.act(observation, rng))
-        finally:
-            self._game_left -= time.monotonic() - started
+    def _decide(self, seat: int, observation: dict[str, np.ndarray], move_left: float, rng: np.random.Generator) -> int:
+        request = self.protocol.request(seat, observation)
+        if request is None:  # a suit decision of a play the fallback chose
+            if self.fallback is not None:
+                return int(self.fallback.act(observation, rng))
+            return int(np.flatnonzero(observation["action_mask"])[0])
+        if isinstance(request, (int, np.integer)):
+            return int(request)
+        text = self._exchange(seat, list(request), move_left)
+        return int(self._answer(seat, text, observation))
+
+    def _after_fault(self, seat: int) -> None:
+        self._stop_seat(seat)
+        self.protocol.forget(seat)  # a new run is sent the whole game
 
     def _answer(self, seat: int, text: str, observation: dict) -> int:
         try:

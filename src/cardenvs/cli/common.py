@@ -37,6 +37,21 @@ def game_options(args: argparse.Namespace, env_id: str) -> dict[str, Any]:
     return cfg.game_options(env_id, getattr(args, "config", None), getattr(args, "option", None) or [])
 
 
+def game_and_agents(args: argparse.Namespace) -> tuple[str, dict[str, Any], list[str]]:
+    """A command's env id (``game``), its options (:func:`game_options`) and its ``--agents`` names, each
+    checked: an unknown game or an empty agent name is a :class:`CLIError`."""
+    from ..agent import split_agent_names
+    from ..registry import resolve_id
+
+    with user_input():
+        env_id = resolve_id(args.game)
+    options = game_options(args, env_id)
+    agents = split_agent_names(args.agents)
+    if not all(agents):
+        raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    return env_id, options, agents
+
+
 def add_game(p: argparse.ArgumentParser) -> None:
     """The positional ``game`` argument."""
     p.add_argument("game", help=f"env id or short name: {', '.join(env_ids())}")

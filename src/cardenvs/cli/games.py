@@ -14,7 +14,7 @@ from typing import Any
 from .. import __version__
 from ..config import at_least
 from ..registry import env_ids, resolve_id, spec_of
-from .common import CLIError, add_game, add_game_args, game_options, user_input
+from .common import CLIError, add_game, add_game_args, game_and_agents, game_options, user_input
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -43,14 +43,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ arena
 def cmd_arena(args: argparse.Namespace) -> int:
     from .. import arena
-    from ..agent import split_agent_names
 
-    with user_input():
-        env_id = resolve_id(args.game)
-    options = game_options(args, env_id)
-    agents = split_agent_names(args.agents)
-    if not all(agents):
-        raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    env_id, options, agents = game_and_agents(args)
     for flag, given in (
         ("--luck-reference", args.luck_reference),
         ("--luck-value", args.luck_value),

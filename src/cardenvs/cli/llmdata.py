@@ -9,21 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from ..config import at_least
-from .common import CLIError, add_game_args, game_options, user_input
+from .common import CLIError, add_game_args, game_and_agents, game_options, user_input
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from ..agent import split_agent_names
     from ..agent.dataset import seated_position
     from ..agent.prompts import prompt_messages
-    from ..registry import resolve_id
 
-    with user_input():
-        env_id = resolve_id(args.game)
-    options = game_options(args, env_id)
-    agents = split_agent_names(args.agents)
-    if not all(agents):
-        raise CLIError(f"--agents {args.agents!r} has an empty name; separate agent names by single commas")
+    env_id, options, agents = game_and_agents(args)
     with user_input():
         base, seat, observation = seated_position(env_id, args.seed, args.step, agents, options)
     messages = prompt_messages(base, seat, observation, args.legal)
