@@ -383,6 +383,24 @@ def _kind_prefix(kind: str) -> Callable[[str], str | None]:
     return lambda base: ANY_GAME if ":" in base and base.partition(":")[0] == kind else None
 
 
+def _parameters(request: AgentRequest, accepted: dict[str, tuple], kind: str) -> tuple[dict[str, Any], Any]:
+    """The parameters of a program's or a model seat's name, each converted to its type (``accepted``: name ->
+    (type, default, what)), and its ``fallback`` agent built (None without one); an unknown parameter, a bad
+    value or a fallback that does not load is a ``ValueError`` naming what ``kind:`` accepts."""
+    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in accepted.items())
+    unknown = [k for k in request.params if k not in accepted]
+    if unknown:
+        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; {kind}: accepts {described}")
+    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
+    fallback = values.pop("fallback", "")
+    if fallback:
+        try:
+            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
+        except ValueError as exc:
+            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
+    return values, fallback or None
+
+
 def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent:
     """``cmd:COMMAND(key=value,...)``: a program speaking the line protocol (:mod:`.program`); with ``protocol``
     (an agent kind a game declares, :func:`program_protocols`), ``KIND:COMMAND``: a program speaking that
@@ -398,24 +416,14 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         from .websocket import PARAMETERS as SOCKET_PARAMETERS
 
         accepted.update(SOCKET_PARAMETERS)
-    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in accepted.items())
-    unknown = [k for k in request.params if k not in accepted]
-    if unknown:
-        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; {kind}: accepts {described}")
-    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
-    fallback = values.pop("fallback", "")
-    if fallback:
-        try:
-            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
-        except ValueError as exc:
-            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
+    values, fallback = _parameters(request, accepted, kind)
     command = request.base.partition(":")[2]
     if protocol_class is None:
         return ProgramAgent(
             request.env,
             command,
             name=request.name,
-            fallback=fallback or None,
+            fallback=fallback,
             unsandboxed=request.unsandboxed,
             **values,
         )
@@ -435,7 +443,7 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
             command,
             speaker,
             name=request.name,
-            fallback=fallback or None,
+            fallback=fallback,
             unsandboxed=request.unsandboxed,
             **values,
             **{k: v for k, v in own.items() if k in SOCKET_PARAMETERS},
@@ -445,7 +453,7 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         command,
         speaker,
         name=request.name,
-        fallback=fallback or None,
+        fallback=fallback,
         unsandboxed=request.unsandboxed,
         **values,
     )
@@ -463,18 +471,8 @@ def _load_llm(request: AgentRequest, game: str) -> Agent:
         ) from None
     from .llm import PARAMETERS, LLMAgent
 
-    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in PARAMETERS.items())
-    unknown = [k for k in request.params if k not in PARAMETERS]
-    if unknown:
-        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; llm: accepts {described}")
-    values = {k: _convert(request.name, k, v, PARAMETERS[k][0], described) for k, v in request.params.items()}
-    fallback = values.pop("fallback", "")
-    if fallback:
-        try:
-            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
-        except ValueError as exc:
-            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
-    return LLMAgent(request.env, request.base.partition(":")[2], name=request.name, fallback=fallback or None, **values)
+    values, fallback = _parameters(request, PARAMETERS, "llm")
+    return LLMAgent(request.env, request.base.partition(":")[2], name=request.name, fallback=fallback, **values)
 
 
 def program_protocols() -> dict[str, dict[str, str]]:
