@@ -23,7 +23,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .agent import load_agent, split_agent_names
+from .agent import load_agent, play_agent, split_agent_names
 from .core.play import play_episode
 from .core.seeds import check_seed
 from .registry import make, resolve_id
@@ -45,6 +45,8 @@ class PlaySession:
     reveal: bool
     #: per person, the moves printed since their last turn (several people: shown again when their turn comes)
     unseen: dict[int, list[str]] = field(default_factory=dict)
+    #: why the game's play agent is not seated where no agent was named (None: it is, or agents were named)
+    note: str | None = None
 
     @property
     def seat(self) -> int:
@@ -66,7 +68,7 @@ def _seats(seat: int | Sequence[int], n: int, env_id: str) -> tuple[int, ...]:
 
 
 def setup_play(
-    env_id: str, agent_names: str, options: dict, seat: int | Sequence[int], seed: int | None, reveal: bool
+    env_id: str, agent_names: str | None, options: dict, seat: int | Sequence[int], seed: int | None, reveal: bool
 ) -> PlaySession:
     """The env and the agents, every choice checked (``ValueError`` naming the problem). ``seat``: the person's
     seat, or the seats of the people sharing the terminal; the agents named are cycled over the other seats."""
@@ -76,10 +78,14 @@ def setup_play(
     n = base.num_players
     humans = _seats(seat, n, env_id)
     seed = check_seed(seed, "--seed")
-    names = [a for a in split_agent_names(agent_names) if a] or ["random"]
+    names = [a for a in split_agent_names(agent_names or "") if a]
+    note = None
+    if not names:  # none named: the agent the game declares for people to play against (its spec's play_agent)
+        default, note = play_agent(env_id)
+        names = [default]
     others = [s for s in range(n) if s not in humans]
     agents = {s: load_agent(names[i % len(names)], base) for i, s in enumerate(others)}
-    return PlaySession(env_id, env, agents, humans, seed, reveal)
+    return PlaySession(env_id, env, agents, humans, seed, reveal, note=note)
 
 
 def play_terminal(

@@ -56,6 +56,20 @@ def shipped_models() -> dict[str, Path]:
     return {name: path for name, (_, path) in sorted(best.items())}
 
 
+def play_agent(env_id: str) -> tuple[str, str | None]:
+    """The agent people play against where they name none (the game spec's ``play_agent``), and why another is
+    seated instead (None when it is not): ``random`` where the game declares none, or where its agent cannot be
+    loaded here (a shipped model without torch: the ``train`` extra)."""
+    from ..registry import spec_of
+
+    name = spec_of(env_id).play_agent
+    if not name:
+        return "random", None
+    if name in shipped_models() and importlib.util.find_spec("torch") is None:
+        return "random", f"{name} needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
+    return name, None
+
+
 def split_agent_names(text: str) -> list[str]:
     """``a,b(x=1,y=2),c`` -> ``["a", "b(x=1,y=2)", "c"]``: commas inside parentheses belong to a name."""
     names: list[str] = []

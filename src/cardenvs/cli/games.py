@@ -184,6 +184,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise ValueError("give --seat (one person) or --humans (several), not both")
         seats = _seat_list(args.humans) if args.humans is not None else (args.seat or 0)
         session = setup_play(env_id, args.agents, options, seats, args.seed, args.reveal)
+    if session.note:
+        print(f"cardenvs: note: {session.note}", file=sys.stderr)
     return run_play(session, sys.stdin, sys.stdout)
 
 
@@ -365,7 +367,12 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("play", help="play against agents (or with them) in the terminal")
     add_game_args(p)
-    p.add_argument("--agents", default="random", help="agents, comma-separated (cycled over the other seats)")
+    p.add_argument(
+        "--agents",
+        default=None,
+        help="agents, comma-separated (cycled over the other seats); default: the game's play agent (Dou Dizhu: "
+        "doudizhu.dmc_stakes, trained for the whole game with bidding), else random",
+    )
     p.add_argument("--seat", type=at_least(0), default=None, help="your seat (default 0)")
     p.add_argument(
         "--humans",

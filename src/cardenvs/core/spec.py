@@ -41,6 +41,10 @@ hooks only some games have, each optional:
   (``"module:Class"``); the agent name ``KIND:COMMAND`` runs such a program unchanged on this game
   (:class:`cardenvs.agent.program.ProtocolAgent` states what the class provides).
 
+* ``play_agent``: the agent the web app and ``cardenvs play`` seat where none is named (Dou Dizhu:
+  ``doudizhu.dmc_stakes``, the model trained for the whole game with bidding); where it cannot be loaded here (a
+  model without the ``train`` extra) they seat ``random`` and say why (:func:`cardenvs.agent.play_agent`).
+
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
 :func:`cardenvs.registry.register`.
@@ -206,6 +210,7 @@ class GameSpec:
     deal_formats: dict[str, str] = field(default_factory=dict)  # name -> module with read(path), write(deals, path)
     luck_value: str | None = None  # a numba policy of the game: the default luck-adjusted value function
     program_protocols: dict[str, str] = field(default_factory=dict)  # agent kind -> "module:Class" (KIND:COMMAND)
+    play_agent: str | None = None  # the agent people play against where they name none (web app, cardenvs play)
 
     @property
     def env_id(self) -> str:

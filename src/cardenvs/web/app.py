@@ -51,7 +51,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from .. import __version__
-from ..agent import known_agents
+from ..agent import known_agents, play_agent
 from ..core.userfiles import too_deep
 from ..core.view import plural
 from ..registry import env_ids, spec_of
@@ -142,6 +142,7 @@ def create_app(
                     "short": short,
                     "options": [(o.name, o.describe_default(), o.allowed()) for o in spec.options()],
                     "agents": known_agents(short, cheating=False),
+                    "play_agent": spec.play_agent if play_agent(env_id)[1] is None else None,
                     "variants": {k: v for k, v in spec.variants().items() if k != "default"},
                     "standings": standings_of(env_id, rows),
                 }
@@ -170,7 +171,7 @@ def create_app(
             q.get("mode", "play"),
             q.get("game", ""),
             options,
-            q.get("agents", "random"),
+            q.get("agents", ""),  # none named: the game's play agent (GameSpec.play_agent), else random
             seat if seat is not None else 0,
             seed,
             models=models,

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agent import load_agent, split_agent_names
+from ..agent import load_agent, play_agent, split_agent_names
 from ..config import parse_assignment
 from ..core import seeds
 from ..core.play import play_on
@@ -153,7 +153,7 @@ class GameSession:
         seed = check_seed(seed, "seed")
         if seed is None:
             seed = secrets.randbelow(2**31)
-        names = [a for a in split_agent_names(agents) if a] or ["random"]
+        names = [a for a in split_agent_names(agents) if a] or [play_agent(env_id)[0]]  # the game's, else random
         human = None
         if mode == "play":
             if seat is None or not 0 <= seat < n:
