@@ -370,8 +370,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument(
         "--agents",
         default=None,
-        help="agents, comma-separated (cycled over the other seats); default: the game's play agent (Dou Dizhu: "
-        "doudizhu.dmc_stakes, trained for the whole game with bidding), else random",
+        help="agents, comma-separated (cycled over the other seats); default: the agent the game declares for "
+        "people to play against (its spec's play_agent), else random",
     )
     p.add_argument("--seat", type=at_least(0), default=None, help="your seat (default 0)")
     p.add_argument(
