@@ -448,21 +448,14 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         )
     except ValueError as exc:
         raise ValueError(f"agent {request.name!r}: {exc}") from None
+    agent_class: Any = ProtocolAgent
+    extra: dict[str, Any] = {}
     if getattr(protocol_class, "transport", "") == "websocket":  # the bot is a client of the arena's server
         from .websocket import PARAMETERS as SOCKET_PARAMETERS
         from .websocket import WebSocketAgent
 
-        return WebSocketAgent(
-            request.env,
-            command,
-            speaker,
-            name=request.name,
-            fallback=fallback,
-            unsandboxed=request.unsandboxed,
-            **values,
-            **{k: v for k, v in own.items() if k in SOCKET_PARAMETERS},
-        )
-    return ProtocolAgent(
+        agent_class, extra = WebSocketAgent, {k: v for k, v in own.items() if k in SOCKET_PARAMETERS}
+    return agent_class(
         request.env,
         command,
         speaker,
@@ -470,6 +463,7 @@ def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent
         fallback=fallback,
         unsandboxed=request.unsandboxed,
         **values,
+        **extra,
     )
 
 
