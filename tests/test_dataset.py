@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import datasets
+import numpy as np
 import pytest
 
 import cardenvs
@@ -93,3 +94,17 @@ def test_unlisted_moves_and_opponents(tmp_path):
     assert {r["seat"] for r in records if r["seed"] == records[0]["seed"]} == {0}  # game 0: the teacher in seat 0
     assert all("legal" not in json.loads(r["messages"][1]["content"]) for r in records)
     assert all(len(r["legal"]) > 1 for r in records)
+
+
+def test_a_move_named_by_digits_is_answered_by_its_name():
+    """Dou Dizhu's single 9 (move id 6) is answered ``Final Answer: 9``, which reads back as that move (an id
+    written bare would read as the single 6)."""
+    from cardenvs import make
+    from cardenvs.agent.dataset import answer_of
+
+    base = make("doudizhu_v0").unwrapped
+    assert base.action_name(6) == "9" and answer_of(base, 6) == "Final Answer: 9"
+    mask = np.zeros(base.num_actions, dtype=bool)
+    mask[[3, 6]] = True  # the singles 6 and 9
+    observation = {"observation": np.zeros(1), "action_mask": mask}
+    assert read_answer(base, answer_of(base, 6), observation) == 6

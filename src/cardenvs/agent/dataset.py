@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..core.env import legal_actions
+from ..core.play import play_on
 from ..core.seeds import generator, seed_from
 from ..registry import make, resolve_id
 from .loader import load_agent
@@ -78,9 +79,9 @@ def seated_position(
 
 
 def answer_of(base: Any, action: int) -> str:
-    """The assistant's answer for ``action``: ``Final Answer:`` and its name (its id where the name is digits)."""
-    name = base.action_name(int(action))
-    return f"{ANSWER_PREFIX} {int(action) if name.isdigit() else name}"
+    """The assistant's answer for ``action``: ``Final Answer:`` and its name (a name of digits, Dou Dizhu's single
+    ``9``, is read back as that move: :func:`.prompts.read_answer`)."""
+    return f"{ANSWER_PREFIX} {base.action_name(int(action))}"
 
 
 def dataset_records(
@@ -104,28 +105,44 @@ def dataset_records(
         players = [teachers[s] if s in teacher_seats else others[s] for s in range(n)]
         rng = _reset(env, players, seed, g)
         reset_seed = seed_from(seed, g, stream="arena_deal")
-        step = 0
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = base.agent_name_mapping[agent]
-            legal_ids = [int(a) for a in legal_actions(observation)]
-            messages = prompt_messages(base, seat, observation, legal) if seat in teacher_seats else None
-            action = int(players[seat].act(observation, rng))
-            if messages is not None and len(legal_ids) > 1:
-                messages.append({"role": "assistant", "content": answer_of(base, action)})
-                yield {
+        yield from _game_records(env, players, teacher_seats, rng, legal, reset_seed)
+
+
+def _game_records(
+    env: Any, players: list[Any], teacher_seats: set[int], rng: np.random.Generator, legal: str, reset_seed: int
+) -> list[dict[str, Any]]:
+    """Play the game ``env`` was reset for to its end (:func:`cardenvs.core.play.play_on`, the one AEC loop); the
+    records of the teacher seats' decisions with more than one legal move (the only ones an ``llm:`` seat is
+    asked)."""
+    base = env.unwrapped
+    records: list[dict[str, Any]] = []
+    steps = 0
+
+    def choose(seat: int, observation: dict[str, np.ndarray]) -> int:
+        nonlocal steps
+        legal_ids = [int(a) for a in legal_actions(observation)]
+        asked = seat in teacher_seats and len(legal_ids) > 1
+        messages = prompt_messages(base, seat, observation, legal) if asked else None
+        action = int(players[seat].act(observation, rng))
+        if messages is not None:
+            messages.append({"role": "assistant", "content": answer_of(base, action)})
+            legal_names = [base.action_name(a) for a in legal_ids]
+            game = base.metadata["name"]
+            records.append(
+                {
                     "messages": messages,
-                    "legal": [base.action_name(a) for a in legal_ids],
-                    "game": env_id,
+                    "legal": legal_names,
+                    "game": game,
                     "seed": reset_seed,
-                    "step": step,
+                    "step": steps,
                     "seat": seat,
                 }
-            env.step(action)
-            step += 1
+            )
+        steps += 1
+        return action
+
+    play_on(env, choose)
+    return records
 
 
 def write_dataset(path: str | Path, records: Iterator[dict[str, Any]]) -> int:
