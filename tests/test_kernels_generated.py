@@ -132,21 +132,21 @@ def run_probe(copy: Path, cache_home: Path) -> dict:
 
 @pytest.mark.slow
 def test_generated_kernels_load_from_the_cache_in_the_next_process(tmp_path):
-    """A cold process compiles the drivers and the implementations into the cache; the next one loads every
-    driver from it and writes no file: the implementations it looks up are found too (a closure's entry
-    would miss and be appended again, one more file per process). The processes import a copy of the package:
+    """A cold process compiles the implementations into the cache; the next one loads them from it and writes
+    no file: the implementations it looks up are found (a closure's entry would miss and be appended again,
+    one more file per process). The parallel drivers are compiled in each process and never written
+    (``kernels.parallel.CACHE_PARALLEL``: numba's cache of parallel functions is not safe across processes).
+    The processes import a copy of the package:
     the cache folder is keyed by its source, which an edit in the checkout meanwhile would change."""
     copy, cache_home = tmp_path / "src", tmp_path / "cache"
     shutil.copytree(Path(cache.__file__).parent, copy / "cardenvs", ignore=shutil.ignore_patterns("__pycache__"))
     cold = run_probe(copy, cache_home)
-    assert cold == {loop: [0, 1] for loop in kernels.PARALLEL}
+    assert cold == {loop: [0, 1] for loop in kernels.PARALLEL}  # compiled once each, no cache hit
     files = {p.relative_to(cache_home) for p in cache_home.rglob("*.nb[ic]")}
     names = {p.name for p in files}
-    for loop in kernels.PARALLEL:
-        assert any(n.startswith(f"parallel.{loop}_parallel-") and n.endswith(".nbi") for n in names), loop
-        assert any(n.startswith(f"parallel.{loop}_parallel-") and n.endswith(".nbc") for n in names), loop
+    assert not [n for n in names if n.startswith("parallel.") and "_parallel-" in n]
     for name in ("init", "status", "to_move", "apply", "legal_ids", "observe", "scores", "outcome", "policy"):
         assert any(n.startswith(f"dispatch.{name}.overload-") and n.endswith(".nbi") for n in names), name
     warm = run_probe(copy, cache_home)
-    assert warm == {loop: [1, 0] for loop in kernels.PARALLEL}
+    assert warm == {loop: [0, 1] for loop in kernels.PARALLEL}
     assert {p.relative_to(cache_home) for p in cache_home.rglob("*.nb[ic]")} == files

@@ -43,11 +43,19 @@ def _drive_and_count(*args) -> int:
     return counts.sum()
 
 
+#: the parallel drivers are compiled in each process that uses them, never cached: numba's cache of a
+#: ``parallel=True`` function is not safe for processes that compile at once (numba issue 10128): a cold
+#: ``pytest -n 2`` left a cached two_way_street ``step_parallel`` whose later loads crashed the process
+#: (segmentation fault in ``run("reset", ...)``) until the cache folder was cleared; the serial loops,
+#: which every caller uses, stay cached
+CACHE_PARALLEL = False
+
+
 def _parallel(loop: str, serial) -> Any:
-    """The cached parallel driver of batch loop ``loop`` whose serial function is ``serial`` (annotated
-    ``-> None``, or ``-> int`` for a count the driver sums)."""
+    """The parallel driver of batch loop ``loop`` whose serial function is ``serial`` (annotated ``-> None``,
+    or ``-> int`` for a count the driver sums); compiled on first use (:data:`CACHE_PARALLEL`)."""
     template = {"None": _drive, "int": _drive_and_count}[serial.py_func.__annotations__["return"]]
-    return njit(cache=True, parallel=True)(bind(template, f"{loop}_parallel", serial))
+    return njit(cache=CACHE_PARALLEL, parallel=True)(bind(template, f"{loop}_parallel", serial))
 
 
 # numba dispatchers, called as functions (mypy sees them as unrelated objects)
@@ -64,11 +72,12 @@ PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SE
 
 
 def serial_and_parallel(template: Callable, name: str, **options: Any) -> tuple[Any, Any]:
-    """Cached numba functions ``name`` and ``name_parallel`` (``parallel=True``) made from one template whose
-    ``prange`` loops the first runs as plain loops: copies named apart (:func:`.dispatch.bind`), so their cache
-    entries are too. ``options`` go to both (``nogil``)."""
+    """Numba functions ``name`` (cached) and ``name_parallel`` (``parallel=True``, compiled on first use:
+    :data:`CACHE_PARALLEL`) made from one template whose
+    ``prange`` loops the first runs as plain loops: copies named apart (:func:`.dispatch.bind`), so their
+    cache entries are too. ``options`` go to both (``nogil``)."""
     serial = njit(cache=True, **options)(bind(template, name, None))
-    return serial, njit(cache=True, parallel=True, **options)(bind(template, f"{name}_parallel", None))
+    return serial, njit(cache=CACHE_PARALLEL, parallel=True, **options)(bind(template, f"{name}_parallel", None))
 
 
 def check_threads(threads: Any, what: str = "threads") -> int:

@@ -85,7 +85,7 @@ def brute_force_p_sweep(ranks: int, suits: int) -> Fraction:
     return Fraction(sweeps, len(arrangements))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=False, parallel=True)  # never cached: core/kernels/parallel.py, CACHE_PARALLEL
 def _simulate(
     state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
