@@ -10,6 +10,9 @@ the env's layout), so the arena can seat them beside ours:
   written from DouZero's documented features (:class:`DouZeroAgent`, :func:`douzero_features`). Needs torch
   (``pip install 'cardenvs[train]'``).
 
+Beside them, one of ours made of two: ``doudizhu.stakes_pimc`` (:class:`StakesSearchAgent`, :mod:`.stakes_search`)
+bids as ``doudizhu.dmc_stakes`` and plays as ``doudizhu.pimc(playouts=2000)``.
+
 Neither RLCard nor DouZero has a bidding: both agents refuse to bid (they declare ``plays_role_phase =
 False``, which the arena checks before playing, and a bidding decision is a ``ValueError``). They play the
 arena's default duplicate mode (player_0 landlord at bid 1, nobody bids) or an env made with
@@ -25,13 +28,15 @@ The agents live in :mod:`.rlcard_rule` and :mod:`.douzero`, over the card conver
 from .cards import DECK_COUNTS, RANKS, cards_text, counts_plane, plane_counts
 from .douzero import DouZeroAgent, douzero_cards, douzero_features, douzero_network, douzero_position, douzero_reading
 from .rlcard_rule import RLCardRuleAgent, rlcard_step, rlcard_tables, rlcard_type
+from .stakes_search import StakesSearchAgent
 
-AGENTS = {"rlcard": RLCardRuleAgent}
+AGENTS = {"rlcard": RLCardRuleAgent, "stakes_pimc": StakesSearchAgent}
 #: other names of agents of this module (:mod:`cardenvs.agent`): RLCard's rule agent as the issue names it
 ALIASES = {"rlcard.rule": "rlcard"}
 
 __all__ = [
-    "AGENTS", "ALIASES", "DECK_COUNTS", "RANKS", "DouZeroAgent", "RLCardRuleAgent", "cards_text", "counts_plane",
+    "AGENTS", "ALIASES", "DECK_COUNTS", "RANKS", "DouZeroAgent", "RLCardRuleAgent", "StakesSearchAgent", "cards_text",
+    "counts_plane",
     "douzero_cards", "douzero_features", "douzero_network", "douzero_position", "douzero_reading", "plane_counts",
     "rlcard_step", "rlcard_tables", "rlcard_type",
 ]  # fmt: skip
