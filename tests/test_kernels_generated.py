@@ -136,8 +136,8 @@ def test_generated_kernels_load_from_the_cache_in_the_next_process(tmp_path):
     no file: the implementations it looks up are found (a closure's entry would miss and be appended again,
     one more file per process). The parallel drivers are compiled in each process and never written
     (``kernels.parallel.CACHE_PARALLEL``: numba's cache of parallel functions is not safe across processes).
-    The processes import a copy of the package:
-    the cache folder is keyed by its source, which an edit in the checkout meanwhile would change."""
+    The processes import a copy of the package: the cache folder is keyed by its source, which an edit in the
+    checkout meanwhile would change."""
     copy, cache_home = tmp_path / "src", tmp_path / "cache"
     shutil.copytree(Path(cache.__file__).parent, copy / "cardenvs", ignore=shutil.ignore_patterns("__pycache__"))
     cold = run_probe(copy, cache_home)

@@ -47,7 +47,8 @@ def _drive_and_count(*args) -> int:
 #: ``parallel=True`` function is not safe for processes that compile at once (numba issue 10128): a cold
 #: ``pytest -n 2`` left a cached two_way_street ``step_parallel`` whose later loads crashed the process
 #: (segmentation fault in ``run("reset", ...)``) until the cache folder was cleared; the serial loops,
-#: which every caller uses, stay cached
+#: which every caller uses, stay cached. Every ``parallel=True`` kernel of the package reads it (the War and
+#: Twos studies too)
 CACHE_PARALLEL = False
 
 
@@ -73,9 +74,8 @@ PARALLEL: dict[str, Any] = {loop: _parallel(loop, serial) for loop, serial in SE
 
 def serial_and_parallel(template: Callable, name: str, **options: Any) -> tuple[Any, Any]:
     """Numba functions ``name`` (cached) and ``name_parallel`` (``parallel=True``, compiled on first use:
-    :data:`CACHE_PARALLEL`) made from one template whose
-    ``prange`` loops the first runs as plain loops: copies named apart (:func:`.dispatch.bind`), so their
-    cache entries are too. ``options`` go to both (``nogil``)."""
+    :data:`CACHE_PARALLEL`) made from one template whose ``prange`` loops the first runs as plain loops: copies
+    named apart (:func:`.dispatch.bind`). ``options`` go to both (``nogil``)."""
     serial = njit(cache=True, **options)(bind(template, name, None))
     return serial, njit(cache=CACHE_PARALLEL, parallel=True, **options)(bind(template, f"{name}_parallel", None))
 

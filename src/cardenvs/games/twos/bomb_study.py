@@ -35,6 +35,7 @@ from numba import get_num_threads, njit, prange
 from tqdm import tqdm
 
 from cardenvs.core import encoding
+from cardenvs.core.kernels.parallel import CACHE_PARALLEL
 from cardenvs.core.rng import uniform_index
 
 from .bombs import MAX_L, MAX_N, RANKS, check_hand_size, is_bomb, rarity_order, run_probabilities
@@ -45,7 +46,7 @@ HELP = "how often Twos hands hold each n x L run: Monte Carlo census, exact prob
 _RANK_OF_CARD = np.arange(52, dtype=np.int64) // 4  # cards 0..51 as 4 x 13 ranks (rank order is immaterial)
 
 
-@njit(cache=False, parallel=True)  # never cached: core/kernels/parallel.py, CACHE_PARALLEL
+@njit(cache=CACHE_PARALLEL, parallel=True)
 def _census(hand_size: int, deals: int, seeds: np.ndarray, rank_of: np.ndarray, first: int, last: int) -> np.ndarray:
     """The counts of chunks ``first..last-1`` of the ``deals`` deals split over ``len(seeds)`` chunks (chunk
     ``c`` deals its share from stream ``seeds[c]``), so running the chunks in pieces gives the same counts."""

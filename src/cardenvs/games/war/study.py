@@ -25,6 +25,7 @@ from numba import njit, prange
 from tqdm import tqdm
 
 from cardenvs.core.cards import make_deck
+from cardenvs.core.kernels.parallel import CACHE_PARALLEL
 
 from . import rules
 
@@ -85,7 +86,7 @@ def brute_force_p_sweep(ranks: int, suits: int) -> Fraction:
     return Fraction(sweeps, len(arrangements))
 
 
-@njit(cache=False, parallel=True)  # never cached: core/kernels/parallel.py, CACHE_PARALLEL
+@njit(cache=CACHE_PARALLEL, parallel=True)
 def _simulate(
     state: np.ndarray, decks: np.ndarray, seeds: np.ndarray, params: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
