@@ -1,6 +1,7 @@
 """The agent people play against where they name none (issue 56, item 4): the game spec's ``play_agent``, seated by
-``cardenvs play`` and the web app (Dou Dizhu: ``doudizhu.dmc_stakes``, the model trained for the whole game with
-bidding); ``random`` for a game that declares none, or where the model cannot be loaded (no torch), said in a note."""
+``cardenvs play`` and the web app (Dou Dizhu: ``doudizhu.stakes_pimc``, the bids of the model trained for the whole
+game with bidding and the play of search); ``random`` for a game that declares none, or where the model it loads
+cannot be loaded (no torch), said in a note."""
 
 import importlib.util
 
@@ -15,7 +16,7 @@ pytest.importorskip("torch")
 def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
     session = setup_play("doudizhu", None, {}, 0, 1, False)
     assert session.env.unwrapped.config["bidding"] and session.note is None
-    assert {agent.name for agent in session.agents.values()} == {"doudizhu.dmc_stakes"}
+    assert {agent.name for agent in session.agents.values()} == {"doudizhu.stakes_pimc"}
     named = setup_play("doudizhu", "random", {}, 0, 1, False)
     assert {agent.name for agent in named.agents.values()} == {"random"}
     assert play_agent("twos") == ("random", None)
@@ -25,7 +26,7 @@ def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
     name, why = loader.play_agent("doudizhu")
-    assert name == "random" and "doudizhu.dmc_stakes" in why and "train" in why
+    assert name == "random" and "doudizhu.stakes_pimc" in why and "train" in why
 
 
 def test_the_web_app_offers_and_seats_the_play_agent():
@@ -34,6 +35,6 @@ def test_the_web_app_offers_and_seats_the_play_agent():
     from cardenvs.web import create_app
 
     client = TestClient(create_app(), base_url="http://127.0.0.1")
-    assert 'value="doudizhu.dmc_stakes"' in client.get("/").text
+    assert 'value="doudizhu.stakes_pimc"' in client.get("/").text
     page = client.get("/new?mode=play&game=doudizhu&seat=0&seed=3")
-    assert page.status_code == 200 and "doudizhu.dmc_stakes" in page.text
+    assert page.status_code == 200 and "doudizhu.stakes_pimc" in page.text

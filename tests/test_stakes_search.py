@@ -1,6 +1,6 @@
 """``doudizhu.stakes_pimc`` (agents/doudizhu/stakes_search.py): over whole games with bidding, every bidding
 decision (as the env's state says) is ``doudizhu.dmc_stakes``'s and every move of play is
-``doudizhu.pimc(playouts=2000)``'s, given the same generator state."""
+``doudizhu.pimc(playouts=5000)``'s, given the same generator state."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ pytest.importorskip("torch")
 def test_bids_are_the_stakes_models_and_play_is_the_searchs():
     env = cardenvs.make("doudizhu", bidding=True)
     agent = load_agent("doudizhu.stakes_pimc", env)
-    bidder, player = load_agent("doudizhu.dmc_stakes", env), load_agent("doudizhu.pimc(playouts=2000)", env)
+    bidder, player = load_agent("doudizhu.dmc_stakes", env), load_agent("doudizhu.pimc(playouts=5000)", env)
     rng = np.random.default_rng(5)
     seen = {True: 0, False: 0}
     for seed in (1, 2):

@@ -11,7 +11,7 @@ the env's layout), so the arena can seat them beside ours:
   (``pip install 'cardenvs[train]'``).
 
 Beside them, one of ours made of two: ``doudizhu.stakes_pimc`` (:class:`StakesSearchAgent`, :mod:`.stakes_search`)
-bids as ``doudizhu.dmc_stakes`` and plays as ``doudizhu.pimc(playouts=2000)``.
+bids as ``doudizhu.dmc_stakes`` and plays as ``doudizhu.pimc(playouts=5000)``.
 
 Neither RLCard nor DouZero has a bidding: both agents refuse to bid (they declare ``plays_role_phase =
 False``, which the arena checks before playing, and a bidding decision is a ``ValueError``). They play the

@@ -21,8 +21,8 @@ import numpy as np
 from cardenvs.games.doudizhu import SPEC
 from cardenvs.games.doudizhu.roles import of_observation
 
-#: PIMC's rollouts a move in play (about 16 ms of CPU a move here); the bidding is the model's
-PLAYOUTS = 2000
+#: PIMC's rollouts a move in play (about 40 ms of CPU a move here); the bidding is the model's
+PLAYOUTS = 5000
 BIDDER, PLAYER = "doudizhu.dmc_stakes", f"doudizhu.pimc(playouts={PLAYOUTS})"
 #: of_observation's number for a bidding decision: the role the spec names ``bidder``
 BIDDING_ROLE = (SPEC.roles.learner_names if SPEC.roles else ()).index("bidder")
@@ -33,6 +33,8 @@ class StakesSearchAgent:
     Needs torch for the model (``pip install 'cardenvs[train]'``)."""
 
     name = "doudizhu.stakes_pimc"
+    #: the shipped models it loads (where torch is missing, ``cardenvs play`` and the web app seat random instead)
+    models = (BIDDER,)
 
     def __init__(self, env: Any):
         from cardenvs.agent import load_agent

@@ -59,13 +59,16 @@ def shipped_models() -> dict[str, Path]:
 def play_agent(env_id: str) -> tuple[str, str | None]:
     """The agent people play against where they name none (the game spec's ``play_agent``), and why another is
     seated instead (None when it is not): ``random`` where the game declares none, or where its agent cannot be
-    loaded here (a shipped model without torch: the ``train`` extra)."""
+    loaded here (a shipped model without torch: the ``train`` extra; the model itself, or one a Python agent
+    declares it loads in its class's ``models``)."""
     from ..registry import spec_of
 
     name = spec_of(env_id).play_agent
     if not name:
         return "random", None
-    if name in shipped_models() and importlib.util.find_spec("torch") is None:
+    game = _python_agent_game(name)
+    loads = (name, *(getattr(_agents_of(game, "AGENTS")[name.partition(".")[2]], "models", ()) if game else ()))
+    if set(loads) & set(shipped_models()) and importlib.util.find_spec("torch") is None:
         return "random", f"{name} needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
     return name, None
 

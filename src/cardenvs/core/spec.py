@@ -42,8 +42,9 @@ hooks only some games have, each optional:
   (:class:`cardenvs.agent.program.ProtocolAgent` states what the class provides).
 
 * ``play_agent``: the agent the web app and ``cardenvs play`` seat where none is named (Dou Dizhu:
-  ``doudizhu.dmc_stakes``, the model trained for the whole game with bidding); where it cannot be loaded here (a
-  model without the ``train`` extra) they seat ``random`` and say why (:func:`cardenvs.agent.play_agent`).
+  ``doudizhu.stakes_pimc``, the bids of the model trained for the whole game with bidding and the play of
+  search); where it cannot be loaded here (a model, or an agent that loads one, without the ``train`` extra) they
+  seat ``random`` and say why (:func:`cardenvs.agent.play_agent`).
 
 A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
