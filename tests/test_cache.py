@@ -317,3 +317,35 @@ def test_concurrent_writes_of_one_folder_keep_each_specialisation_its_own_file(m
     )
     out = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["6", "3.0", "2"], out.stderr  # both loaded from the folder, both right
+
+
+MANGLE = """
+import sys
+import numpy as np
+import numba
+import cardenvs  # noqa: F401  (configures the cache: stable record names)
+from numba.core.itanium_mangler import mangle_type_or_value
+for n in range(int(sys.argv[1])):  # other record types first: numba numbers its types as it meets them
+    numba.from_dtype(np.dtype([("y", np.int16, (n + 1,))]))
+print(mangle_type_or_value(numba.from_dtype(np.dtype([("x", np.int8, (104,)), ("z", np.float64)]))))
+"""
+
+
+def test_record_types_get_one_symbol_name_in_every_process_and_one_per_layout():
+    """numba names a record type in symbols by a number given as a process meets it, so two processes could give
+    two layouts one name and a process loading both cached specialisations linked the wrong code (a segfault in
+    Two Way Street's observe). The name is now the layout's digest: equal across processes whatever they met
+    first, different for different layouts."""
+    import numba
+    import numpy as np
+    from numba.core.itanium_mangler import mangle_type_or_value
+
+    assert cache.stable_record_names()
+    names = {
+        subprocess.run([sys.executable, "-c", MANGLE, str(k)], capture_output=True, text=True, check=True).stdout
+        for k in (0, 7)
+    }
+    assert len(names) == 1, names
+    one = mangle_type_or_value(numba.from_dtype(np.dtype([("x", np.int8, (53,)), ("z", np.float64)])))
+    other = mangle_type_or_value(numba.from_dtype(np.dtype([("x", np.int8, (104,)), ("z", np.float64)])))
+    assert one != other and names == {other + "\n"}

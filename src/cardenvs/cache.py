@@ -38,6 +38,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -192,9 +193,37 @@ def serialize_cache_writes() -> bool:
     return True
 
 
+def stable_record_names() -> bool:
+    """Name numba's record types in compiled code by a digest of their layout, the same in every process.
+
+    numba mangles a record type into its functions' symbol names by a number it assigns when the process first
+    meets the type (``Record._code``), so two processes can give one number to two different layouts. Two
+    cached specialisations of a function for such types then define the same symbol, and a process that loads
+    both links the second's calls to the first's code: wrong offsets, a segmentation fault (Two Way Street's
+    ``observe`` for one and for two decks did, loaded one after the other by ``tests/test_pickle.py``). With the
+    layout's digest (:attr:`Record.name` spells every field, offset and the size) a symbol names one layout in
+    every process. Returns whether numba's record type has the shape this expects (else it is left alone)."""
+    from numba.core import types
+
+    record = types.Record
+    current = record.__dict__.get("mangling_args")
+    if not isinstance(current, property):
+        return False
+    if getattr(current.fget, "_cardenvs_stable", False):
+        return True
+
+    def mangling_args(self: Any) -> tuple[str, tuple[str, ...]]:
+        return type(self).__name__, ("d" + hashlib.sha256(self.name.encode()).hexdigest()[:24],)
+
+    mangling_args._cardenvs_stable = True  # type: ignore[attr-defined]
+    record.mangling_args = property(mangling_args)  # type: ignore[method-assign,assignment]
+    return True
+
+
 def configure(version: str) -> Path:
     """Point numba's cache at this source's folder (made, and the package's old folders of the root pruned,
-    when it is new), with its writes safe for several processes (:func:`serialize_cache_writes`)."""
+    when it is new), with its writes safe for several processes (:func:`serialize_cache_writes`) and its
+    record types named alike in every process (:func:`stable_record_names`)."""
     root = cache_root()
     path = root / f"{version}-{source_key()}"
     if not is_owned(path):
@@ -206,6 +235,7 @@ def configure(version: str) -> Path:
     os.environ["NUMBA_CACHE_DIR"] = os.environ[MARKER] = str(path)
     numba.config.CACHE_DIR = str(path)  # type: ignore[attr-defined]  # numba read its settings at import
     serialize_cache_writes()
+    stable_record_names()
     return path
 
 
