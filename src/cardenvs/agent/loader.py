@@ -67,7 +67,7 @@ def play_agent(env_id: str) -> tuple[str, str | None]:
     if not name:
         return "random", None
     game = _python_agent_game(name)
-    loads = (name, *(getattr(_agents_of(game, "AGENTS")[name.partition(".")[2]], "models", ()) if game else ()))
+    loads = (name, *(getattr(_python_agent_class(name, game), "models", ()) if game else ()))
     if set(loads) & set(shipped_models()) and importlib.util.find_spec("torch") is None:
         return "random", f"{name} needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
     return name, None
@@ -366,10 +366,15 @@ def _python_agent_game(name: str) -> str | None:
     return None
 
 
+def _python_agent_class(name: str, game: str) -> Any:
+    """The class of the Python agent ``GAME.NAME`` (``AGENTS["NAME"]`` of ``cardenvs.agents.GAME``)."""
+    return _agents_of(game, "AGENTS")[name.partition(".")[2]]
+
+
 def _load_python_agent(request: AgentRequest, game: str) -> Agent:
     """A Python agent by name; one that declares ``sees_hidden`` (it reads the true state: a cheating player
     for analysis) is refused for names from outside (``registered_only``)."""
-    agent_class = _agents_of(game, "AGENTS")[request.base.partition(".")[2]]
+    agent_class = _python_agent_class(request.base, game)
     if request.registered_only and getattr(agent_class, "sees_hidden", False):
         raise ValueError(f"agent {request.name!r} sees every hidden card; not for names from outside")
     return agent_class(request.env)

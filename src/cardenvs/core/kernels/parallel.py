@@ -48,7 +48,9 @@ def _drive_and_count(*args) -> int:
 #: ``pytest -n 2`` left a cached two_way_street ``step_parallel`` whose later loads crashed the process
 #: (segmentation fault in ``run("reset", ...)``) until the cache folder was cleared; the serial loops,
 #: which every caller uses, stay cached. Every ``parallel=True`` kernel of the package reads it (the War and
-#: Twos studies too)
+#: Twos studies too). A later crash of the same kind, in a serial entry, was numba naming record types by a
+#: per-process number (fixed by :func:`cardenvs.cache.stable_record_names`); whether that was this one's cause
+#: too was not tested, so these stay uncached
 CACHE_PARALLEL = False
 
 
