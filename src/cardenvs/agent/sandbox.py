@@ -26,12 +26,14 @@ inside, but readable: a bot kept in a folder with other files (a home folder) le
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -112,6 +114,52 @@ def _probe() -> tuple[str | None, bool]:
         f"no sandbox for programs: bwrap cannot make its namespaces here ({said}; unprivileged user namespaces may "
         "be switched off, e.g. by kernel.apparmor_restrict_unprivileged_userns or user.max_user_namespaces)"
     ), False
+
+
+def seats_root() -> str:
+    """The one folder (per user, in the temporary folder) that holds every program seat's folder
+    (:func:`seat_folder`): made private (mode 0700) if missing, refused unless it is a folder (not a link) of
+    this user's that no one else may enter. Every sandbox masks it with an empty ``tmpfs`` and binds only its
+    own seat's folder on top, so no seat sees another's, wherever its program is kept."""
+    root = os.path.join(tempfile.gettempdir(), f"cardenvs-seats-{os.geteuid()}")
+    try:
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        pass
+    status = os.lstat(root)
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid() or status.st_mode & 0o077:
+        raise OSError(errno.EPERM, "the program seats' folder must be a private folder of this user's", root)
+    return root
+
+
+def seat_folder(prefix: str = "cardenvs-bot-") -> str:
+    """A new folder for one program seat (its ``HOME``, ``TMPDIR`` and working folder), under :func:`seats_root`:
+    the caller removes it when the seat's program has stopped."""
+    return tempfile.mkdtemp(prefix=prefix, dir=seats_root())
+
+
+def read_untrusted(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The last ``limit`` bytes of the file ``path`` in a program's folder, read as untrusted data: opened without
+    following a link (``O_NOFOLLOW``) or blocking (``O_NONBLOCK``: a FIFO does not stall the arena), a regular
+    file only, at most ``limit`` bytes read however the file grows. An OSError naming the path where it is
+    missing, a link, or not a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        os.lseek(fd, max(0, status.st_size - limit), os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _is_under(path: str, folders: Sequence[str]) -> bool:
