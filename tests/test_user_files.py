@@ -3,6 +3,7 @@ read through ``cardenvs.core.userfiles``: a device, a pipe, a folder, a missing,
 file is one ``ValueError`` naming the file, never a hang, a MemoryError or a RecursionError; the CLI says it in
 one line (exit 2, no traceback). DouZero's pickles load through a restricted unpickler: no code runs."""
 
+import io
 import os
 import pickle
 import threading
@@ -170,6 +171,139 @@ def test_a_crafted_douzero_file_runs_nothing(tmp_path):
     with pytest.raises(ValueError, match="is not a DouZero deal file"):
         deal_formats.read(str(path))
     assert not marker.exists()
+
+
+def calling(module: str, name: str, *args) -> bytes:
+    """A protocol 4 pickle that calls ``module``'s ``name`` (dotted names reach into what a module imports)."""
+    body = pickle.dumps(args, 4)[2:-1]
+    if body[:1] == pickle.FRAME:
+        body = body[9:]
+    head = b"".join(pickle.SHORT_BINUNICODE + bytes([len(s)]) + s.encode() for s in (module, name))
+    return pickle.PROTO + b"\x04" + head + pickle.STACK_GLOBAL + body + pickle.REDUCE + pickle.STOP
+
+
+def numpy_gadgets(tmp_path) -> dict:
+    """Pickles that run code or write a file through names numpy itself provides, each making ``marker``."""
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil.npy"
+    np.save(evil, np.array([Payload(os.system, f"touch {marker}")], dtype=object), allow_pickle=True)
+    write = f"open({str(marker)!r}, 'w').close()"
+    gadgets = {
+        "runstring": ("numpy.testing._private.utils", "runstring", write, {}),
+        "numpy.load": ("numpy", "load", str(evil), None, True),
+        "npyio load": ("numpy.lib._npyio_impl", "load", str(evil), None, True),
+        "npyio load (numpy 1)": ("numpy.lib.npyio", "load", str(evil), None, True),
+        "memmap": ("numpy", "memmap", str(marker), "u1", "w+", 0, (1,)),
+        "f2py's os": ("numpy.f2py", "os.system", f"touch {marker}"),
+        "f2py's subprocess": ("numpy.f2py", "subprocess.check_call", ["touch", str(marker)]),
+        "builtins in numeric": ("numpy._core.numeric", "builtins.exec", write),
+        "builtins in numeric (numpy 1)": ("numpy.core.numeric", "builtins.exec", write),
+        "numpy.testing by attribute": ("numpy", "testing._private.utils.runstring", write, {}),
+        "operator in numeric": ("numpy._core.numeric", "operator.methodcaller", "system", f"touch {marker}"),
+    }
+    return {name: (calling(*gadget), gadget[:2]) for name, gadget in gadgets.items()}
+
+
+def test_numpy_gadgets_in_a_douzero_file_run_nothing(tmp_path):
+    """Each gadget is live (plain pickle runs it, or makes the callable it names), and the deal reader refuses
+    it by name before anything runs."""
+    import functools
+    import importlib
+
+    marker = tmp_path / "ran"
+    path = tmp_path / "crafted.pkl"
+    tried = []
+    for name, (blob, (module, attribute)) in numpy_gadgets(tmp_path).items():
+        try:
+            functools.reduce(getattr, attribute.split("."), importlib.import_module(module))
+        except (ImportError, AttributeError):
+            continue  # the other numpy major version's name
+        tried.append(name)
+        live = pickle.loads(blob)
+        if name.startswith("operator"):
+            live = callable(live) and live(os) == 0  # methodcaller("system", ...) applied to os
+        assert marker.exists(), f"{name}: the gadget itself does nothing (this numpy lacks it?)"
+        marker.unlink()
+        path.write_bytes(blob)
+        with pytest.raises(ValueError, match="is not a DouZero deal file") as info:
+            deal_formats.read(str(path))
+        assert f"it names {module}.{attribute}, which a deal file never holds" in str(info.value), name
+        assert not marker.exists(), name
+    assert len(tried) >= 9, tried
+
+
+def test_the_douzero_unpickler_admits_exactly_the_names_an_int_array_needs():
+    """Every name of every numpy module (and of the modules it imports), every builtin and operator: refused,
+    except the nine pairs an integer array's or scalar's pickle names, none of which resolves to numpy's own."""
+    import builtins
+    import operator
+    import sys
+    import types
+
+    import numpy.f2py  # noqa: F401 - its names are walked too
+    import numpy.testing  # noqa: F401
+
+    admitted = {
+        (core, name)
+        for core in ("numpy.core.multiarray", "numpy._core.multiarray")
+        for name in ("_reconstruct", "scalar")
+    } | {
+        ("numpy.core.numeric", "_frombuffer"),
+        ("numpy._core.numeric", "_frombuffer"),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
+        ("_codecs", "encode"),
+    }
+    unpickler = deal_formats.DealUnpickler(io.BytesIO(b""))
+    modules = {name: m for name, m in sys.modules.items() if name.split(".")[0] == "numpy" and m is not None}
+    modules |= {m.__name__: m for m in (builtins, operator, os, pickle, types, io)}
+    walked = 0
+    for module_name, module in modules.items():
+        for name in [*dir(module), "os.system", "builtins.eval", "__builtins__.exec"]:
+            walked += 1
+            if (module_name, name) in admitted:
+                found = unpickler.find_class(module_name, name)
+                assert found is not getattr(module, name, None) and found is not np.ndarray, (module_name, name)
+                continue
+            with pytest.raises(pickle.UnpicklingError, match="which a deal file never holds"):
+                unpickler.find_class(module_name, name)
+    assert walked > 5_000, walked
+    with pytest.raises(TypeError):
+        unpickler.find_class("numpy", "ndarray")((10**6,), "i8")  # never a callable that makes an array
+
+
+def test_a_douzero_array_is_bounded_before_it_is_read(tmp_path):
+    path = tmp_path / "long.pkl"
+    good = douzero_deal(0)
+    path.write_bytes(pickle.dumps([{**good, "landlord_up": np.zeros(100_000, dtype=np.int8)}], 2))
+    with pytest.raises(ValueError, match="landlord_up: expected a list of card values, got a numpy array of 100,000"):
+        deal_formats.read(str(path))
+    made = Payload(np.ndarray, (10**6,))  # numpy.ndarray called: an array of any size, from a few bytes
+    path.write_bytes(pickle.dumps([{**good, "landlord_up": made}], 2))
+    with pytest.raises(ValueError, match="is not a DouZero deal file .*not callable"):
+        deal_formats.read(str(path))
+
+
+def test_a_crafted_douzero_checkpoint_runs_nothing(tmp_path):
+    """``douzero:DIR`` loads each checkpoint with torch's weights-only unpickler: a pickle that calls a
+    function, numpy's gadgets among them, is a one-line error and runs nothing."""
+    torch = pytest.importorskip("torch", reason="the train extra is not installed")
+    import cardenvs
+    from cardenvs.agents.doudizhu.douzero import DOUZERO_FILES, DouZeroAgent
+
+    marker = tmp_path / "ran"
+    payloads = {"system": pickle.dumps(Payload(os.system, f"touch {marker}"), 2)}
+    payloads |= {name: blob for name, (blob, _) in numpy_gadgets(tmp_path).items() if "numpy 1" not in name}
+    env = cardenvs.make("doudizhu_v0")
+    for name, blob in payloads.items():
+        folder = tmp_path / name.replace(" ", "_").replace("'", "")
+        folder.mkdir()
+        for file in DOUZERO_FILES.values():
+            torch.save({}, folder / file)
+        (folder / "landlord.ckpt").write_bytes(blob)  # torch.load reads a bare pickle as the legacy format
+        with pytest.raises(ValueError, match="douzero: cannot read .*landlord.ckpt") as info:
+            DouZeroAgent(env, str(folder))
+        assert "\n" not in str(info.value).split(": ", 2)[1] and not marker.exists(), (name, info.value)
 
 
 # ---------------------------------------------------------------------- the CLI, in process

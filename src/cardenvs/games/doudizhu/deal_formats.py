@@ -8,9 +8,15 @@ player after the landlord, 17), ``landlord_up`` (17) and ``three_landlord_cards`
 Python lists of ints; numpy arrays (and scalars) of integers are read too.
 
 A pickle can name any function to call while it loads, so the file is read by :class:`DealUnpickler`, which
-admits only what such a file holds (lists, dicts, ints, strings, and numpy integer arrays through the few
-numpy names their pickles use, each checked); any other name is refused before anything runs, and the whole
-file is read through :mod:`cardenvs.core.userfiles` (a regular file of at most :data:`MAX_BYTES`).
+admits only what such a file holds: lists, dicts, ints and strings (which need no global), and numpy integer
+arrays and scalars through the exact ``(module, name)`` pairs of :data:`ALLOWED` that their pickles name, each
+resolved to a checked stand-in, never to numpy's own function (``numpy.ndarray`` resolves to a marker that
+only ``_reconstruct`` accepts, so it cannot be called to make an array of any size). Every other name is
+refused before anything runs: whole modules are never admitted, so numpy's own gadgets
+(``numpy.testing._private.utils.runstring``, ``numpy.load`` with ``allow_pickle``, ``numpy.memmap``, the
+``os`` and ``builtins`` its modules import) stay out. The whole file is read through
+:mod:`cardenvs.core.userfiles` (a regular file of at most :data:`MAX_BYTES`), and a seat's array is at most
+:data:`MAX_VALUES` long before it is turned into a list.
 
 Read: the landlord is ``player_0`` (the arena's duplicate mode fixes it there), dealt first (``first_bidder``
 0), then ``player_1`` (landlord_down), ``player_2`` (landlord_up), then the kitty; the copies of a rank get
@@ -38,13 +44,25 @@ VALUES = np.array([17 if c < 4 else c // 4 + 2 for c in range(52)] + [20, 30], d
 SEATS = ("landlord", "landlord_down", "landlord_up")
 #: the largest DouZero file read (DouZero's default 10,000 deals pickle to about 1.3 MB)
 MAX_BYTES = 64 * 1024 * 1024
+#: the longest array of card values read (a landlord holds 20)
+MAX_VALUES = 64
+
+
+class _NdarrayType:
+    """What ``numpy.ndarray`` resolves to: the subtype argument of ``_reconstruct``, never a callable."""
+
+    def __repr__(self) -> str:
+        return "numpy.ndarray (as a deal file's pickle names it)"
+
+
+NDARRAY = _NdarrayType()
 
 
 def _reconstruct(subtype: Any, shape: Any, dtype: Any) -> np.ndarray:
     """numpy's ``_reconstruct`` as its pickles call it: an empty ndarray that BUILD then fills."""
-    if subtype is not np.ndarray or shape != (0,):
+    if subtype is not NDARRAY or shape != (0,) or dtype != b"b":
         raise pickle.UnpicklingError("numpy _reconstruct called with other arguments than an array's pickle uses")
-    return np.ndarray.__new__(np.ndarray, (0,), dtype)
+    return np.ndarray.__new__(np.ndarray, (0,), np.int8)  # BUILD then sets the array's own dtype and data
 
 
 def _dtype(name: Any, align: Any = False, copy: Any = False) -> np.dtype:
@@ -92,14 +110,15 @@ ALLOWED = {
     ("numpy._core.multiarray", "scalar"): _scalar,
     ("numpy.core.numeric", "_frombuffer"): _frombuffer,
     ("numpy._core.numeric", "_frombuffer"): _frombuffer,
-    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "ndarray"): NDARRAY,
     ("numpy", "dtype"): _dtype,
     ("_codecs", "encode"): _encode,
 }
 
 
 class DealUnpickler(pickle.Unpickler):
-    """An unpickler that resolves only :data:`ALLOWED` (lists, dicts, ints and strings need no global)."""
+    """An unpickler that resolves only the exact pairs of :data:`ALLOWED` (lists, dicts, ints and strings need
+    no global); a dotted name (``os.system`` in a numpy module) is never one of them."""
 
     def find_class(self, module: str, name: str) -> Any:
         found = ALLOWED.get((module, name))
@@ -113,6 +132,8 @@ def _values(values: Any, where: str) -> list[Any]:
     if isinstance(values, np.ndarray):
         if values.dtype.kind not in "iu" or values.ndim != 1:
             raise ValueError(f"{where}: expected a list of card values, got a numpy array of {values.dtype}")
+        if values.size > MAX_VALUES:
+            raise ValueError(f"{where}: expected a list of card values, got a numpy array of {values.size:,}")
         return [int(v) for v in values]
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{where}: expected a list of card values, got {type(values).__name__}")
