@@ -90,6 +90,11 @@ def play_one(
             terms.decision(base, agents[seat], observation, action)
         return action
 
+    can_fault = any(hasattr(agent, "faults") for agent in agents)
+
+    def decisions() -> list[int]:
+        return [moved.count(s) for s in range(len(seats))] if can_fault else []
+
     try:
         episode = play_episode(env, choose, seed=seed, options=reset_options)
     except BotFault as fault:  # a program's fault loses the game for its seat, as an illegal action does
@@ -107,6 +112,7 @@ def play_one(
             steps=len(moved) - 1,
             faults=faults,
             usage=game_usage(agents, seats),
+            decisions=decisions(),
         )
     illegal = None if episode.illegal is None else seats[episode.illegal]
     if illegal is None:
@@ -134,6 +140,7 @@ def play_one(
             for f in getattr(agent, "faults", [])
         ],
         usage=game_usage(agents, seats),
+        decisions=decisions(),
     )
 
 

@@ -486,16 +486,17 @@ def report_lines(results: Any) -> list[str]:
     agents, pairs = adjusted_stats(results)
     stats, h2h = results.stats(), results.head_to_head()
     ref = results.luck
+    width = results.label_width()
     lines = [
         f"luck-adjusted (value function: {ref['value']} self-play; deal term's mean over {ref['deals']} "
         "reference deals; variance ratio = plain variance / adjusted, >1 means fewer deals for the same width):",
-        f"  {'agent':26s} {'win rate':>8s} {'adjusted [95% CI]':>24s} {'variance ratio':>14s} "
+        f"  {'agent':{width}s} {'win rate':>8s} {'adjusted [95% CI]':>24s} {'variance ratio':>14s} "
         f"{'mean score':>10s} {'adjusted [95% CI]':>30s} {'variance ratio':>14s}",
     ]
     for label, adjusted in agents.items():
         w, s = adjusted["win_rate"], adjusted["mean_score"]
         lines.append(
-            f"  {label:26s} {stats[label]['win_rate']:8.3f} {w['mean']:8.3f} [{w['low']:6.3f},{w['high']:6.3f}] "
+            f"  {label:{width}s} {stats[label]['win_rate']:8.3f} {w['mean']:8.3f} [{w['low']:6.3f},{w['high']:6.3f}] "
             f"{w['variance_ratio']:14.2f} {stats[label]['mean_score']:10.2f} {s['mean']:10.2f} "
             f"[{s['low']:8.2f},{s['high']:8.2f}] {s['variance_ratio']:14.2f}"
         )

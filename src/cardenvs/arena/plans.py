@@ -25,16 +25,50 @@ from .results import Results
 ENGINES = ("auto", "vector", "aec")
 
 
+#: the longest label a report's tables show before the seat's number (``#2``); a longer name is shortened
+LABEL_WIDTH = 24
+
+
+def short_name(name: str, width: int = LABEL_WIDTH) -> str:
+    """A name for the report's columns, at most ``width`` characters: the name itself where it fits, else the
+    name without its parameters (``llm:MODEL(base_url=...)`` -> ``llm:MODEL``), then a ``KIND:COMMAND`` cut to
+    its kind and the end of its last word (``gdws:.../ai1/client0.py``), then cut with ``...``."""
+    if len(name) <= width:
+        return name
+    base = name.partition("(")[0].strip() or name
+    if len(base) > width and ":" in base:
+        kind, _, rest = base.partition(":")
+        words = rest.split() or [rest]
+        tail = words[-1]
+        room = width - len(kind) - 5  # "KIND:" and ".../"
+        if room > 0 and len(tail) > room:
+            parts = tail.split("/")
+            kept = parts[-1]
+            for part in reversed(parts[:-1]):
+                if len(part) + 1 + len(kept) > room:
+                    break
+                kept = f"{part}/{kept}"
+            tail = kept
+        base = f"{kind}:{tail}" if tail == rest else f"{kind}:.../{tail}"
+    if len(base) > width:
+        base = base[: width - 3] + "..."
+    return base
+
+
 def labels_for(agent_names: Sequence[str]) -> list[str]:
-    """Unique labels: repeated names get ``#1``, ``#2`` suffixes so identical agents are told apart."""
+    """Unique labels of at most :data:`LABEL_WIDTH` characters before a ``#N``: a long name is shortened
+    (:func:`short_name`; the results keep every full name, in ``agent_names``, and the report's legend names
+    them), and a label that more than one seat would have (the same agent, or two names that shorten alike) gets
+    ``#1``, ``#2`` suffixes so the seats are told apart."""
+    short = [short_name(n) for n in agent_names]
     seen: dict[str, int] = {}
     labels = []
-    for n in agent_names:
-        if agent_names.count(n) > 1:
-            seen[n] = seen.get(n, 0) + 1
-            labels.append(f"{n}#{seen[n]}")
+    for label in short:
+        if short.count(label) > 1:
+            seen[label] = seen.get(label, 0) + 1
+            labels.append(f"{label}#{seen[label]}")
         else:
-            labels.append(n)
+            labels.append(label)
     return labels
 
 

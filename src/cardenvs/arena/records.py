@@ -45,6 +45,9 @@ class GameRecord:
     #: what agents with a ``game_usage()`` hook (``llm:`` seats) used in this game, by label: calls, tokens,
     #: latencies, cost, ... (:func:`cardenvs.arena.aec.game_usage`); empty otherwise (and then not written)
     usage: dict[str, dict] = field(default_factory=dict)
+    #: decisions each seat made in the game, kept where a seat's agent can fault (programs, ``llm:`` seats), so
+    #: the results can tell what share of a seat's moves its fallback made; empty otherwise (and then not written)
+    decisions: list[int] = field(default_factory=list)
 
 
 def fault_record(label: str, fault, forfeit: bool) -> dict:

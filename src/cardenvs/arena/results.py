@@ -213,17 +213,22 @@ class Results:
         }
 
     # -------------------------------------------------------------- output
+    def label_width(self) -> int:
+        """The label column's width: 26, or the longest label (results saved before labels were shortened)."""
+        return max([26, *map(len, self.agents)])
+
     def table(self) -> str:
         stats = self.stats()
+        w = self.label_width()
         rows = [
-            f"{'agent':26s} {'games':>6s} {'wins':>6s} {'draws':>6s} {'win rate [95% CI]':>24s} "
+            f"{'agent':{w}s} {'games':>6s} {'wins':>6s} {'draws':>6s} {'win rate [95% CI]':>24s} "
             f"{'mean score [95% CI]':>30s} {'mean reward':>12s}"
         ]
         for label, st in stats.items():
             lo, hi = st["win_rate_ci"]
             slo, shi = st["mean_score_ci"]
             rows.append(
-                f"{label:26s} {st['games']:6d} {st['wins']:6d} {st['draws']:6d} "
+                f"{label:{w}s} {st['games']:6d} {st['wins']:6d} {st['draws']:6d} "
                 f"{st['win_rate']:8.3f} [{lo:6.3f},{hi:6.3f}] {st['mean_score']:10.2f} [{slo:8.2f},{shi:8.2f}] "
                 f"{st['mean_reward']:12.3f}"
             )
@@ -236,13 +241,14 @@ class Results:
         title = f"roles ({roles.fixed if fixed else roles.chosen}):" if (roles.fixed or roles.chosen) else "roles:"
         stats = self.role_stats()
         value_names = sorted({k for r in self.records for k in r.role_values})
-        header = f"  {'agent':26s}"
+        w = self.label_width()
+        header = f"  {'agent':{w}s}"
         for name in roles.names:
             header += f" {name[:10]:>10s} {'share':>6s} {'win as ' + name[:14] + ' [95% CI]':>32s}"
         header += "".join(f" {'mean ' + k:>10s}" for k in value_names) + f" {roles.without:>6s}"
         rows = [title, header]
         for label, st in stats.items():
-            row = f"  {label:26s}"
+            row = f"  {label:{w}s}"
             for name in roles.names:
                 lo, hi = st[f"{name}_win_rate_ci"]
                 row += (
@@ -263,6 +269,12 @@ class Results:
             self.table(),
             "",
         ]
+        legend = self.legend()
+        if legend:
+            lines[1:1] = ["agents (label: full name):", *[f"  {label}: {name}" for label, name in legend.items()]]
+        warnings = self.warnings()
+        if warnings:
+            lines[1:1] = [f"WARNING: {warning}" for warning in warnings]
         if self.unsandboxed:
             lines[1:1] = [
                 f"UNSANDBOXED: {', '.join(self.unsandboxed)} ran without a sandbox (--unsandboxed): "
@@ -285,8 +297,9 @@ class Results:
             lines.append("")
             lines.append(self.role_table())
         lines.append("\nOpenSkill ratings (Plackett-Luce; ordinal = mu - 3 sigma):")
+        w = self.label_width()
         for label, r in sorted(self.ratings().items(), key=lambda kv: -kv[1]["ordinal"]):
-            lines.append(f"  {label:26s} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  ordinal {r['ordinal']:7.2f}")
+            lines.append(f"  {label:{w}s} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  ordinal {r['ordinal']:7.2f}")
         illegal = sum(r.illegal is not None for r in self.records)
         truncated = sum(r.truncated for r in self.records)
         if illegal or truncated:
@@ -294,7 +307,7 @@ class Results:
         usage = self.usage()
         if usage:
             lines += ["", "usage (agents that count their calls; latency median and 90th percentile):"]
-            lines += [f"  {label:26s} {_usage_line(u)}" for label, u in usage.items()]
+            lines += [f"  {label:{w}s} {_usage_line(u)}" for label, u in usage.items()]
         for label, counts in self.faults().items():
             said = [f"{n} {kind}" for kind, n in sorted(counts["forfeits"].items())]
             moves = [f"{n} {kind}" for kind, n in sorted(counts["fallback_moves"].items())]
@@ -303,6 +316,49 @@ class Results:
                 f"fault: {', '.join(moves) or 'none'} (the games' records say which and why)"
             )
         return "\n".join(lines)
+
+    def legend(self) -> dict[str, str]:
+        """The labels that are not their agent's whole name (a long name shortened; see
+        :func:`cardenvs.arena.plans.labels_for`) -> that name; a seat's ``#N`` alone needs no legend."""
+        out = {}
+        for label, name in zip(self.agents, self.agent_names, strict=True):
+            if label != name and label.rpartition("#")[0] != name:
+                out[label] = name
+        return out
+
+    def warnings(self) -> list[str]:
+        """What makes the table measure something else than its agents, in words: a seat whose fallback made more
+        than half of its moves, or that lost more than half of its games by a fault (an endpoint unreachable,
+        every answer unreadable), with the first fault's kind and cause."""
+        stats = self.stats()
+        moves: dict[str, int] = {}
+        fallback: dict[str, int] = {}
+        first: dict[str, dict] = {}
+        forfeits: dict[str, int] = {}
+        for r in self.records:
+            for label, n in zip(r.seats, r.decisions, strict=False):
+                moves[label] = moves.get(label, 0) + n
+            for f in r.faults:
+                first.setdefault(f["agent"], f)
+                if f["forfeit"]:
+                    forfeits[f["agent"]] = forfeits.get(f["agent"], 0) + 1
+                else:
+                    fallback[f["agent"]] = fallback.get(f["agent"], 0) + 1
+        out = []
+        for label in self.agents:
+            if label not in first:
+                continue
+            cause = f"first fault: {first[label]['kind']}: {first[label]['detail']}"
+            made, covered = moves.get(label, 0), fallback.get(label, 0)
+            if made and covered > made / 2:
+                out.append(
+                    f"{label}'s fallback made {covered} of its {made} moves ({covered / made:.0%}): this table "
+                    f"measured the fallback, not {label} ({cause})"
+                )
+            games, lost = stats[label]["games"], forfeits.get(label, 0)
+            if games and lost > games / 2:
+                out.append(f"{label} lost {lost} of its {games} games by a fault ({cause})")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -324,6 +380,10 @@ class Results:
             out["roles"] = self.role_stats()
         if self.faults():
             out["faults"] = self.faults()
+        if self.warnings():
+            out["warnings"] = self.warnings()
+        if self.legend():
+            out["legend"] = self.legend()
         if self.usage():
             out["usage"] = self.usage()
         if self.luck is not None:
@@ -340,7 +400,7 @@ class Results:
             {
                 k: v
                 for k, v in asdict(r).items()
-                if (k not in ("faults", "usage") or v) and (k != "luck" or v is not None)
+                if (k not in ("faults", "usage", "decisions") or v) and (k != "luck" or v is not None)
             }
             for r in self.records
         ]
