@@ -70,6 +70,13 @@ class VectorEnv:
         """Bytes of one game's state record (observations and masks not included)."""
         return self._b.state_bytes_per_game
 
+    @property
+    def state(self) -> np.ndarray:
+        """Every game's state record (``[B]`` of the game's ``STATE`` dtype), the env's own array, as a
+        :class:`cardenvs.agent.BatchGames`' ``env`` gives it: for features computed from the state (read it,
+        never write it)."""
+        return self._b.state
+
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal every game (seeds: see the module docstring); ``options``: see the class docstring."""
         options = dict(options or {})

@@ -18,6 +18,8 @@ SPEC = GameSpec(
     title="Guandan",
     view="cardenvs.games.guandan.view",
     move_features="cardenvs.games.guandan.features:move_features",
+    # DanZero's 513 state features of the seat to move, in numba over the rules' state (DMC's features: danzero)
+    learner_features={"danzero": "cardenvs.games.guandan.danzero_features:LEARNER_FEATURES"},
     # rising strength as measured on duplicate deals: heuristic partnerships win 0.98 of hands against random
     # ones, PIMC at 300 playouts 0.64 against heuristic ones, the shipped DMC model 0.75 (training/README.md)
     skill_ladder=("random", "guandan.heuristic", "guandan.pimc(playouts=300)", "guandan.dmc"),
