@@ -174,16 +174,19 @@ def test_a_crafted_douzero_file_runs_nothing(tmp_path):
 
 
 def calling(module: str, name: str, *args) -> bytes:
-    """A protocol 4 pickle that calls ``module``'s ``name`` (dotted names reach into what a module imports)."""
-    body = pickle.dumps(args, 4)[2:-1]
-    if body[:1] == pickle.FRAME:
-        body = body[9:]
-    head = b"".join(pickle.SHORT_BINUNICODE + bytes([len(s)]) + s.encode() for s in (module, name))
-    return pickle.PROTO + b"\x04" + head + pickle.STACK_GLOBAL + body + pickle.REDUCE + pickle.STOP
+    """A pickle that calls ``module``'s ``name``: protocol 4, so that a dotted name reaches into what a module
+    imports, in protocol 2's opcodes (GLOBAL; those torch's weights-only loader reads, so that it judges the
+    name, not the opcode)."""
+    body = pickle.dumps(args, 2)[2:-1]
+    return pickle.PROTO + b"\x04" + pickle.GLOBAL + f"{module}\n{name}\n".encode() + body + pickle.REDUCE + pickle.STOP
 
 
 def numpy_gadgets(tmp_path) -> dict:
-    """Pickles that run code or write a file through names numpy itself provides, each making ``marker``."""
+    """Pickles that run code or write a file through names numpy itself provides, each making ``tmp_path/ran``
+    when it loads (the operator one: when what it makes is applied to ``os``); only those this numpy has."""
+    import functools
+    import importlib
+
     marker = tmp_path / "ran"
     evil = tmp_path / "evil.npy"
     np.save(evil, np.array([Payload(os.system, f"touch {marker}")], dtype=object), allow_pickle=True)
@@ -201,35 +204,37 @@ def numpy_gadgets(tmp_path) -> dict:
         "numpy.testing by attribute": ("numpy", "testing._private.utils.runstring", write, {}),
         "operator in numeric": ("numpy._core.numeric", "operator.methodcaller", "system", f"touch {marker}"),
     }
-    return {name: (calling(*gadget), gadget[:2]) for name, gadget in gadgets.items()}
-
-
-def test_numpy_gadgets_in_a_douzero_file_run_nothing(tmp_path):
-    """Each gadget is live (plain pickle runs it, or makes the callable it names), and the deal reader refuses
-    it by name before anything runs."""
-    import functools
-    import importlib
-
-    marker = tmp_path / "ran"
-    path = tmp_path / "crafted.pkl"
-    tried = []
-    for name, (blob, (module, attribute)) in numpy_gadgets(tmp_path).items():
+    present = {}
+    for name, (module, attribute, *args) in gadgets.items():
         try:
             functools.reduce(getattr, attribute.split("."), importlib.import_module(module))
         except (ImportError, AttributeError):
             continue  # the other numpy major version's name
-        tried.append(name)
-        live = pickle.loads(blob)
-        if name.startswith("operator"):
-            live = callable(live) and live(os) == 0  # methodcaller("system", ...) applied to os
-        assert marker.exists(), f"{name}: the gadget itself does nothing (this numpy lacks it?)"
-        marker.unlink()
+        present[name] = (calling(module, attribute, *args), module, attribute)
+    assert len(present) >= 9, sorted(present)
+    return present
+
+
+def ran(tmp_path, name: str, loaded) -> bool:
+    """Whether a gadget ran (and forget that it did)."""
+    if name.startswith("operator") and callable(loaded):
+        loaded(os)  # methodcaller("system", ...) applied to os
+    marker = tmp_path / "ran"
+    done = marker.exists()
+    marker.unlink(missing_ok=True)
+    return done
+
+
+def test_numpy_gadgets_in_a_douzero_file_run_nothing(tmp_path):
+    """Each gadget is live (plain pickle runs it) and the deal reader refuses it by name before anything runs."""
+    path = tmp_path / "crafted.pkl"
+    for name, (blob, module, attribute) in numpy_gadgets(tmp_path).items():
+        assert ran(tmp_path, name, pickle.loads(blob)), f"{name}: the gadget itself does nothing"
         path.write_bytes(blob)
         with pytest.raises(ValueError, match="is not a DouZero deal file") as info:
             deal_formats.read(str(path))
         assert f"it names {module}.{attribute}, which a deal file never holds" in str(info.value), name
-        assert not marker.exists(), name
-    assert len(tried) >= 9, tried
+        assert not ran(tmp_path, name, None), name
 
 
 def test_the_douzero_unpickler_admits_exactly_the_names_an_int_array_needs():
@@ -285,25 +290,37 @@ def test_a_douzero_array_is_bounded_before_it_is_read(tmp_path):
 
 
 def test_a_crafted_douzero_checkpoint_runs_nothing(tmp_path):
-    """``douzero:DIR`` loads each checkpoint with torch's weights-only unpickler: a pickle that calls a
-    function, numpy's gadgets among them, is a one-line error and runs nothing."""
+    """``douzero:DIR`` loads each checkpoint with torch's weights-only unpickler: a checkpoint whose pickle calls
+    a function (numpy's gadgets among them; each live under a plain ``torch.load``) is a one-line error naming
+    the function, and nothing runs."""
     torch = pytest.importorskip("torch", reason="the train extra is not installed")
+    import zipfile
+
     import cardenvs
     from cardenvs.agents.doudizhu.douzero import DOUZERO_FILES, DouZeroAgent
 
-    marker = tmp_path / "ran"
-    payloads = {"system": pickle.dumps(Payload(os.system, f"touch {marker}"), 2)}
-    payloads |= {name: blob for name, (blob, _) in numpy_gadgets(tmp_path).items() if "numpy 1" not in name}
+    torch.save({}, tmp_path / "empty.ckpt")
+    with zipfile.ZipFile(tmp_path / "empty.ckpt") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    payloads = {"system": pickle.dumps(Payload(os.system, f"touch {tmp_path / 'ran'}"), 2)}
+    payloads |= {name: blob for name, (blob, _, _) in numpy_gadgets(tmp_path).items()}
     env = cardenvs.make("doudizhu_v0")
-    for name, blob in payloads.items():
-        folder = tmp_path / name.replace(" ", "_").replace("'", "")
+    for k, (name, blob) in enumerate(payloads.items()):
+        folder = tmp_path / f"gadget{k}"
         folder.mkdir()
         for file in DOUZERO_FILES.values():
             torch.save({}, folder / file)
-        (folder / "landlord.ckpt").write_bytes(blob)  # torch.load reads a bare pickle as the legacy format
-        with pytest.raises(ValueError, match="douzero: cannot read .*landlord.ckpt") as info:
+        with zipfile.ZipFile(folder / "landlord.ckpt", "w") as out:  # torch's own format, the pickle replaced
+            for member, content in members.items():
+                out.writestr(member, blob if member.endswith("/data.pkl") else content)
+        assert ran(tmp_path, name, torch.load(folder / "landlord.ckpt", weights_only=False)), name
+        with pytest.raises(ValueError, match="douzero: cannot read .*landlord.ckpt: it names ") as info:
             DouZeroAgent(env, str(folder))
-        assert "\n" not in str(info.value).split(": ", 2)[1] and not marker.exists(), (name, info.value)
+        assert "\n" not in str(info.value) and "weights_only" not in str(info.value), (name, info.value)
+        assert not ran(tmp_path, name, None), name
+    (folder / "landlord.ckpt").write_bytes(b"\x80\x04\x8c\x01a.")  # a bare pickle, an opcode torch's loader lacks
+    with pytest.raises(ValueError, match="cannot read .*landlord.ckpt: Unsupported operand 140$"):
+        DouZeroAgent(env, str(folder))
 
 
 # ---------------------------------------------------------------------- the CLI, in process

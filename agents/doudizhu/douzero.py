@@ -3,6 +3,7 @@ from DouZero's documented features (:class:`DouZeroAgent`, :func:`douzero_featur
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -190,8 +191,8 @@ class DouZeroAgent:
         network = douzero_network(position)
         try:
             weights = self.torch.load(file, map_location="cpu", weights_only=True)
-        except Exception as exc:  # a file torch cannot read: say which
-            raise ValueError(f"douzero: cannot read {file}: {exc}") from None
+        except Exception as exc:  # a file torch cannot read: say which, in one line
+            raise ValueError(f"douzero: cannot read {file}: {_load_problem(exc)}") from None
         if isinstance(weights, Mapping) and "model_state_dict" in weights:
             raise ValueError(
                 f"douzero: {file} is a DouZero training checkpoint (model.tar); give the per-position weights "
@@ -230,6 +231,18 @@ class DouZeroAgent:
             return int(legal[0])
         legal, values = self.values(observation)
         return douzero_reading(legal, int(legal[int(np.argmax(values))]))
+
+
+def _load_problem(exc: Exception) -> str:
+    """One line for a checkpoint torch cannot load: the global a weights-only load refused (torch's own message
+    runs to several lines and suggests loading with ``weights_only=False``, which would run the file's code)."""
+    text = str(exc)
+    refused = re.search(r"GLOBAL ([\w.]+)", text)
+    if refused:
+        return f"it names {refused.group(1)}, which a checkpoint of weights never holds (refused, nothing ran)"
+    _, marker, after = text.partition("WeightsUnpickler error:")
+    lines = [line.strip() for line in (after if marker else text).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
 
 
 def douzero_reading(legal: np.ndarray, move: int) -> int:
