@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -279,15 +280,26 @@ def _load_kind(name: str, entry: EntryPoint, path: str, env: Any) -> Agent:
     return cls(env, path)
 
 
+#: the shipped models loaded in this process, by (name, game, the env's options): one object for every env that
+#: plays them (a model's greedy move keeps nothing between calls; each held a Dou Dizhu move table of 90 MiB)
+_SHIPPED_LOADED: dict[tuple[str, str, str], Agent] = {}
+_SHIPPED_LOCK = threading.Lock()
+
+
 def _load_shipped(request: AgentRequest, game: str) -> Agent:
     kinds = agent_kinds()
     if "dmc" not in kinds:
         raise ValueError(
             f"agent {request.name!r} needs the dmc agent kind of cardenvs.training, which is not installed"
         )
-    agent = _load_kind(request.base, kinds["dmc"], str(shipped_models()[request.base]), request.env)
-    agent.name = request.base
-    return agent
+    base = getattr(request.env, "unwrapped", request.env)
+    key = (request.base, type(base).__qualname__, repr(sorted(dict(getattr(base, "config", {})).items())))
+    with _SHIPPED_LOCK:  # one load however many threads ask at once
+        if key not in _SHIPPED_LOADED:
+            agent = _load_kind(request.base, kinds["dmc"], str(shipped_models()[request.base]), request.env)
+            agent.name = request.base
+            _SHIPPED_LOADED[key] = agent
+        return _SHIPPED_LOADED[key]
 
 
 def _load_model_file(entry: EntryPoint, request: AgentRequest, game: str) -> Agent:

@@ -40,8 +40,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if Path(args.leaderboard).exists():
             with user_input("--leaderboard: "):
                 grading.read(args.leaderboard)
-    from ..web import is_loopback, listen, serve
+    from ..web import is_loopback, listen, parse_size, serve
 
+    try:
+        max_memory = parse_size(args.max_memory) if args.max_memory is not None else None
+    except ValueError as exc:
+        raise CLIError(f"--max-memory: {exc}") from None
+    if args.workers is not None and args.workers < 1:
+        raise CLIError(f"--workers {args.workers}: at least 1")
     try:
         sock = listen(args.host, args.port)
     except OSError as exc:
@@ -57,7 +63,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     with sock:
         hosts = [args.host, *args.allow_host]
-        return serve(sock, replays=args.replays, models=args.models, hosts=hosts, leaderboard=args.leaderboard)
+        return serve(
+            sock,
+            replays=args.replays,
+            models=args.models,
+            hosts=hosts,
+            leaderboard=args.leaderboard,
+            max_memory=max_memory,
+            workers=args.workers,
+        )
 
 
 # ------------------------------------------------------------------ bench
@@ -187,6 +201,12 @@ def add_parsers(sub: Any) -> None:
         default=[],
         help="also accept this Host name (besides localhost, IP addresses and --host); repeatable",
     )
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="refuse new games (503) when the server's memory would pass SIZE (4G, 512M; default: half the machine's)",
+    )
+    p.add_argument("--workers", type=int, help="threads the agents think in (default: one per core)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

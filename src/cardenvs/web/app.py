@@ -24,12 +24,15 @@ API (JSON; the page's JavaScript posts here, then reloads, or while autoplaying 
 
 ``step`` in a move, next or back is the view's ``step``, the one the request answers: a stale or repeated
 request (a double click, an old tab) is refused with 409 and changes nothing, as is one that comes while
-the game is busy with another. Agents think in worker threads, never on the event loop, so other requests
-are served meanwhile. Bodies are JSON objects (``Content-Type: application/json``) of at most
-:data:`MAX_BODY_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep. Every request passes
-:class:`~cardenvs.web.guard.Guard` (Host and origin checks). Each game has its own session id in its URL,
-so two tabs never share a game. Unknown ids: 404. When the server holds :data:`~.store.MAX_SESSIONS`
-games, all used recently, a new game is refused with 503 (:class:`~.store.SessionStore`).
+the game is busy with another. Agents think in a bounded set of worker threads, never on the event loop
+(:class:`~.thinking.Thinking`: new games, moves and next; a search move's time shrinks while tables wait),
+so views, pages and other games are served meanwhile. Bodies are JSON objects (``Content-Type:
+application/json``) of at most :data:`MAX_BODY_BYTES`, nested at most :data:`MAX_JSON_DEPTH` deep. Every
+request passes :class:`~cardenvs.web.guard.Guard` (Host and origin checks). Each game has its own session id
+in its URL, so two tabs never share a game. Unknown ids: 404. When the server holds
+:data:`~.store.MAX_SESSIONS` games, or its memory (RSS) and one more game's estimate would pass its budget
+(:class:`~.memory.MemoryBudget`), and no game idle long enough can make room, a new game is refused with 503
+(:class:`~.store.SessionStore`).
 """
 
 from __future__ import annotations
@@ -57,8 +60,10 @@ from ..core.view import plural
 from ..registry import env_ids, spec_of
 from .files import REFUSED, Refused, ReplayFolder
 from .guard import Guard
+from .memory import MemoryBudget
 from .session import WEB_MAX_MS, WEB_MAX_PLAYOUTS, Conflict, GameSession, parse_options
 from .store import MAX_SESSIONS, SessionStore, StoreFull
+from .thinking import DEFAULT_WORKERS, Thinking
 from .views import card_back_svg, card_names_in, card_svg, deck_names
 
 HERE = Path(__file__).parent
@@ -80,14 +85,20 @@ def create_app(
     hosts: Iterable[str] = (),
     max_sessions: int = MAX_SESSIONS,
     leaderboard: str | Path | None = None,
+    max_memory: int | None = None,
+    workers: int = DEFAULT_WORKERS,
+    memory: MemoryBudget | None = None,
 ) -> Starlette:
     """The app. ``replays``: the folder replays are read from (an arena's ``--replays`` folder; without it,
     none are); ``models``: the folder ``KIND:PATH`` agents are loaded from (without it, none are); ``hosts``:
     names accepted in the Host header besides ``localhost`` and IP addresses (the bound ``--host``,
     ``--allow-host``); ``max_sessions``: games held at once; ``leaderboard``: a leaderboard file of
     ``cardenvs ladder --leaderboard`` whose placements the start page shows beside each game's anchors (read
-    on every visit, so new placements appear; without it, the anchors alone)."""
-    store = SessionStore(max_sessions)
+    on every visit, so new placements appear; without it, the anchors alone); ``max_memory``: the bytes of
+    memory (RSS) the server admits new games up to (None: :func:`~.memory.default_budget`), or ``memory``, the
+    :class:`~.memory.MemoryBudget` itself; ``workers``: the threads agents think in (:class:`~.thinking.Thinking`)."""
+    store = SessionStore(max_sessions, memory=memory if memory is not None else MemoryBudget(max_memory))
+    thinking = Thinking(workers)
     folder = ReplayFolder(replays) if replays is not None else None
     templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -117,11 +128,13 @@ def create_app(
         return session
 
     async def keep(build: Any, *args: Any, **kwargs: Any) -> Response:
-        """Build a session off the event loop (making an env may compile kernels; agents may move) and keep it."""
-        if not store.has_room():
-            return error_page(store.full_message(), 503)
+        """Build a session off the event loop (making an env may compile kernels; agents may move: in a
+        thinking worker) and keep it."""
+        refusal = store.refusal()
+        if refusal is not None:
+            return error_page(refusal, 503)
         try:
-            session = await run_in_threadpool(build, *args, **kwargs)
+            session = await thinking.run(build, *args, **kwargs)
             store.add(session)
         except ValueError as exc:
             return error_page(str(exc))
@@ -175,6 +188,7 @@ def create_app(
             seat if seat is not None else 0,
             seed,
             models=models,
+            move_ms=thinking.move_ms,
         )
 
     async def game_page(request: Request) -> HTMLResponse:
@@ -217,7 +231,9 @@ def create_app(
             try:
                 session = session_of(request)
                 body = await _body(request, session, kind)
-                view = await run_in_threadpool(session.change, partial(_CHANGES[kind], session, body))
+                change = partial(session.change, partial(_CHANGES[kind], session, body))
+                # agents move in a thinking worker (bounded); the other changes only rebuild or step the env
+                view = await (thinking.run(change) if kind in _THINKING else run_in_threadpool(change))
             except BadRequest as exc:
                 return JSONResponse({"error": exc.message}, status_code=exc.status)
             except Conflict as exc:
@@ -250,6 +266,7 @@ def create_app(
     routes += [Route(f"/api/game/{{sid}}/{kind}", action(kind), methods=["POST"]) for kind in _KINDS]
     app = Starlette(routes=routes, middleware=[Middleware(Guard, hosts=list(hosts))])
     app.state.sessions = store
+    app.state.thinking = thinking
     return app
 
 
@@ -262,6 +279,8 @@ _CHANGES: dict[str, Callable[[GameSession, dict[str, Any]], None]] = {
     "view": lambda session, body: session.set_viewer(body.get("viewer")),
 }
 _KINDS = tuple(_CHANGES)
+#: the changes in which an agent may move
+_THINKING = ("move", "next")
 
 
 def leaderboard_rows(leaderboard: str | Path | None) -> tuple[list[dict[str, Any]], str]:

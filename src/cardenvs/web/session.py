@@ -18,7 +18,13 @@ request that no longer fits the game (a stale or repeated move, a game busy with
 What the web app allows is narrower than the arena's command line, because any page the browser opens can
 send it requests: agents only by registered name (:func:`web_agent`), models only from the ``--models``
 folder, search agents with at most :data:`WEB_MAX_PLAYOUTS` playouts and :data:`WEB_MAX_MS` a move (every
-search move stops at :data:`WEB_MAX_MS`, also when only ``playouts`` is given).
+search move stops at :data:`WEB_MAX_MS`, also when only ``playouts`` is given, and also the search inside an
+agent made of several, such as ``doudizhu.stakes_pimc``: :func:`search_parts`). Under load a search move
+stops sooner: before each agent move the session asks its ``move_ms`` (the app's
+:meth:`~.thinking.Thinking.move_ms`) for the time the move may take now.
+
+The models agents load are shared by every session of the process (:func:`cardenvs.agent.load_agent` keeps one
+object per shipped model and env options); what a session holds of its own is its envs, actions and views.
 """
 
 from __future__ import annotations
@@ -65,15 +71,23 @@ class Conflict(ValueError):
     """A request that is well formed but does not fit the game now (answered 409; nothing changes)."""
 
 
-def web_agent(name: str, env: Any, models: str | Path | None = None) -> Any:
-    """The agent ``name`` for ``env`` as the web app allows it: a registered name (no ``module:Class``), a
-    model kind only with a path inside ``models``, a search agent within the web budgets and stopped at
-    :data:`WEB_MAX_MS` a move. ``ValueError`` saying why otherwise."""
+def search_parts(agent: Any) -> list[Any]:
+    """The search agents (:class:`~cardenvs.search.SearchAgent`) an agent moves with: itself, or those it holds
+    as attributes (an agent made of several, such as ``doudizhu.stakes_pimc``'s player)."""
     from ..search import SearchAgent
 
-    agent = load_agent(name, env, models_dir=models, registered_only=True)
     if isinstance(agent, SearchAgent):
-        parameters = agent.parameters
+        return [agent]
+    return [part for part in vars(agent).values() if isinstance(part, SearchAgent)] if hasattr(agent, "__dict__") else []
+
+
+def web_agent(name: str, env: Any, models: str | Path | None = None) -> Any:
+    """The agent ``name`` for ``env`` as the web app allows it: a registered name (no ``module:Class``), a
+    model kind only with a path inside ``models``, every search it moves with (:func:`search_parts`) within
+    the web budgets and stopped at :data:`WEB_MAX_MS` a move. ``ValueError`` saying why otherwise."""
+    agent = load_agent(name, env, models_dir=models, registered_only=True)
+    for part in search_parts(agent):
+        parameters = part.parameters
         playouts, ms = parameters.get("playouts"), parameters.get("ms")
         if (playouts is not None and playouts > WEB_MAX_PLAYOUTS) or (ms is not None and ms > WEB_MAX_MS):
             raise ValueError(
@@ -121,10 +135,14 @@ class GameSession:
     plays: list[Play] = field(default_factory=list, repr=False)
     #: the env the plays are read in: dealt as :attr:`env`, stepped only forward through :attr:`actions`
     plays_env: Any = field(default=None, repr=False)
+    #: each search agent's own ``ms`` (by id: :meth:`_act` lowers ``parameters["ms"]`` under load)
+    _own_ms: dict[int, float] = field(default_factory=dict, repr=False, compare=False)
     #: the view after the last change, served to readers while a change (an agent thinking) is under way
     shown: dict[str, Any] = field(default_factory=dict, repr=False)
     #: held while the game changes: two requests never step one game at once
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    #: the time a search move may take now, given its agent's own ``ms`` (None: the agent's own)
+    move_ms: Callable[[float], float] | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -137,11 +155,12 @@ class GameSession:
         seat: int | None = None,
         seed: int | None = None,
         models: str | Path | None = None,
+        move_ms: Callable[[float], float] | None = None,
     ) -> GameSession:
         """``play``: the person in ``seat``, ``agents`` (comma-separated, cycled) in the other seats;
-        ``watch``: ``agents`` in every seat (:func:`web_agent`, models from ``models``). Unknown game, option,
-        agent or seat: ``ValueError``. In play mode the agents before the person move here: call it off the
-        event loop."""
+        ``watch``: ``agents`` in every seat (:func:`web_agent`, models from ``models``); ``move_ms``: the time
+        a search move may take now (:attr:`move_ms`). Unknown game, option, agent or seat: ``ValueError``. In
+        play mode the agents before the person move here: call it off the event loop."""
         if mode not in ("play", "watch"):
             raise ValueError(f"unknown mode {mode!r}; new games are played (play) or watched (watch)")
         if len(agents) > MAX_FIELD_CHARS:
@@ -173,6 +192,7 @@ class GameSession:
             viewer=human,
             agents=built,
             rng=seeds.generator(seed, stream="web_agents"),
+            move_ms=move_ms,
         )
         session.env = env
         env.reset(seed=seed)
@@ -302,11 +322,20 @@ class GameSession:
                 "or from an older page); nothing was changed: reload"
             )
 
+    def _act(self, seat: int, observation: Any) -> int:
+        """The move of the agent in ``seat``, each of its searches given the time :attr:`move_ms` allows now
+        (at most its own ``ms``, which :func:`web_agent` set)."""
+        agent = self.agents[seat]
+        for part in search_parts(agent):
+            own = self._own_ms.setdefault(id(part), part.parameters["ms"])
+            part.parameters["ms"] = own if self.move_ms is None else self.move_ms(own)
+        return agent.act(observation, self.rng)
+
     def play_agents(self) -> None:
         """Play mode: the agents move until it is the person's turn or the game is over."""
         play_on(
             self.env,
-            lambda seat, observation: self._played(seat, self.agents[seat].act(observation, self.rng)),
+            lambda seat, observation: self._played(seat, self._act(seat, observation)),
             until=lambda seat: seat == self.human,
         )
 
@@ -348,7 +377,7 @@ class GameSession:
         assert seat is not None
         if seat not in self.agents:  # a replay that stops before its game ends
             raise ValueError(f"the replay ends at step {self.cursor}: no next step")
-        self._step(self.agents[seat].act(self.env.observe(self.env.agent_selection), self.rng))
+        self._step(self._act(seat, self.env.observe(self.env.agent_selection)))
 
     def back(self, step: Any = None) -> None:
         if self.mode == "play":
