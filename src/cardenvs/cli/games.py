@@ -86,6 +86,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             luck_rollouts=args.luck_rollouts,
             unsandboxed=args.unsandboxed,
             transcripts=args.transcripts,
+            out=args.out,
         )
     results = arena.run_plan(plan, progress=not args.no_progress)
     print(results.report())
