@@ -45,8 +45,12 @@ hooks only some games have, each optional:
   ``doudizhu.stakes_pimc``, the bids of the model trained for the whole game with bidding and the play of
   search); where it cannot be loaded here (a model, or an agent that loads one, without the ``train`` extra) they
   seat ``random`` and say why (:func:`cardenvs.agent.play_agent`).
+* ``move_names``: how the game names its moves, in plain words, with an example of each kind: the grammar a
+  reader needs who is not shown the legal moves' names (a language-model seat with ``legal=none``). The prompts
+  of :mod:`cardenvs.agent.prompts` carry it as their "Moves" section, which a reference of the rules' plain
+  words to the game's move module reads as.
 
-A spec's strings are ``module`` or ``module:attribute`` paths, imported on first use, so reading every
+A spec's hooks are ``module`` or ``module:attribute`` paths (its texts aside), imported on first use, so reading every
 game's spec (``import cardenvs``) stays cheap. Games outside the package register theirs with
 :func:`cardenvs.registry.register`.
 """
@@ -212,6 +216,7 @@ class GameSpec:
     luck_value: str | None = None  # a numba policy of the game: the default luck-adjusted value function
     program_protocols: dict[str, str] = field(default_factory=dict)  # agent kind -> "module:Class" (KIND:COMMAND)
     play_agent: str | None = None  # the agent people play against where they name none (web app, cardenvs play)
+    move_names: str = ""  # how moves are named, in plain words (the prompts' Moves section)
 
     @property
     def env_id(self) -> str:

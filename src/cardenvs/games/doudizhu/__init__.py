@@ -18,6 +18,16 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Dou Dizhu",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="A move is named by the ranks of its cards, lowest first, kickers after a `+`; suits never matter. "
+    "Ranks go 3 4 5 6 7 8 9 T J Q K A 2, then B (the black joker) and R (the red joker). Single `9`; pair `99`; trio "
+    "`999`; trio with a single `999+3` or with a pair `999+33`; straight of 5 to 12 consecutive ranks within 3..A "
+    "`34567`; pair straight of 3 or more consecutive pairs `334455`; airplane of 2 or more consecutive trios within "
+    "3..A `333444`, with a single per trio `333444+57` or a pair per trio `333444+5577`; four with two singles "
+    "`3333+57` or two pairs `3333+5577`; bomb `3333`; rocket `BR`. A card set that reads two ways has a name per "
+    "reading (`333444555666` is four trios, `333444555+666` three trios with three singles). With rules 'botzone' "
+    "there is also the space shuttle, 2 or more consecutive fours (`33334444`), alone or with its kickers after a "
+    "`+`. `pass` passes. While bidding: `no bid`, `bid 1`, `bid 2` or `bid 3`.",
     roles=Roles(
         names=("landlord", "farmer"),
         of_game="cardenvs.games.doudizhu.roles:of_game",

@@ -16,6 +16,16 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Guandan",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="A play is named `KINDKEY CARDS`: its kind (`single`, `pair`, `triple`, `fh` a full house, "
+    "`straight`, `tube` three consecutive pairs, `plate` two consecutive triples, `bomb`, `sf` a straight flush with "
+    "its suit S C D or H, `jokers` the four jokers), its key (a rank 2 3 4 5 6 7 8 9 T J Q K A, BJ or RJ for a "
+    "joker, L for wild cards played as the level rank), then its natural cards by rank and `+Nw` for N wild cards: "
+    "`pair8 88`, `fh3 3335+1w` (three 3s and a pair of 5s, one of them a wild), `bombJ JJJ+2w` (five Js, two of "
+    "them wilds), `sfCT 79T+2w` (the clubs straight flush 6 to T, the wilds as 6 and 8), `singleL -+1w` (a wild "
+    "alone). Once the kind is chosen, the suits of its natural cards are chosen rank by rank, lowest open rank first: "
+    "`suits S1 C0 D1 H0` takes one spade and one diamond of that rank. `card AS` pays or returns a tribute card; "
+    "`pass` passes. An answer may also give a play's cards (`5S 5C`, or `5S 6S 7S 8S 7H=sf9` with its reading).",
     view="cardenvs.games.guandan.view",
     move_features="cardenvs.games.guandan.features:move_features",
     # DanZero's 513 state features of the seat to move, in numba over the rules' state (DMC's features: danzero)

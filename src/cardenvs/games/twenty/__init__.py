@@ -13,6 +13,10 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Twenty",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="A move is the value of the card you put on the tally: `A` (worth 1), `2` to `9`, or `T` (worth 10: "
+    "any Ten card, T, J, Q or K; which one goes does not matter). A card code such as `7H` or `QS`, or `10`, is read "
+    "as its value.",
     learner_features={"twenty": "cardenvs.games.twenty.features:learner_features"},
     view="cardenvs.games.twenty.view",
     skill_ladder=("random", "twenty.greedy", "twenty.pimc(playouts=50)", "twenty.pimc(playouts=400)", "twenty.dmc"),

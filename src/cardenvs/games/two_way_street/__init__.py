@@ -13,6 +13,13 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Two Way Street",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="Cards are named by rank (2 3 4 5 6 7 8 9 T J Q K A) then suit (S C D H): `TD` is the ten of "
+    "diamonds; `RJ` is the red joker, `BJ` the black one, `JK` a colourless joker. The moves, by phase: `high` or "
+    "`low` to declare; `discard CARD` to put a card at the bottom of the stock (`discard 7C`); the card's name to "
+    "play it (`7C`); after a joker lead, `suit S`, `suit C`, `suit D` or `suit H` to name the suit led; in a duel "
+    "the bid, `no bid` or a strength 1 to 10 with its direction (`3 high`, `10 low`), and after two no bids the "
+    "dealer's choice, `high` or `low`.",
     view="cardenvs.games.two_way_street.view",
     # PIMC at 50 playouts below the heuristic, as measured (docs/luck-and-skill.md, "Ladder order": 4 players,
     # 20 deals, 152 Elo below it, interval 133 to 169); at 400 playouts, its rollouts stopping at the end of

@@ -15,6 +15,14 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="Twos",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="A move is named `NxL to CARD`: L consecutive ranks with N cards of each, CARD the highest card of "
+    "them. `1x1` is a single, `2x1` a pair, `3x1` a triple, `4x1` four of a kind (a bomb), `1xL` (L of 3 or more) a "
+    "run of single cards, `NxL` with N of 2 or more and L of 3 or more a run of pairs, triples or fours (a bomb). "
+    "Ranks go 3 4 5 6 7 8 9 T J Q K A 2 and suits S C D H, lowest first; a card is its rank and suit (`TD`, the ten "
+    "of diamonds). Below the top card a move plays the lowest suits you hold of each rank: `2x3 to 7D` plays your "
+    "two lowest 5s, your two lowest 6s, and 7D with your lowest other 7. `pass` passes. An answer may also list the "
+    "cards to play, in any order (`5S 5C`).",
     move_features="cardenvs.games.twos.features:action_features",
     view="cardenvs.games.twos.view",
     # rising strength as measured (docs/luck-and-skill.md): PIMC at 400 playouts beats the shipped model

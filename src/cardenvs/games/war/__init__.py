@@ -12,6 +12,9 @@ SPEC = GameSpec(
     version=0,
     package=__name__,
     title="War",
+    # how moves are named, for a reader not shown them (the prompts' Moves section)
+    move_names="There is one move, `flip`: put your next card on the table (face down or face up, as the battle "
+    "asks). It is always legal.",
     view="cardenvs.games.war.view",
     skill_ladder=("random", "war.flip"),  # no decisions: the calibration of cardenvs analyze skill
     # no decisions: every player plays every deal alike, knowing the cards or not, so relative skill is 0
