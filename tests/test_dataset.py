@@ -10,11 +10,12 @@ import pytest
 
 import cardenvs
 from cardenvs.agent import load_agent
+from cardenvs.agent.dataset import dataset_records
 from cardenvs.agent.prompts import read_answer
 from cardenvs.cli import main
 from cardenvs.core.env import legal_actions
 from cardenvs.core.play import play_on
-from cardenvs.core.seeds import generator
+from cardenvs.core.seeds import generator, seed_from
 
 TEACHER = "twos.heuristic"
 ARGS = ["dataset", "twos", "--teacher", TEACHER, "--games", "2", "--seed", "4"]
@@ -75,6 +76,44 @@ def test_records_are_the_teachers_moves(written):
 
         play_on(env, choose)
     assert checked == len(records)
+
+
+@pytest.mark.parametrize(
+    ("teacher", "opponents"), [("random", None), ("twos.heuristic", "random"), ("random", "twos.heuristic")]
+)
+def test_a_drawing_teacher_replays_from_the_documented_streams(teacher, opponents):
+    """Game ``g`` of seed ``S``: reset with ``seed_from(S, g, stream="arena_deal")``, every agent drawing from
+    ``generator(S, g, 0, stream="arena_agents")`` in turn (the module docstring); with ``opponents``, the
+    teacher in seat ``g mod players``. Replayed so, the records are the teacher's decisions, every one."""
+    seed, games = 7, 3
+    records = list(dataset_records("twos", teacher, games, seed=seed, opponents=opponents))
+    env = cardenvs.make("twos_v0")
+    base = env.unwrapped
+    n = base.num_players
+    teachers = [load_agent(teacher, env) for _ in range(n)]
+    others = [load_agent(opponents, env) for _ in range(n)] if opponents else teachers
+    expected = []
+    for g in range(games):
+        deal = seed_from(seed, g, stream="arena_deal")
+        env.reset(seed=deal)
+        rng = generator(seed, g, 0, stream="arena_agents")
+        seats = set(range(n)) if opponents is None else {g % n}
+        players = [teachers[s] if s in seats else others[s] for s in range(n)]
+
+        def choose(seat, observation, players=players, rng=rng, seats=seats, deal=deal):
+            action = int(players[seat].act(observation, rng))
+            legal = [int(a) for a in legal_actions(observation)]
+            if seat in seats and len(legal) > 1:
+                expected.append((deal, len(base.actions_taken), seat, [base.action_name(a) for a in legal], action))
+            return action
+
+        play_on(env, choose)
+    assert len({e[0] for e in expected}) == games and len(expected) > 10
+    got = [(r["seed"], r["step"], r["seat"], r["legal"]) for r in records]
+    assert got == [e[:4] for e in expected]
+    moves = [r["messages"][-1]["content"] for r in records]
+    assert moves == [f"Final Answer: {base.action_name(e[4])}" for e in expected]
+    assert teacher != "random" or len({e[4] for e in expected}) > 5  # the teacher's moves are drawn
 
 
 def test_loads_with_datasets(written):
