@@ -4,16 +4,20 @@ game with bidding and the play of search); ``random`` for a game that declares n
 cannot be loaded (no torch), said in a note."""
 
 import importlib.util
+import io
+import sys
 
 import pytest
 
+from cardenvs import cli
 from cardenvs.agent import loader, play_agent
 from cardenvs.play import setup_play
 
-pytest.importorskip("torch")
+NO_TORCH_NOTE = "doudizhu.stakes_pimc needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
 
 
 def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
+    pytest.importorskip("torch")
     session = setup_play("doudizhu", None, {}, 0, 1, False)
     assert session.env.unwrapped.config["bidding"] and session.note is None
     assert {agent.name for agent in session.agents.values()} == {"doudizhu.stakes_pimc"}
@@ -22,14 +26,23 @@ def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
     assert play_agent("twos") == ("random", None)
 
 
-def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch):
+def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch, capsys):
+    """Where torch is missing (here: find_spec says so), ``cardenvs play doudizhu`` seats random and tells the
+    person why, on standard error, before the game; the session carries the note that ``cmd_play`` prints."""
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
-    name, why = loader.play_agent("doudizhu")
-    assert name == "random" and "doudizhu.stakes_pimc" in why and "train" in why
+    assert loader.play_agent("doudizhu") == ("random", NO_TORCH_NOTE)
+    session = setup_play("doudizhu", None, {}, 0, 1, False)
+    assert session.note == NO_TORCH_NOTE and {agent.name for agent in session.agents.values()} == {"random"}
+    assert setup_play("doudizhu", "random", {}, 0, 1, False).note is None  # named: nothing to explain
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the input ends at once: the game is left, status 0
+    assert cli.main(["play", "doudizhu", "--seed", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == f"cardenvs: note: {NO_TORCH_NOTE}", err
 
 
 def test_the_web_app_offers_and_seats_the_play_agent():
+    pytest.importorskip("torch")
     from starlette.testclient import TestClient
 
     from cardenvs.web import create_app
