@@ -27,6 +27,11 @@ def write(path, rows) -> None:
         ({"rating": True}, "'rating' must be a finite number"),
         ({"interval": [1.0]}, "'interval' must be a list of two finite numbers"),
         ({"interval": "wide"}, "'interval' must be a list of two finite numbers"),
+        ({"interval": [float("nan"), 160.0]}, "'interval' must be a list of two finite numbers, got [NaN, 160.0]"),
+        ({"interval": [80.0, float("inf")]}, "'interval' must be a list of two finite numbers, got [80.0, Infinity]"),
+        ({"interval": [float("-inf"), 1]}, "'interval' must be a list of two finite numbers, got [-Infinity, 1]"),
+        ({"interval": [80.0, None]}, "'interval' must be a list of two finite numbers, got [80.0, null]"),
+        ({"interval": [160.0, 80.0]}, "'interval' must be [lower, upper], got [160.0, 80.0] (the lower end above"),
         ({"deals": 2.5}, "'deals' must be a whole number"),
         ({"agent": 7}, "'agent' must be a non-empty string"),
         ({"game": ""}, "'game' must be a non-empty string"),
@@ -41,6 +46,24 @@ def test_each_field_is_checked(tmp_path, change, words):
     with pytest.raises(ValueError) as info:
         grading.read(board)
     assert f"{board}: row 1: {words}" in str(info.value)
+
+
+def test_a_non_finite_interval_is_refused_as_json_writes_it(tmp_path, capsys):
+    """Python's json writes and reads NaN and Infinity: a leaderboard holding one is refused by read, by append
+    (the placement to add) and by the commands that read it, each in one line."""
+    board = tmp_path / "board.json"
+    for text in ("NaN", "Infinity", "-Infinity", "1e999"):
+        board.write_text(json.dumps([ROW])[:-2].replace("[80.0, 160.0]", f"[80.0, {text}]") + "}]")
+        with pytest.raises(ValueError, match=r"row 0: 'interval' must be a list of two finite numbers, got \[80.0, "):
+            grading.read(board)
+        assert cli.main(["serve", "--port", "1", "--leaderboard", str(board)]) == 2
+        err = capsys.readouterr().err
+        assert "'interval' must be a list of two finite numbers" in err and len(err.strip().splitlines()) == 1
+    write(board, [ROW])
+    for interval in ([80.0, float("nan")], [160.0, 80.0]):
+        with pytest.raises(ValueError, match="the placement to add to .*: 'interval' must be"):
+            grading.append(board, {**ROW, "interval": interval})
+    assert grading.read(board) == [ROW]
 
 
 def test_missing_fields_wrong_shapes_and_half_written_files(tmp_path):

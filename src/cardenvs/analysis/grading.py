@@ -271,8 +271,8 @@ def _shown(x: Any) -> str:
 
 def check_row(row: Any) -> str | None:
     """What is wrong with a leaderboard row (None if nothing): the fields :func:`standings` and :func:`table`
-    read, each of its type (a finite rating, an interval of two finite numbers, ...), and the optional ones
-    :func:`place` writes."""
+    read, each of its type (a finite rating, an interval of two finite numbers, the lower first, ...), and the
+    optional ones :func:`place` writes."""
     if not isinstance(row, dict):
         return f"a row must be an object, got {type(row).__name__}"
     for key in ("game", "agent", "rating", "interval", "deals"):
@@ -284,8 +284,12 @@ def check_row(row: Any) -> str | None:
     if not _finite(row["rating"]):
         return f"'rating' must be a finite number, got {_shown(row['rating'])}"
     interval = row["interval"]
-    if not (isinstance(interval, list) and len(interval) == 2 and all(_finite(x) for x in interval)):
-        return f"'interval' must be a list of two finite numbers, got {_shown(interval)}"
+    pair = isinstance(interval, list) and len(interval) == 2
+    shown = _shown(interval) if not pair else "[" + ", ".join(_shown(x) for x in interval) + "]"
+    if not (pair and all(_finite(x) for x in interval)):
+        return f"'interval' must be a list of two finite numbers, got {shown}"
+    if interval[0] > interval[1]:
+        return f"'interval' must be [lower, upper], got {shown} (the lower end above the upper)"
     if not _count(row["deals"]):
         return f"'deals' must be a whole number, got {_shown(row['deals'])}"
     if "seed" in row and not _count(row["seed"]):
