@@ -8,16 +8,19 @@ seat is never asked about the others), one record::
      "legal": [names], "game": ENV_ID, "seed": RESET_SEED, "step": K, "seat": SEAT}
 
 ``messages`` is the prompt an ``llm:`` seat gets at that decision (:func:`.prompts.prompt_messages`) and the
-teacher's move as the answer: its name, or its id where the name is all digits (Dou Dizhu's single ``9``, which
-:func:`.prompts.read_answer` reads as an id). ``seed`` is the env reset seed of the game and ``step`` the number
-of moves before the decision, so ``env.reset(seed=seed)`` and the same agents replay the position. This is the
+teacher's move as the answer, always by its name (:func:`answer_of`): :func:`.prompts.read_answer` reads a name
+back as that move, a name of digits too (Dou Dizhu's single ``9`` is the move the game names so, not the id 9).
+``legal`` holds the names of the legal moves. ``seed`` is the env reset seed of the game and ``step`` the number
+of moves before the decision, so ``env.reset(seed=seed)`` and the same agents, drawing from the stream below,
+replay the position. This is the
 chat form that Hugging Face ``datasets`` loads (``load_dataset("json", data_files=FILE)``) and TRL's
 ``SFTTrainer`` trains on.
 
 Seeding follows the arena's (:mod:`cardenvs.core.seeds`): game ``g`` of seed ``S`` is reset with the arena's
-deal seed ``seed_from(S, g, stream="arena_deal")`` and its agents draw from ``generator(S, g, 0,
-stream="arena_agents")``, so one command writes the same bytes every time. The teacher plays every seat, or,
-with ``opponents``, seat ``g mod players`` of game ``g`` (every seat in turn) beside the opponents.
+deal seed ``seed_from(S, g, stream="arena_deal")`` and every agent of it, teacher and opponents alike, draws in
+turn from the one ``generator(S, g, 0, stream="arena_agents")``, so one command writes the same bytes every
+time and the same agents replay it. The teacher plays every seat, or, with ``opponents``, seat ``g mod players``
+of game ``g`` (every seat in turn) beside the opponents.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ def seated_position(
 
 def answer_of(base: Any, action: int) -> str:
     """The assistant's answer for ``action``: ``Final Answer:`` and its name (a name of digits, Dou Dizhu's single
-    ``9``, is read back as that move: :func:`.prompts.read_answer`)."""
+    ``9``, is read back as that move, not as an id: :func:`.prompts.read_answer`)."""
     return f"{ANSWER_PREFIX} {base.action_name(int(action))}"
 
 
