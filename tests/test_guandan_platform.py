@@ -1,11 +1,15 @@
 """Guandan's competition platform protocol (``gdws:COMMAND``, :mod:`cardenvs.games.guandan.platform` over
 :mod:`cardenvs.agent.websocket`): a bot written to the protocol (``tests/bots/gdws_bot.py``, a WebSocket client
 in the standard library) plays duplicate tables exactly as its Python twin, in both reply forms; every fault is
-a result; the messages to a seat name no card it may not see; the bot reaches nothing outside its sandbox."""
+a result (the WebSocket frames a client may get wrong included); the arena reads the bot's folder as the bot's
+(no link followed, no FIFO waited on) and quotes the relay's own reason; the messages to a seat name no card it
+may not see (every value of every message walked); the bot reaches nothing outside its sandbox."""
 
 import json
+import re
 import socket
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -72,11 +76,17 @@ def _games(results):
 
 @pytest.mark.parametrize(
     ("mode", "params", "options"),
-    [("index", "", MATCH), ("move", "", None), ("room 8181", "dialect=openguandan", None)],
+    [
+        ("index", "", MATCH),
+        ("move", "", None),
+        ("room 8181", "dialect=openguandan", None),
+        ("fragments", "", None),
+    ],
 )
 def test_the_bot_plays_a_duplicate_table_as_its_python_twin(mode, params, options, twin):
     """Both reply forms; with ``MATCH`` the second hand's tribute and return pass through the protocol too; an
-    OpenGuanDan bot (``room``) takes a room on port 8181 first."""
+    OpenGuanDan bot (``room``) takes a room on port 8181 first; a bot that sends each answer in fragments with
+    a ping and a pong between them (``fragments``) is read as the whole answer."""
     name = bot(mode, params)
     program = run_tournament("guandan_v0", [name, "guandan.heuristic"] * 2, games=1, seed=3, options=options)
     python = run_tournament("guandan_v0", [twin, "guandan.heuristic"] * 2, games=1, seed=3, options=options)
@@ -93,6 +103,10 @@ FAULTS = {
     "unknown": ("illegal", ""),
     "silent": ("start", "start_ms=600"),
     "huge": ("output", ""),
+    "unmasked": ("garbage", ""),  # RFC 6455 5.1: a server closes on an unmasked client frame
+    "binary": ("garbage", ""),  # the platform's messages are JSON text
+    "badutf8": ("garbage", ""),
+    "close": ("disconnect", ""),  # a close frame while its program runs on
 }
 
 
@@ -103,6 +117,88 @@ def test_each_fault_is_a_recorded_result(mode):
     results = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False)
     (record,) = results.records
     assert record.faults and all(f["kind"] == kind and f["forfeit"] for f in record.faults)
+
+
+def _arena_environment() -> list[str]:
+    """The entries of this process's own /proc/self/environ (what a link to it would show the arena)."""
+    entries = Path("/proc/self/environ").read_bytes().split(b"\0")
+    return [e.decode(errors="replace") for e in entries if len(e) >= 8]
+
+
+def _run_in_thread(agents, **kwargs):
+    """run_tournament in a thread: a read that blocks (a FIFO opened by the arena) fails the test instead of
+    hanging it. The join's bound is a guard, not a measurement: the run takes seconds."""
+    out: dict = {}
+
+    def target():
+        try:
+            out["results"] = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test below
+            out["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout=300)
+    assert not thread.is_alive(), "the arena blocked reading the bot's folder"
+    if "error" in out:
+        raise out["error"]
+    return out["results"]
+
+
+def test_a_link_in_the_bots_folder_is_not_followed():
+    """The bot replaces bot.stderr, where the relay writes its standard error and the arena quotes its end,
+    with a link to /proc/self/environ and exits: the arena (outside the sandbox) must not read its own
+    environment into the fault or the results."""
+    results = _run_in_thread([bot("stderrlink"), "guandan.heuristic"] * 2)
+    (record,) = results.records
+    assert record.faults and all(f["kind"] == "exit" for f in record.faults)
+    written = json.dumps(results.to_dict()) + json.dumps(record.faults)
+    leaked = [entry for entry in _arena_environment() if entry in written]
+    assert not leaked, f"the arena's environment reached the results: {leaked[:3]}"
+
+
+def test_a_fifo_in_the_bots_folder_does_not_block_the_arena():
+    results = _run_in_thread([bot("stderrfifo"), "guandan.heuristic"] * 2)
+    (record,) = results.records
+    assert record.faults and all(f["kind"] == "exit" for f in record.faults)
+
+
+@pytest.mark.parametrize(
+    ("script", "mode", "reason"),
+    [
+        ("#!/usr/bin/env python3\n", 0o644, "Permission denied"),  # not executable
+        ("#!/nonexistent/python3\n", 0o755, "No such file or directory"),  # its interpreter is missing
+    ],
+)
+def test_the_relays_reason_reaches_the_fault(tmp_path, script, mode, reason):
+    """A program that cannot start: the relay's own reason (its output, which the arena reads) is the fault's
+    detail, not its exit status."""
+    program = tmp_path / "bot.py"
+    program.write_text(script + "print('never runs')\n")
+    program.chmod(mode)
+    (record,) = run_tournament(
+        "guandan_v0", [f"gdws:{program}", "guandan.heuristic"] * 2, games=1, seed=1, duplicate=False
+    ).records
+    assert record.faults
+    for fault in record.faults:
+        assert fault["kind"] == "start", fault
+        assert f"cannot run {program}" in fault["detail"] and reason in fault["detail"], fault
+
+
+def test_the_relays_reason_when_it_cannot_listen():
+    """With network=1 the relay listens on the host's loopback: a port taken there is its reason."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        agents = [bot("index", f"network=1,port={port}"), "guandan.heuristic"] * 2
+        (record,) = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False).records
+    finally:
+        taken.close()
+    assert record.faults
+    for fault in record.faults:
+        assert fault["kind"] == "start" and f"cannot listen on 127.0.0.1:{port}" in fault["detail"], fault
 
 
 def test_a_fallback_plays_on_after_a_fault():
@@ -194,10 +290,130 @@ def test_messages_name_only_the_seats_own_cards_and_public_plays():
     assert checked["tribute"] and checked["back"] and checked["play"] > 20
 
 
-def test_the_handshake_answers_rfc_6455s_example():
-    from cardenvs.agent.websocket import accept_key
+#: a card's name anywhere in a string (no word of the protocol's vocabulary holds one: checked by the test)
+CARD_NAME = re.compile(r"[SHCD][2-9TJQKA]|SB|HR")
 
-    assert accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+def _walk(value):
+    """Every value inside a message, containers included: each dict's keys and values, each list's items."""
+    yield value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk(key)
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)
+
+
+def _cards_named(value) -> Counter:
+    """The cards a value names: a string's card names, a list's strings' together."""
+    if isinstance(value, str):
+        return Counter(CARD_NAME.findall(value))
+    if isinstance(value, list):
+        return sum((Counter(CARD_NAME.findall(v)) for v in value if isinstance(v, str)), Counter())
+    return Counter()
+
+
+def test_no_message_names_a_card_its_seat_may_not_know():
+    """Every value of every message to a seat (notifications, questions, the ends of hands and of the match),
+    walked whole: each string and each list names only cards the seat may know in the hand the message is
+    about: its own cards in that hand and those that have left a hand (played, paid or returned), as the env
+    itself counts them, not as the messages say; no list of numbers is another seat's hand either (counts or
+    card ids). Over a two-hand match with tribute and return."""
+    vocabulary = {"PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair", "TwoTrips"}
+    vocabulary |= {"StraightFlush", "Bomb", "JOKER", "tribute", "back", "notify", "act", "beginning", "play"}
+    assert not any(CARD_NAME.search(word) for word in vocabulary)
+    env = cardenvs.make("guandan_v0", **MATCH)
+    env.reset(seed=11)
+    base = env.unwrapped
+    protocol = platform.Protocol(base)
+    heuristic = load_agent("guandan.heuristic", base)
+    own = [[Counter() for _ in range(4)]]  # own[hand][seat]: every card the seat held in that hand
+    gone = [Counter()]  # gone[hand]: every card that left a hand in it
+    told = [-1] * 4  # the hand each seat's stream is about (its "beginning"s counted)
+    rng = np.random.default_rng(0)
+    checked = Counter()
+
+    def state():
+        return base.core_state()[1][0]
+
+    def check(seat, lines):
+        now = int(state()["hands_played"])
+        hands = state()["hands"]
+        for line in lines:
+            message = json.loads(line)
+            if message.get("stage") == "beginning":
+                told[seat] += 1
+            hand = told[seat]
+            known = own[hand][seat] + gone[hand]
+            for value in _walk(message):
+                assert not _cards_named(value) - known, (seat, message)
+                if isinstance(value, list) and len(value) >= 5 and all(isinstance(v, int) for v in value):
+                    for q in range(4):
+                        if q != seat and hand == now:
+                            ids = sorted(np.repeat(np.arange(54), hands[q][:54]).tolist())
+                            assert value != hands[q][:54].tolist() and sorted(value) != ids, (seat, message)
+            checked[message["stage"]] += 1
+
+    for name in env.agent_iter():
+        s = state()
+        for q in range(4):
+            own[-1][q] |= Counter(platform.hand_names(s["hands"][q]))
+        observation, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = base.agent_name_mapping[name]
+        request = protocol.request(seat, observation)
+        if isinstance(request, list):
+            check(seat, request)
+        before = s.copy()
+        env.step(heuristic.act(observation, rng))
+        after = state()
+        mover = int(before["to_move"])
+        if after["hands_played"] != before["hands_played"] or after["status"] != 0:
+            gone[-1] += Counter(platform.hand_names(before["hands"][mover]))  # the hand's last play: all its cards
+            if after["status"] == 0:
+                own.append([Counter() for _ in range(4)])
+                gone.append(Counter())
+        else:
+            for q in range(4):
+                left = np.maximum(before["hands"][q][:54].astype(int) - after["hands"][q][:54].astype(int), 0)
+                gone[-1] += Counter(platform.hand_names(left))
+    for seat in range(4):
+        check(seat, protocol.finish(seat))
+    assert len(own) == 2 and checked["tribute"] and checked["back"] and checked["episodeOver"] == 8
+    assert checked["beginning"] == 8 and checked["gameResult"] == 4 and checked["play"] > 100
+
+
+def test_the_pass_is_the_first_entry_when_following():
+    """The competition's bots answer 0 to pass and search ``actionList[1:]``: when following, the pass is
+    ``actionList[0]`` and nowhere else; when leading there is none."""
+    env = cardenvs.make("guandan_v0", **MATCH)
+    counts = Counter()
+    for seed in (11, 12):
+        env.reset(seed=seed)
+        base = env.unwrapped
+        protocol = platform.Protocol(base)
+        rng = np.random.default_rng(seed)
+        for name in env.agent_iter():
+            observation, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            request = protocol.request(base.agent_name_mapping[name], observation)
+            if isinstance(request, list):
+                question = json.loads(request[-1])
+                entries = question["actionList"]
+                if question["stage"] == "play" and question["greaterPos"] >= 0:
+                    assert entries[0] == platform.PASS_MOVE and platform.PASS_MOVE not in entries[1:]
+                    counts["following"] += 1
+                elif question["stage"] == "play":
+                    assert platform.PASS_MOVE not in entries
+                    counts["leading"] += 1
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert counts["following"] > 50 and counts["leading"] > 10
 
 
 def test_moves_are_written_as_the_platform_writes_them():

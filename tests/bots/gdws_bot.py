@@ -4,8 +4,12 @@ it connects to ws://127.0.0.1:PORT/game/clientSEAT, keeps its hand from the noti
 "mismatch" where the question's handCards differ), and plays the entry of actionList with the most cards (the
 first of those). ``python gdws_bot.py SEAT [MODE] [PORT]``; MODE: index (answers {"actIndex": i}), move (the
 move itself, as OpenGuanDan's PLAY / TRIBUTE / PAYTRIBUTE messages), room (OpenGuanDan's: CREATE_ROOM first,
-then as move), or a fault: timeout, exit, disconnect, garbage, huge (a 70,000-byte message), once (garbage at
-a question with 27 cards in hand only), range, unknown (a move not in the list), silent (never connects),
+then as move), fragments (as index, each answer in three fragments with a ping and a pong between them: the
+arena's pongs are skipped), or a fault: timeout, exit, disconnect, garbage, huge (a 70,000-byte message), once
+(garbage at a question with 27 cards in hand only), range, unknown (a move not in the list), silent (never
+connects), unmasked (its answer in an unmasked frame), binary (in a binary frame), badutf8 (a text frame
+that is not UTF-8), close (a close frame, then it waits), stderrlink (replaces bot.stderr, where the relay
+writes its standard error, with a link to /proc/self/environ and exits), stderrfifo (with a FIFO, and exits),
 probe (answers 1 if it can reach 127.0.0.1:PROBE_PORT outside, given as a 4th argument, else 0, as actIndex)."""
 
 import base64
@@ -47,26 +51,49 @@ def read_exact(sock, n):
 
 
 def receive(sock):
-    first, second = read_exact(sock, 2)
-    n = second & 0x7F
-    if n == 126:
-        (n,) = struct.unpack("!H", read_exact(sock, 2))
-    elif n == 127:
-        (n,) = struct.unpack("!Q", read_exact(sock, 8))
-    return first & 0x0F, read_exact(sock, n)
+    """The next frame that is no pong: (opcode, payload)."""
+    while True:
+        first, second = read_exact(sock, 2)
+        n = second & 0x7F
+        if n == 126:
+            (n,) = struct.unpack("!H", read_exact(sock, 2))
+        elif n == 127:
+            (n,) = struct.unpack("!Q", read_exact(sock, 8))
+        opcode, payload = first & 0x0F, read_exact(sock, n)
+        if opcode != 0xA:
+            return opcode, payload
+
+
+def frame(opcode, payload, final=True, masked=True):
+    """One client frame (masked, as RFC 6455 requires of a client, unless ``masked`` is false)."""
+    mask = os.urandom(4) if masked else b""
+    n = len(payload)
+    first = (0x80 if final else 0) | opcode
+    flag = 0x80 if masked else 0
+    if n < 126:
+        head = struct.pack("!BB", first, flag | n)
+    elif n < 2**16:
+        head = struct.pack("!BBH", first, flag | 126, n)
+    else:
+        head = struct.pack("!BBQ", first, flag | 127, n)
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if masked else payload
+    return head + mask + body
 
 
 def send(sock, text):
-    payload = text.encode()
-    mask = os.urandom(4)
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x81, 0x80 | n)
-    elif n < 2**16:
-        head = struct.pack("!BBH", 0x81, 0x80 | 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x81, 0x80 | 127, n)
-    sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    sock.sendall(frame(0x1, text.encode()))
+
+
+def send_fragmented(sock, text):
+    """The text in three fragments (text, continuation, final continuation) with a ping and an unsolicited
+    pong between them, each in a write of its own."""
+    data = text.encode()
+    third = max(1, len(data) // 3)
+    sock.sendall(frame(0x1, data[:third], final=False))
+    sock.sendall(frame(0x9, b"are you there"))
+    sock.sendall(frame(0x0, data[third : 2 * third], final=False))
+    sock.sendall(frame(0xA, b"unasked"))
+    sock.sendall(frame(0x0, data[2 * third :]))
 
 
 def size(move):
@@ -116,6 +143,26 @@ def main():
         if mode == "disconnect":
             sock.close()
             time.sleep(600)
+        if mode == "stderrlink":
+            os.remove("bot.stderr")  # in its working folder, where the relay writes its standard error
+            os.symlink("/proc/self/environ", "bot.stderr")
+            return 3
+        if mode == "stderrfifo":
+            os.remove("bot.stderr")
+            os.mkfifo("bot.stderr")
+            return 3
+        if mode == "unmasked":
+            sock.sendall(frame(0x1, b'{"actIndex": 0}', masked=False))
+            continue
+        if mode == "binary":
+            sock.sendall(frame(0x2, b'{"actIndex": 0}'))
+            continue
+        if mode == "badutf8":
+            sock.sendall(frame(0x1, b'{"actIndex": 0}\xff'))
+            continue
+        if mode == "close":
+            sock.sendall(frame(0x8, struct.pack("!H", 1000)))
+            time.sleep(600)
         if mode == "huge":
             send(sock, " " * 70_000)
             continue
@@ -146,6 +193,8 @@ def main():
             if act[2] != "PASS":
                 act = [act[0], act[1], list(reversed(act[2]))]  # any card order
             send(sock, json.dumps({"type": kind, "data": {"roomId": 1, "player": me, "act": act}}))
+        elif mode == "fragments":
+            send_fragmented(sock, json.dumps({"actIndex": best}))
         else:
             send(sock, json.dumps({"actIndex": best}))
 

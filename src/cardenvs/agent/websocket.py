@@ -7,9 +7,11 @@ while it keeps that seat. The program runs in the sandbox of :mod:`.sandbox`, wi
 :mod:`.wsrelay` (a standard-library script) listens on ``127.0.0.1:PORT`` of the sandbox's own network namespace
 (``port``, default the platform's; the relay is copied into the bot's folder and run by the system's Python, so
 the sandbox shows nothing of the arena's installation) and forwards each connection to a Unix socket in the
-bot's folder, where this module serves the WebSocket protocol (RFC 6455, the standard library alone: the
-opening handshake, text frames, ping, close). So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would
-to its platform, and can reach nothing else: the host's loopback services are not in its namespace. With
+bot's folder, where this module serves the WebSocket protocol (RFC 6455) through :mod:`wsproto`, a sans-IO
+implementation: it parses the handshake and the frames (masked, fragmented, control frames between
+fragments), this module moves the bytes with deadlines. The relay only copies bytes, so only the arena needs
+wsproto. So the bot connects to ``ws://127.0.0.1:PORT/...`` as it would to its platform, and can reach
+nothing else: the host's loopback services are not in its namespace. With
 ``network=1``, or without a sandbox (``unsandboxed``), the relay listens on the host's own loopback: one run per
 port, so a second seat of a bot whose port is written in its code cannot listen and its program exits (an
 ``exit`` fault).
@@ -26,31 +28,39 @@ it is read and answered before anything is sent); ``finish(seat)`` the messages 
 Limits and faults are those of ``cmd:`` (:class:`.program.ProgramAgent`): ``move_ms`` a decision (from the
 question sent to the answer read), ``game_ms`` a game, ``memory_mb`` each process, ``fallback``; plus
 ``start_ms``, the time a program has from its start to its connection (its imports and model loading). A
-fault (``start``: it never connects, or the relay cannot listen; ``timeout``; ``exit``: the program exited;
-``disconnect``: it closed the connection while running; ``garbage``: an answer that is no JSON or not UTF-8,
-or a malformed frame; ``output``: a message over ``line_bytes``; ``illegal``: an index outside the list, a move
-not in it) loses the game, or the fallback moves, and the seat's program is stopped and started again at the
-seat's next decision, and sent the game so far.
+fault (``start``: it never connects, or the relay cannot listen or start the program, the relay's reason
+quoted; ``timeout``; ``exit``: the program exited, the end of its standard error quoted; ``disconnect``: it
+closed the connection while running; ``garbage``: an answer that is no JSON, a malformed handshake or frame
+(unmasked, a bad length or opcode, text that is not UTF-8: wsproto's checks), or a binary message;
+``output``: a message over ``line_bytes``; ``illegal``: an index outside the list, a move not in it) loses
+the game, or the fallback moves, and the seat's program is stopped and started again at the seat's next
+decision, and sent the game so far.
+
+Whatever the bot's folder holds is the bot's, ``bot.stderr`` included (it can replace it with a link or a
+FIFO): the arena reads it without following links, regular files only, a bounded tail
+(:func:`read_untrusted`); the relay's reason comes on its standard output, read without waiting and bounded.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import shlex
 import shutil
 import socket
-import struct
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from wsproto import ConnectionType, WSConnection, events
+from wsproto.connection import ConnectionState
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from . import sandbox
 from .program import BotFault, ProgramAgent
@@ -59,12 +69,11 @@ RELAY = str(Path(__file__).with_name("wsrelay.py"))
 SYSTEM_PYTHON = "/usr/bin/python3"  # runs the relay (standard library only) where it exists
 SOCKET_NAME = "arena.sock"
 STDERR = "bot.stderr"  # where the relay writes the bot's standard error (wsrelay.STDERR)
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's, for Sec-WebSocket-Accept
-TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 #: seconds between accepting the handshake and the first message: ws4py's client (the competition's bots') fails
 #: on frames that arrive in the same read as the handshake's response (its ``connect`` processes them too early)
 HANDSHAKE_PAUSE = 0.2
 EXIT_WAIT = 0.5  # seconds a closed connection waits for the program's exit: an exit, not a disconnect
+TAIL_BYTES = 2000  # the most of the bot's standard error read (its end), and of the relay's output
 #: the parameters of a WebSocket bot beyond cmd:'s
 PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "start_ms": (int, 30_000, "milliseconds from the program's start to its connection"),
@@ -72,38 +81,82 @@ PARAMETERS: dict[str, tuple[type, Any, str]] = {
 }
 
 
+def read_untrusted(path: str, limit: int) -> bytes:
+    """At most the last ``limit`` bytes of ``path``, a file in a program's folder and so the program's to
+    replace: opened without following a link (``O_NOFOLLOW``) or waiting (``O_NONBLOCK``: a FIFO does not
+    block), read only if it is a regular file; empty otherwise, and where it cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        os.lseek(fd, max(0, info.st_size - limit), os.SEEK_SET)
+        data = b""
+        while len(data) < limit:
+            chunk = os.read(fd, limit - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def relay_reason(process: Any) -> str:
+    """The relay's own reason for exiting (``cannot run ...``, ``cannot listen ...``: its output's last line
+    but ``ready``), or ""; read without waiting and at most :data:`TAIL_BYTES` (the bot shares the relay's
+    sandbox, so this too is the program's to write)."""
+    stream = getattr(process, "stdout", None)
+    if stream is None or stream.closed:
+        return ""
+    data = b""
+    try:
+        os.set_blocking(stream.fileno(), False)
+        while len(data) < TAIL_BYTES:
+            chunk = os.read(stream.fileno(), TAIL_BYTES - len(data))
+            if not chunk:
+                break
+            data += chunk
+    except (BlockingIOError, OSError):
+        pass
+    lines = [line for line in _printable(data).splitlines() if line.strip() and line.strip() != "ready"]
+    return lines[-1].strip()[:400] if lines else ""
+
+
+def _printable(data: bytes) -> str:
+    """Untrusted bytes as one text for a fault's detail: UTF-8 (errors replaced) without control characters
+    but line ends."""
+    text = data.decode(errors="replace")
+    return "".join(c if c.isprintable() or c == "\n" else " " for c in text)
+
+
 class Closed(Exception):
     """The peer closed the connection (a close frame, or the end of the stream)."""
 
 
-def accept_key(key: str) -> str:
-    """The ``Sec-WebSocket-Accept`` value for a client's ``Sec-WebSocket-Key`` (RFC 6455, 4.2.2)."""
-    return base64.b64encode(hashlib.sha1((key.strip() + GUID).encode()).digest()).decode()
+class Malformed(ValueError):
+    """The peer broke the protocol: a malformed handshake or frame, text that is not UTF-8, a binary message."""
 
 
-def frame(opcode: int, payload: bytes) -> bytes:
-    """One final, unmasked frame (a server's)."""
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, n)
-    elif n < 2**16:
-        head = struct.pack("!BBH", 0x80 | opcode, 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
-    return head + payload
-
-
-@dataclass
 class Connection:
-    """The server's end of one WebSocket connection: reads with deadlines, at most ``limit`` bytes a message."""
+    """The server's end of one WebSocket connection (:mod:`wsproto` speaks the protocol, this class moves the
+    bytes): reads with deadlines, at most ``limit`` bytes a message, pings answered, text messages only."""
 
-    sock: socket.socket
-    limit: int
-    buffer: bytes = b""
-    path: str = ""
+    def __init__(self, sock: socket.socket, limit: int):
+        self.sock = sock
+        self.limit = limit
+        self.path = ""
+        self.ws = WSConnection(ConnectionType.SERVER)
+        self.events: deque[events.Event] = deque()
 
-    def _fill(self, n: int, deadline: float) -> None:
-        while len(self.buffer) < n:
+    def _next(self, deadline: float) -> events.Event:
+        """The next protocol event, reading the socket until there is one by ``deadline`` (TimeoutError)."""
+        while not self.events:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
@@ -116,68 +169,64 @@ class Connection:
                 chunk = b""
             if not chunk:
                 raise Closed
-            self.buffer += chunk
+            try:
+                self.ws.receive_data(chunk)
+                self.events.extend(self.ws.events())
+            except RemoteProtocolError as exc:
+                self._refuse(exc.event_hint)
+                raise Malformed(str(exc)) from None
+        return self.events.popleft()
 
-    def _take(self, n: int, deadline: float) -> bytes:
-        self._fill(n, deadline)
-        out, self.buffer = self.buffer[:n], self.buffer[n:]
-        return out
+    def _refuse(self, event: events.Event | None) -> None:
+        """Best effort: tell the peer why (a rejection of its handshake, or a close frame with the error's code)."""
+        try:
+            if event is not None:
+                self.sock.sendall(self.ws.send(event))
+        except (LocalProtocolError, OSError):
+            pass
 
     def handshake(self, deadline: float) -> None:
-        """Read the client's opening handshake and accept it; a ValueError if it is not one."""
-        while b"\r\n\r\n" not in self.buffer:
-            if len(self.buffer) > 16384:
-                raise ValueError("an opening handshake over 16 KB")
-            self._fill(len(self.buffer) + 1, deadline)
-        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        parts = lines[0].split()
-        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-        key = headers.get("sec-websocket-key")
-        if len(parts) < 2 or parts[0] != "GET" or not key:
-            raise ValueError(f"not a WebSocket opening handshake: {lines[0][:80]!r}")
-        self.path = parts[1]
-        reply = (
-            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Accept: {accept_key(key)}\r\n\r\n"
-        )
-        self.sock.sendall(reply.encode())
+        """Read the client's opening handshake and accept it; :class:`Malformed` if it is not one (wsproto's
+        checks; h11 bounds the request's size)."""
+        event = self._next(deadline)
+        if not isinstance(event, events.Request):
+            raise Malformed(f"not a WebSocket opening handshake ({type(event).__name__})")
+        self.path = event.target
+        self.sock.sendall(self.ws.send(events.AcceptConnection()))
 
     def send(self, *texts: str) -> None:
-        """Send each text as a message, all in one write."""
-        self.sock.sendall(b"".join(frame(TEXT, text.encode()) for text in texts))
+        """Send each text as a message, all in one write; :class:`Closed` once the connection is closing."""
+        try:
+            data = b"".join(self.ws.send(events.TextMessage(data=text)) for text in texts)
+        except LocalProtocolError:
+            raise Closed from None
+        self.sock.sendall(data)
 
-    def receive(self, deadline: float) -> bytes:
-        """The next whole data message (fragments joined), answering pings; Closed at a close frame."""
-        message = b""
+    def receive(self, deadline: float) -> str:
+        """The next whole text message (fragments joined), answering pings; :class:`Closed` at a close frame
+        (answered), OverflowError past ``limit`` bytes, :class:`Malformed` for a binary message or a protocol
+        error (wsproto's: an unmasked frame, a bad opcode or length, text that is not UTF-8)."""
+        parts: list[str] = []
+        size = 0
         while True:
-            first, second = self._take(2, deadline)
-            opcode, final = first & 0x0F, bool(first & 0x80)
-            n = second & 0x7F
-            if n == 126:
-                (n,) = struct.unpack("!H", self._take(2, deadline))
-            elif n == 127:
-                (n,) = struct.unpack("!Q", self._take(8, deadline))
-            if n + len(message) > self.limit:
-                raise OverflowError
-            mask = self._take(4, deadline) if second & 0x80 else b""
-            payload = self._take(n, deadline)
-            if mask:
-                payload = (np.frombuffer(payload, np.uint8) ^ np.resize(np.frombuffer(mask, np.uint8), n)).tobytes()
-            if opcode == CLOSE:
-                try:
-                    self.sock.sendall(frame(CLOSE, payload[:2]))
-                except OSError:
-                    pass
+            event = self._next(deadline)
+            if isinstance(event, events.CloseConnection):
+                if self.ws.state is not ConnectionState.REMOTE_CLOSING:  # wsproto's report of a protocol error
+                    self._refuse(event)
+                    raise Malformed(f"a malformed frame: {event.reason or event.code}")
+                self._refuse(event.response())
                 raise Closed
-            if opcode == PING:
-                self.sock.sendall(frame(PONG, payload))
-                continue
-            if opcode == PONG:
-                continue
-            message += payload
-            if final:
-                return message
+            if isinstance(event, events.Ping):
+                self.sock.sendall(self.ws.send(event.response()))
+            elif isinstance(event, events.BytesMessage):
+                raise Malformed("a binary message (the platform's messages are JSON text)")
+            elif isinstance(event, events.TextMessage):
+                size += len(event.data.encode())
+                if size > self.limit:
+                    raise OverflowError
+                parts.append(event.data)
+                if event.message_finished:
+                    return "".join(parts)
 
 
 @dataclass
@@ -270,45 +319,47 @@ class WebSocketAgent(ProgramAgent):
             connection.send(*messages)
             while True:
                 try:
-                    data = connection.receive(deadline)
+                    text = connection.receive(deadline)
                 except TimeoutError:
                     self._check_exit(seat)
                     raise BotFault(self.name, "timeout", f"no answer within {seconds * 1000:.0f} ms") from None
-                try:
-                    text = data.decode()
-                except UnicodeDecodeError:
-                    raise BotFault(self.name, "garbage", "the answer is not UTF-8 text") from None
                 reply = self.protocol.side_reply(text)
                 if reply is None:
                     return text
                 connection.send(reply)
         except OverflowError:
             raise BotFault(self.name, "output", f"sent a message over {self.line_bytes} bytes") from None
+        except Malformed as exc:
+            raise BotFault(self.name, "garbage", str(exc)) from None
         except (Closed, OSError):
             self._check_exit(seat, wait=EXIT_WAIT)
             raise BotFault(self.name, "disconnect", "closed its connection while running") from None
 
     def _check_exit(self, seat: int, wait: float = 0.0) -> None:
-        """An ``exit`` fault if the seat's program has exited (waiting up to ``wait`` seconds for it)."""
+        """An ``exit`` fault if the seat's program has exited (waiting up to ``wait`` seconds for it), quoting
+        the end of its standard error; a ``start`` fault quoting the relay's reason where the relay could not
+        listen or start the program. Both are read as untrusted (:func:`read_untrusted`, :func:`relay_reason`)."""
         session = self.sessions.get(seat)
         if session is not None and wait > 0:
             try:
                 session.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 pass
-        if session is not None and session.process.poll() is not None:
-            self._process = session.process
-            try:
-                detail = self._exit_detail()
-            finally:
-                self._process = None
-            try:
-                lines = Path(session.folder, STDERR).read_bytes()[-2000:].decode(errors="replace").strip().splitlines()
-            except OSError:
-                lines = []
-            if lines:
-                detail += "; the end of its standard error: " + " | ".join(lines[-3:])[:400]
-            raise BotFault(self.name, "exit", detail)
+        if session is None or session.process.poll() is None:
+            return
+        reason = relay_reason(session.process)
+        if reason:
+            raise BotFault(self.name, "start", f"the relay exited: {reason}")
+        self._process = session.process
+        try:
+            detail = self._exit_detail()
+        finally:
+            self._process = None
+        tail = _printable(read_untrusted(os.path.join(session.folder, STDERR), TAIL_BYTES))
+        lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
+        if lines:
+            detail += "; the end of its standard error: " + " | ".join(lines[-3:])[:400]
+        raise BotFault(self.name, "exit", detail)
 
     def _connect(self, seat: int) -> Connection:
         """The seat's connection: its program started (a new folder, the relay, the bot) and its opening
@@ -339,9 +390,9 @@ class WebSocketAgent(ProgramAgent):
         except TimeoutError:
             raise BotFault(self.name, "start", f"no WebSocket handshake within {self.start_ms} ms") from None
         except (Closed, OSError):
-            self._check_exit(seat)
+            self._check_exit(seat, wait=EXIT_WAIT)
             raise BotFault(self.name, "disconnect", "closed its connection during the handshake") from None
-        except ValueError as exc:
+        except Malformed as exc:
             raise BotFault(self.name, "garbage", str(exc)) from None
         time.sleep(HANDSHAKE_PAUSE)  # ws4py's client fails on a message read with the handshake's response
         if getattr(self.protocol, "greeting", False):  # the bot speaks first (a room to join): answer it
@@ -351,11 +402,13 @@ class WebSocketAgent(ProgramAgent):
 
     def _greet(self, connection: Connection, deadline: float) -> None:
         try:
-            text = connection.receive(deadline).decode(errors="replace")
+            text = connection.receive(deadline)
         except TimeoutError:
             raise BotFault(self.name, "start", f"sent no first message within {self.start_ms} ms") from None
         except OverflowError:
             raise BotFault(self.name, "output", f"sent a message over {self.line_bytes} bytes") from None
+        except Malformed as exc:
+            raise BotFault(self.name, "garbage", str(exc)) from None
         except (Closed, OSError):
             raise BotFault(self.name, "disconnect", "closed its connection before its first message") from None
         reply = self.protocol.side_reply(text)
@@ -397,7 +450,7 @@ class WebSocketAgent(ProgramAgent):
                 continue
             try:
                 session.connection.send(*messages)
-            except OSError:
+            except (Closed, OSError):
                 self._stop_seat(seat)
 
     def _stop_seat(self, seat: int) -> None:

@@ -8,9 +8,12 @@ package)::
 
     python wsrelay.py PORT SOCKET -- COMMAND...
 
-It writes ``ready`` on its standard output once it listens; exit status 3 where it cannot listen (the port is
-taken: only outside a sandbox) or start the bot. The bot's output is discarded; its standard error goes to
-``bot.stderr`` in its working folder (the arena quotes its end in an ``exit`` fault).
+It writes ``ready`` on its standard output once it listens; where it cannot listen (the port is taken: only
+outside a sandbox) or start the bot (a missing or dangling interpreter, a file that is not executable), it
+writes its reason as one line there instead (``cannot listen on ...``, ``cannot run ...``) and exits with
+status 3: the arena reads that output (bounded, without waiting) and quotes the reason in a ``start`` fault.
+The bot's output is discarded; its standard error goes to ``bot.stderr`` in its working folder (the arena
+quotes its end in an ``exit`` fault, reading the file as the bot's: no link followed, a bounded tail).
 """
 
 from __future__ import annotations
