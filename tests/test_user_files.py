@@ -181,6 +181,13 @@ def calling(module: str, name: str, *args) -> bytes:
     return pickle.PROTO + b"\x04" + pickle.GLOBAL + f"{module}\n{name}\n".encode() + body + pickle.REDUCE + pickle.STOP
 
 
+#: what numpy 2 says of a gadget's numpy 1 name, and torch of a protocol 4 pickle: expected here
+GADGET_WARNINGS = (
+    pytest.mark.filterwarnings("ignore:numpy.core.numeric is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:Detected pickle protocol 4:UserWarning"),
+)
+
+
 def numpy_gadgets(tmp_path) -> dict:
     """Pickles that run code or write a file through names numpy itself provides, each making ``tmp_path/ran``
     when it loads (the operator one: when what it makes is applied to ``os``); only those this numpy has."""
@@ -225,6 +232,8 @@ def ran(tmp_path, name: str, loaded) -> bool:
     return done
 
 
+@GADGET_WARNINGS[0]
+@GADGET_WARNINGS[1]
 def test_numpy_gadgets_in_a_douzero_file_run_nothing(tmp_path):
     """Each gadget is live (plain pickle runs it) and the deal reader refuses it by name before anything runs."""
     path = tmp_path / "crafted.pkl"
@@ -240,7 +249,9 @@ def test_numpy_gadgets_in_a_douzero_file_run_nothing(tmp_path):
 def test_the_douzero_unpickler_admits_exactly_the_names_an_int_array_needs():
     """Every name of every numpy module (and of the modules it imports), every builtin and operator: refused,
     except the nine pairs an integer array's or scalar's pickle names, none of which resolves to numpy's own."""
+    import _codecs
     import builtins
+    import codecs
     import operator
     import sys
     import types
@@ -261,7 +272,7 @@ def test_the_douzero_unpickler_admits_exactly_the_names_an_int_array_needs():
     }
     unpickler = deal_formats.DealUnpickler(io.BytesIO(b""))
     modules = {name: m for name, m in sys.modules.items() if name.split(".")[0] == "numpy" and m is not None}
-    modules |= {m.__name__: m for m in (builtins, operator, os, pickle, types, io)}
+    modules |= {m.__name__: m for m in (builtins, operator, os, pickle, types, io, _codecs, codecs)}
     walked = 0
     for module_name, module in modules.items():
         for name in [*dir(module), "os.system", "builtins.eval", "__builtins__.exec"]:
@@ -289,6 +300,8 @@ def test_a_douzero_array_is_bounded_before_it_is_read(tmp_path):
         deal_formats.read(str(path))
 
 
+@GADGET_WARNINGS[0]
+@GADGET_WARNINGS[1]
 def test_a_crafted_douzero_checkpoint_runs_nothing(tmp_path):
     """``douzero:DIR`` loads each checkpoint with torch's weights-only unpickler: a checkpoint whose pickle calls
     a function (numpy's gadgets among them; each live under a plain ``torch.load``) is a one-line error naming
