@@ -628,3 +628,160 @@ def test_shipped_models_play_by_name_with_torch_alone():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "twos.dmc" in out.stdout
+
+
+# ---------------------------------------------------------------- Guandan's long-run learner (issue 63)
+def test_win_points_targets_are_the_win_and_a_share_of_the_points():
+    """``target: win_points``: a Guandan hand whose team 0 goes out 1-3 (2 levels): each decision's target is
+    sign + w * points of its seat's return, here +-(1 + 2/3); a seat whose return is 0 gets 0."""
+    rewards = [np.zeros(4), np.zeros(4), np.array([2.0, -2.0, 2.0, -2.0])]
+    seats = [0, 1, 2]
+    got = dmc_actors.episode_targets(rewards, seats, points_weight=1 / 3)
+    np.testing.assert_allclose(got, [1 + 2 / 3, -1 - 2 / 3, 1 + 2 / 3])
+    np.testing.assert_allclose(dmc_actors.episode_targets([np.zeros(2)], [0], points_weight=0.5), [0.0])
+    ring = dmc_actors.EpisodeRing(1, 4, 4, capacity=8, points_weight=1 / 3)
+    out = []
+    for t in range(3):
+        ring.add(np.zeros((1, 4), dtype=np.int8), np.array([t]), np.array([seats[t]]), np.array([0]))
+        out += ring.finish_step(rewards[t][None, :], np.array([t == 2]))
+    np.testing.assert_allclose(out[0][3], [1 + 2 / 3, -1 - 2 / 3, 1 + 2 / 3])
+    assert dmc_args.env_reward("win_points") == "points"
+
+
+def _guandan_args(**changes):
+    base = dict(game="guandan_v0", num_envs=8, rollout_steps=20, hidden=[8], move_hidden=4, head_hidden=4)
+    base |= dict(history_channels=0)
+    return dmc_args.Args(**{**base, **changes})
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--set", "opponent=danzero:/tmp/x.onnx", "--set", "opponent_share=0.5"], "is a judge"),
+        (["--set", "opponent={guandan.heuristic: 1, gdws:bot: 1}", "--set", "opponent_share=0.5"], "is a judge"),
+        (["--set", "opponent=random", "--set", "opponent_share=0.5", "--eval-against", "random"], "eval-only"),
+        (["--set", "snapshot_share=0.5"], "snapshot_share and snapshot_minutes go together"),
+        (
+            [
+                "--set",
+                "snapshot_share=0.5",
+                "--set",
+                "snapshot_minutes=1",
+                "--set",
+                "opponent_share=0.5",
+                "--set",
+                "opponent=random",
+            ],
+            "must stay below 1",
+        ),  # fmt: skip
+        (["--set", "features=twenty"], "features 'twenty'"),
+        (["--set", "target=win_points", "--set", "horizon=3"], "horizon needs target points or margin"),
+    ],
+)
+def test_judges_never_teach_and_bad_learner_settings_are_named(flags, message, capsys):
+    """An eval-only opponent (eval_opponents, --eval-against) or a judge's kind (danzero:, gdws:) is refused as
+    an opponent of the actors; the Actors assert it again."""
+    with pytest.raises(SystemExit):
+        dmc_args.parse_args(["--set", "game=guandan", "--total-frames", "1", *flags])
+    assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="eval-only"):
+        dmc_actors.Actors(
+            _guandan_args(opponent="random", opponent_share=0.5, eval_opponents=["random"]),
+            np.random.default_rng(0),
+            deal_seed=1,
+        )
+
+
+def test_eval_against_adds_eval_only_opponents():
+    args = dmc_args.parse_args(
+        ["--set", "game=guandan", "--eval-against", "random", "--eval-against", "guandan.heuristic"]
+    )
+    assert args.eval_opponents == ["random", "guandan.heuristic"]
+
+
+def test_past_selves_play_their_seats_from_the_pool(monkeypatch):
+    """``snapshot_share``: a snapshot joins THE opponent pool after the networks' entry, taking its weight from the
+    networks; the actors play its seats with its own frozen networks (greedy), never the agent loader."""
+    args = _guandan_args(snapshot_share=0.4, snapshot_minutes=1.0, max_snapshots=2)
+    actors = dmc_actors.Actors(args, np.random.default_rng(3), deal_seed=5)
+    nets = dmc_model.build_nets(args.game, actors.layout, args).eval()
+    assert actors.pool.opponents == [dmc_actors.NETWORKS] and not actors.snapshots()
+    past = actors.add_snapshot(nets, frames=10)
+    assert actors.snapshots() == [past] and past.nets is not nets
+    np.testing.assert_allclose(actors.pool.probabilities(), [0.6, 0.4])
+    for p_new, p_old in zip(past.nets.parameters(), nets.parameters(), strict=True):
+        assert torch.equal(p_new, p_old)
+    calls = []
+    real = dmc_model.choose
+
+    def recording(used, *rest):
+        calls.append(used)
+        return real(used, *rest)
+
+    monkeypatch.setattr(dmc_actors, "choose", recording)  # the name the actors call
+    actors.draw_opponent_seats(np.arange(args.num_envs))
+    assert (actors.seat_entry == 1).any() and (actors.seat_entry == 0).any()
+    actors.collect(nets)
+    assert any(used is past.nets for used in calls) and any(used is nets for used in calls)
+    actors.add_snapshot(nets, 20)
+    actors.add_snapshot(nets, 30)
+    np.testing.assert_allclose(actors.pool.probabilities(), [0.6, 0.0, 0.2, 0.2])  # the newest two share it
+
+
+def test_a_danzero_features_model_plays_alike_in_the_aec_env_and_in_batches(tmp_path):
+    """``features: danzero``: the agent appends the 513 from the env's state (AEC: its one game; batched: the
+    batch's games) and chooses the same moves either way; without the state it refuses to score."""
+    from cardenvs import guandan_v0
+    from cardenvs.agent import BatchGames
+
+    args = _guandan_args(features="danzero", hidden=[16])
+    layout = guandan_v0.env().unwrapped.layout
+    nets = dmc_model.build_nets(args.game, layout, args)
+    assert nets[0].state_mlp[0].in_features == layout.size + 513
+    path = tmp_path / "model.pt"
+    dmc.save_checkpoint(path, nets, [torch.optim.Adam(nets.parameters())], args, 0, 0.0)
+    batch = vector.make("guandan_v0", 6)
+    obs, _ = batch.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        batch.step(batch.agent_actions("random"))
+    obs = {"observation": batch._b.obs.copy(), "action_mask": batch._b.mask.copy()}
+    env = guandan_v0.env()
+    agent = dmc_model.DMCAgent(env, str(path))
+    together = agent.act_batch(obs, [rng] * 6, games=BatchGames(batch, np.arange(6), batch._b.mask))
+    for b in range(6):
+        env.unwrapped.set_state(batch.state[b], params=batch._b.params)
+        row = {"observation": obs["observation"][b], "action_mask": obs["action_mask"][b].astype(np.int8)}
+        assert agent.act(row, rng) == together[b]
+    with pytest.raises(ValueError, match="from the game's state"):
+        agent.act_batch(obs, [rng] * 6)
+
+
+@pytest.mark.slow
+def test_the_long_run_config_smoke_runs_evaluates_and_resumes_with_its_past_selves(tmp_path):
+    """configs/guandan_dmc_v2.yaml through a subprocess, tiny: danzero features, DanZero's network size,
+    win_points, past selves (saved with the checkpoint, back in the pool after --resume), an eval-only opponent
+    given on the command line with a row of its own in eval.csv."""
+    out = str(tmp_path)
+    tiny = ["--set", "num_envs=16", "--set", "eval_minutes=0", "--set", "snapshot_minutes=0.000001"]
+    first = _run(
+        "-m", "cardenvs.training.dmc", "--config", "configs/guandan_dmc_v2.yaml", "--total-frames", "2048",
+        "--out", out, "--final-eval-games", "2", "--eval-against", "random", *tiny,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "joins the opponent pool" in first.stdout
+    run_dir = tmp_path / "guandan__dmc_v2__1"
+    saved = torch.load(run_dir / "snapshots.pt", weights_only=True)
+    assert 1 <= len(saved) <= 5
+    with open(run_dir / "eval.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["opponent"] for r in rows] == ["guandan.heuristic", "random"]
+    data = dmc_model.load_checkpoint(run_dir / "model.pt")
+    assert data["args"]["features"] == "danzero" and data["args"]["hidden"] == [512] * 5
+    resumed = _run(
+        "-m", "cardenvs.training.dmc", "--config", "configs/guandan_dmc_v2.yaml", "--total-frames", "3072",
+        "--out", out, "--final-eval-games", "0", "--resume", *tiny,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{len(saved)} past selves back in the opponent pool" in resumed.stdout
+    assert dmc_model.load_checkpoint(run_dir / "model.pt")["frames"] >= 3072

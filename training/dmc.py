@@ -1,29 +1,36 @@
 """Deep Monte Carlo (DouZero's DMC) self-play on the numba vector env, top to bottom. Usage::
 
     python -m cardenvs.training.dmc --config configs/doudizhu_dmc.yaml [--steps N] [--minutes M] [--out DIR]
-                           [--seed S] [--resume] [--set key=value ...]
+                           [--seed S] [--resume] [--session-minutes M] [--eval-against NAME]
+                           [--set key=value ...]
     cardenvs train doudizhu --algo dmc [same flags]
 
 ``--steps`` is ``total_frames`` (``--total-frames``, the old spelling) and ``--minutes`` ``minutes``; the
-run stops at whichever ends first. The learner trains on whole batches, so a budget that is not a multiple of
-``batch_size`` frames (counted from the frames already done) is rounded up to one, and the run says so.
+run stops at whichever ends first, and a session also after ``--session-minutes`` of its own (a long run in
+sessions, each continued with ``--resume``: the budget and the learning rate's schedule stay ``minutes``).
+The learner trains on whole batches, so a budget that is not a multiple of ``batch_size`` frames (counted
+from the frames already done) is rounded up to one, and the run says so.
 
 DMC learns ``Q(state, move)``, the expected return of the acting seat after it plays ``move``, by
 regressing on Monte Carlo returns: every decision of a finished game is one sample whose target is the
 return of the seat that made it from that decision to the end, losses included (``target: win`` -> its
 final +1/-1; ``points`` -> the points it still scores; ``margin`` -> those minus the mean of the other
-seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty; ``horizon`` H
-counts only the rewards of the next H steps, a truncated return for games where the rest of a long match
-drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily,
+seats', zero-sum and denser than ``win`` in games scored over many hands, such as Twenty; ``win_points`` ->
+the win plus ``points_weight`` times the points, e.g. a Guandan hand's win and the levels it gains (3, 2 or
+1); ``horizon`` H counts only the rewards of the next H steps, a truncated return for games where the rest of
+a long match drowns a move's effect in noise). The actors play every seat with the current networks, epsilon-greedily,
 except the seats the ``opponent`` draws (``opponent_share``: a numba heuristic, or any agent name, such as
 RLCard's rule agent ``rlcard.rule``, played in Python one game at a time; or a mix, ``{name: weight}``, one of
-them drawn by weight for each seat, or for each game's untrained roles) and, with ``train_roles``, every
+them drawn by weight for each seat, or for each game's untrained roles), past selves (``snapshot_minutes``,
+``snapshot_share``, ``max_snapshots``: a frozen copy of the networks joins the one opponent pool every few
+minutes, the newest few sharing the weight) and, with ``train_roles``, every
 decision of a role this run does not train (a landlord that learns against rule farmers only); ``init_from``
 starts the networks from a model (a warm start; :mod:`cardenvs.training.dmc_combine` joins such runs' networks).
 
 1. **Config** (:class:`cardenvs.training.dmc_args.Args`): YAML, ``--set`` overrides and flags
    (:mod:`cardenvs.config`). The run is ``{game}__{exp}__{seed}`` in ``OUT``; ``--resume`` continues its
-   checkpoint and frame count.
+   checkpoint, frame count, minutes (the budget and the learning rate's schedule) and past selves, so a long
+   run is several sessions of ``--minutes`` each.
 2. **Features and networks**, one per role, and the agent that plays a checkpoint:
    :mod:`cardenvs.training.dmc_model`.
 3. **Actors** (:mod:`cardenvs.training.dmc_actors`): ``num_envs`` games of :func:`cardenvs.vector.make`,
@@ -40,8 +47,10 @@ starts the networks from a model (a warm start; :mod:`cardenvs.training.dmc_comb
    learner on a GPU (``auto``: CUDA when torch sees one); the actors act on CPU copies of the networks.
 5. **Logs**: ``progress.csv`` (frames, frames/s, loss per role), ``actors.json`` (decisions and episodes each
    actor handed out) and TensorBoard; every ``eval_minutes`` a
-   checkpoint ``model.pt`` and a duplicate-deal arena evaluation against ``eval_opponent`` to
-   ``eval.csv``; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt``
+   checkpoint ``model.pt`` (with ``snapshots.pt``, the pool's past selves) and a duplicate-deal arena
+   evaluation against ``eval_opponent`` and each of ``eval_opponents`` (``--eval-against NAME``: eval-only
+   opponents such as ``danzero:FILE``, which the actors never play, :func:`check_training_opponents`) to
+   ``eval.csv``, one row per opponent; the arena plays the checkpoint as ``dmc:OUT/RUN/model.pt``
    (:class:`cardenvs.training.dmc_model.DMCAgent`).
 
 A *frame* is one decision trained on (DouZero's unit): learner frames/s = samples consumed by updates per
@@ -68,13 +77,14 @@ from torch import nn
 
 from cardenvs.core import seeds
 
-from .dmc_actors import Actors, ray_actor_class
-from .dmc_args import Args, env_reward, parse_args
+from .dmc_actors import Actors, Snapshot, ray_actor_class
+from .dmc_args import Args, check_training_opponents, env_reward, parse_args
 from .dmc_model import (
     FORMAT,
     QNet,
     StateFeatures,
     build_nets,
+    extra_size,
     load_checkpoint,
     resolve_device,
     role_names,
@@ -170,6 +180,12 @@ class LocalActors:
             self.acting.load_state_dict(self.nets.state_dict())
             invalidate(self.acting)
 
+    def add_snapshot(self, nets: nn.ModuleList, frames: int) -> Snapshot:
+        return self.actors.add_snapshot(nets, frames)
+
+    def snapshots(self) -> list[Snapshot]:
+        return self.actors.snapshots()
+
     def stop(self) -> None:
         pass
 
@@ -241,7 +257,7 @@ class Learner:
     def __init__(self, args: Args, nets: nn.ModuleList, optimizers: list, layout, rng: np.random.Generator):
         self.args, self.nets, self.optimizers, self.rng = args, nets, optimizers, rng
         self.device = next(nets.parameters()).device
-        self.features = StateFeatures(layout, args.features)
+        self.features = StateFeatures(layout, args.features, extra_size(args.game, args.features))
         self.features.big = None if self.features.big is None else self.features.big.to(self.device)
         self.features.div = self.features.div.to(self.device)
         self.buffers: list[list[tuple[np.ndarray, ...]]] = [[] for _ in nets]
@@ -319,7 +335,7 @@ class Logs:
             header = ["frames", "minutes", "frames_per_s", "episodes"] + [f"loss_{n}" for n in names]
             self.row(self.progress_csv, header, "w")
         if not (args.resume and self.eval_csv.exists()):
-            header = ["frames", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score"]
+            header = ["frames", "minutes", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "opponent"]
             self.row(self.eval_csv, header, "w")
 
     @staticmethod
@@ -339,11 +355,14 @@ class Logs:
             flush=True,
         )
 
-    def evaluation(self, frames: int, minutes: float, result: dict[str, Any], opponent: str) -> None:
+    def evaluation(self, frames: int, minutes: float, result: dict[str, Any], opponent: str, first: bool) -> None:
+        """One evaluation's row (``first``: against ``eval_opponent``, TensorBoard's ``eval/win_rate``)."""
         keys = ("win_rate", "win_rate_lo", "win_rate_hi", "mean_score")
-        self.row(self.eval_csv, [frames, f"{minutes:.2f}"] + [result[k] for k in keys])
+        self.row(self.eval_csv, [frames, f"{minutes:.2f}"] + [result[k] for k in keys] + [opponent])
         if self.writer is not None:
-            self.writer.add_scalar("eval/win_rate", result["win_rate"], frames)
+            self.writer.add_scalar(
+                "eval/win_rate" if first else f"eval/win_rate/{opponent}", result["win_rate"], frames
+            )
         print(
             f"[{minutes:6.1f} min] {frames:>11,d} frames: vs {opponent} win rate "
             f"{result['win_rate']:.3f} [{result['win_rate_lo']:.3f}, {result['win_rate_hi']:.3f}]",
@@ -374,21 +393,42 @@ def save_checkpoint(path: Path, nets: nn.ModuleList, optimizers: list, args: Arg
         tmp.replace(target)
 
 
-def eval_table(path: Path, args: Args) -> list[str]:
-    """The evaluation's agents, one per seat: the checkpoint in ``eval_seats``, ``eval_opponent`` elsewhere."""
+def save_snapshots(path: Path, snapshots: list[Snapshot], keep: int) -> None:
+    """The pool's newest ``keep`` past selves (the ones with a weight) to ``path`` (``snapshots.pt``), for
+    ``--resume``: each one's frames and full-precision weights."""
+    data = [{"frames": s.frames, "nets": s.nets.state_dict()} for s in snapshots[-keep:]]
+    tmp = path.with_suffix(".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+def load_snapshots(path: Path, args: Args, layout) -> list[tuple[int, nn.ModuleList]]:
+    """The past selves :func:`save_snapshots` wrote, as ``(frames, networks)``, oldest first."""
+    out = []
+    for item in torch.load(path, map_location="cpu", weights_only=True):
+        nets = build_nets(args.game, layout, args).eval()
+        nets.load_state_dict(item["nets"])
+        out.append((int(item["frames"]), nets))
+    return out
+
+
+def eval_table(path: Path, args: Args, opponent: str | None = None) -> list[str]:
+    """The evaluation's agents, one per seat: the checkpoint in ``eval_seats``, ``opponent`` (default
+    ``eval_opponent``) elsewhere."""
     from cardenvs import make
 
     n = make(args.game, **{**args.options, **args.eval_options}).unwrapped.num_players
-    return [f"dmc:{path}" if seat in args.eval_seats else args.eval_opponent for seat in range(n)]
+    other = args.eval_opponent if opponent is None else opponent
+    return [f"dmc:{path}" if seat in args.eval_seats else other for seat in range(n)]
 
 
-def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
-    """The checkpoint in ``eval_seats`` against ``eval_opponent`` in every other seat, over the arena's duplicate
-    deals (which also swap the seats, so the model plays every seat of every deal)."""
+def evaluate(path: Path, args: Args, games: int, seed: int, opponent: str | None = None) -> dict[str, Any]:
+    """The checkpoint in ``eval_seats`` against ``opponent`` (default ``eval_opponent``) in every other seat,
+    over the arena's duplicate deals (which also swap the seats, so the model plays every seat of every deal)."""
     from cardenvs import arena
 
     options = {**args.options, **args.eval_options}
-    agents = eval_table(path, args)
+    agents = eval_table(path, args, opponent)
     results = arena.run_tournament(args.game, agents, games, seed=seed, options=options, duplicate=True)
     label = results.agents[args.eval_seats[0]]
     st = results.stats()[label]
@@ -410,16 +450,34 @@ def evaluate(path: Path, args: Args, games: int, seed: int) -> dict[str, Any]:
 
 
 def checkpoint_and_evaluate(
-    checkpoint: Path, learner: Learner, args: Args, frames: int, minutes: float, games: int, logs: Logs
+    checkpoint: Path,
+    learner: Learner,
+    args: Args,
+    frames: int,
+    minutes: float,
+    games: int,
+    logs: Logs,
+    snapshots: list[Snapshot],
 ) -> dict[str, Any]:
-    """Save the checkpoint; with ``games`` > 0, evaluate it (:func:`evaluate`) and log the result."""
+    """Save the checkpoint (and the pool's past selves); with ``games`` > 0, evaluate it against
+    ``eval_opponent`` and each of ``eval_opponents`` (:func:`evaluate`, the same deals) and log each result.
+    Returns the first result, the others under ``also`` by opponent."""
     save_checkpoint(checkpoint, learner.nets, learner.optimizers, args, frames, minutes)
+    if args.snapshot_share > 0:
+        save_snapshots(checkpoint.with_name("snapshots.pt"), snapshots, args.max_snapshots)
     if games <= 0:
         return {}
     learner.nets.eval()
-    result = evaluate(checkpoint, args, games, seed=seeds.linear_seed(args.seed, 0, stream="training_evaluation"))
-    logs.evaluation(frames, minutes, result, args.eval_opponent)
-    return result
+    seed = seeds.linear_seed(args.seed, 0, stream="training_evaluation")
+    out: dict[str, Any] = {}
+    for i, opponent in enumerate([args.eval_opponent, *args.eval_opponents]):
+        result = evaluate(checkpoint, args, games, seed=seed, opponent=opponent)
+        logs.evaluation(frames, minutes, result, opponent, first=i == 0)
+        if i == 0:
+            out = result
+        else:
+            out.setdefault("also", {})[opponent] = result
+    return out
 
 
 # ---------------------------------------------------------------- the run
@@ -453,7 +511,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = seeds.generator(args.seed, frames, stream="dmc_actors")
     learner = Learner(args, nets, optimizers, layout, rng)
     # 4. the actors: in this process (sharing the learner's rng), or Ray actors, each with CPU networks
+    check_training_opponents(args)  # the judges (eval-only opponents) never play the actors' seats
     actors = LocalActors(args, rng, frames, nets, layout) if args.backend == "local" else RayActors(args, frames, nets)
+    saved_snapshots = run_dir / "snapshots.pt"
+    if args.resume and args.snapshot_share > 0 and saved_snapshots.exists():
+        assert isinstance(actors, LocalActors)
+        for done, past in load_snapshots(saved_snapshots, args, layout):
+            actors.add_snapshot(past, done)
+        print(f"{len(actors.snapshots())} past selves back in the opponent pool", flush=True)
     for samples in actors.first_round():
         learner.add(samples)
     if args.backend == "ray":
@@ -462,7 +527,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     episodes, window_frames, window_start = 0, 0, time.time()
     next_eval = time.time() + 60 * args.eval_minutes if args.eval_minutes > 0 else math.inf
     next_log = time.time() + 30
-    while frames < args.total_frames and (args.minutes is None or minutes() < args.minutes):
+    next_snapshot = time.time() + 60 * args.snapshot_minutes if args.snapshot_share > 0 else math.inf
+
+    def snapshots() -> list[Snapshot]:
+        return actors.snapshots() if isinstance(actors, LocalActors) else []
+
+    def session_over() -> bool:
+        return args.session_minutes is not None and (time.time() - started) / 60 >= args.session_minutes
+
+    while frames < args.total_frames and (args.minutes is None or minutes() < args.minutes) and not session_over():
         learner.add(actors.collect())
         episodes = int(actors.episodes.sum())
         used = learner.learn(frames, minutes())
@@ -473,8 +546,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if now >= next_log:
             logs.progress(frames, minutes(), window_frames / (now - window_start), episodes, learner.losses)
             window_frames, window_start, next_log = 0, now, now + 30
+        if now >= next_snapshot and isinstance(actors, LocalActors):
+            if not snapshots() or snapshots()[-1].frames < frames:  # new weights since the newest past self
+                past = actors.add_snapshot(nets, frames)
+                print(f"[{minutes():6.1f} min] {past.name} joins the opponent pool", flush=True)
+            next_snapshot = now + 60 * args.snapshot_minutes
         if now >= next_eval:
-            checkpoint_and_evaluate(checkpoint, learner, args, frames, minutes(), args.eval_games, logs)
+            checkpoint_and_evaluate(checkpoint, learner, args, frames, minutes(), args.eval_games, logs, snapshots())
             next_eval = time.time() + 60 * args.eval_minutes
     actors.stop()
     actors_json = {
@@ -487,7 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (run_dir / "actors.json").write_text(json.dumps(actors_json, indent=2))
 
     # the final checkpoint and evaluation
-    result = checkpoint_and_evaluate(checkpoint, learner, args, frames, minutes(), args.final_eval_games, logs)
+    result = checkpoint_and_evaluate(
+        checkpoint, learner, args, frames, minutes(), args.final_eval_games, logs, snapshots()
+    )
     if result:
         (run_dir / "final_eval.json").write_text(json.dumps(result, indent=2))
     logs.close()

@@ -12,9 +12,11 @@ import numpy as np
 
 from cardenvs.config import add_training_flags, read_trainer_config
 
-from .dmc_model import FEATURES, Network, role_names
+from .dmc_model import Network, role_names, state_extra
 
-TARGETS = ("win", "points", "margin")
+TARGETS = ("win", "points", "margin", "win_points")
+#: agents that judge a model and never teach it: never an opponent of the actors, only of evaluations
+JUDGE_PREFIXES = ("danzero:", "gdws:")
 BACKENDS = ("local", "ray")
 LR_SCHEDULES = ("constant", "linear")
 
@@ -27,11 +29,15 @@ class Args(Network):
     exp: str = "dmc"  # experiment name, part of the run name
     seed: int = 1
     options: dict = field(default_factory=dict)  # env options (the game variant); reward is set by target
-    target: str = "win"  # the acting seat's return: "win" (+1/-1 per side), "points", "margin" (see EpisodeRing)
+    target: str = "win"  # the acting seat's return: "win" (+1/-1 per side), "points", "margin", or "win_points":
+    # the win (the sign of the points return) plus points_weight times the points (see EpisodeRing)
+    points_weight: float = 1 / 3  # win_points: the points' weight (Guandan's hand: 3, 2, 1 levels -> +-1 at most)
     target_scale: float = 1.0  # targets are divided by this (points can be large)
     horizon: int = 0  # points / margin: count the rewards of this many steps from each decision (0: to the end)
     total_frames: int = 100_000_000  # stop after this many learner frames ...
-    minutes: float | None = None  # ... or this many minutes of wall time
+    minutes: float | None = None  # ... or this many minutes of wall time (all sessions of a --resume'd run)
+    session_minutes: float | None = None  # this session stops after this many minutes of its own (a long run in
+    # sessions: the schedule and the budget stay those of minutes)
     num_envs: int = 256  # games the actor steps together
     rollout_steps: int = 16  # actor steps (of every game) between learner phases
     batch_size: int = 1024  # samples per update (per role)
@@ -47,6 +53,11 @@ class Args(Network):
     # untrained role of the game (the farmers of a landlord run are both RLCard's or both ours)
     opponent_share: float = 0.0  # its weight in the opponent pool (the networks': 1 - share): each seat of each
     # episode is the opponent with this probability (not all seats: a network plays at least one)
+    snapshot_minutes: float = 0.0  # every this many minutes a frozen copy of the networks joins the opponent pool
+    # (0: never); the snapshots are saved with each checkpoint (snapshots.pt) and come back with --resume
+    snapshot_share: float = 0.0  # the snapshots' weight in the pool (shared by the newest max_snapshots): each
+    # seat of each episode is a past self with this probability once a snapshot exists
+    max_snapshots: int = 5
     train_roles: list | None = None  # networks trained (role names, e.g. [landlord]); the opponent plays every
     # decision of the other roles, and only the listed networks learn (None: every network)
     init_from: str | None = None  # a model.pt whose networks start this run (fresh optimizer and frame count)
@@ -58,6 +69,8 @@ class Args(Network):
     eval_games: int = 100  # duplicate deals per evaluation
     final_eval_games: int = 500  # duplicate deals of the final evaluation (0: none)
     eval_opponent: str = "random"  # fills every other seat in evaluations
+    eval_opponents: list = field(default_factory=list)  # further opponents evaluated against at each checkpoint
+    # (eval-only: never an opponent of the actors; --eval-against NAME adds one, e.g. danzero:FILE)
     eval_seats: list = field(default_factory=lambda: [0])  # the model's seats in evaluations ([0, 2]: a partnership)
     eval_options: dict = field(default_factory=dict)  # env options of the evaluations (e.g. bidding: false)
     out: str = "runs"
@@ -75,6 +88,18 @@ def env_reward(target: str) -> str:
     return "win" if target == "win" else "points"
 
 
+def check_training_opponents(args: Args) -> None:
+    """A ValueError when a judge would teach: an opponent of the actors that is one of the evaluations'
+    ``eval_opponents`` (eval-only by definition) or a judge's kind (:data:`JUDGE_PREFIXES`, DanZero and the
+    competition's bots: evaluated against, never trained against)."""
+    names = list(opponent_weights(args.opponent)) if args.opponent else []
+    for name in names:
+        if name in args.eval_opponents:
+            raise ValueError(f"opponent {name!r} is an eval-only opponent (eval_opponents): never trained against")
+        if name.startswith(JUDGE_PREFIXES):
+            raise ValueError(f"opponent {name!r} is a judge ({', '.join(JUDGE_PREFIXES)}): evaluate against it only")
+
+
 def parse_args(argv: Sequence[str] | None) -> Args:
     parser = argparse.ArgumentParser(description="Deep Monte Carlo self-play on a cardenvs game.")
     add_training_flags(
@@ -87,6 +112,13 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         aliases={"steps": ["--total-frames"]},
     )
     parser.add_argument("--num-envs", type=int)
+    parser.add_argument(
+        "--session-minutes",
+        type=float,
+        metavar="M",
+        help="stop this session after M minutes (config session_minutes; the run's budget stays minutes: continue "
+        "it later with --resume)",
+    )
     parser.add_argument("--eval-games", type=int)
     parser.add_argument("--final-eval-games", type=int)
     parser.add_argument("--resume", action="store_true", default=None, help="continue OUT/RUN/model.pt")
@@ -94,10 +126,22 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     parser.add_argument("--ray", dest="backend", action="store_const", const="ray", help="backend: ray (Ray actors)")
     parser.add_argument("--actors", type=int, help="Ray actors with --ray (config actors)")
     parser.add_argument("--device", help="the learner's device: cpu, cuda, cuda:N or auto (config device)")
+    parser.add_argument(
+        "--eval-against",
+        action="append",
+        metavar="NAME",
+        help="also evaluate against NAME at each checkpoint (repeatable; added to eval_opponents; eval-only, never "
+        "an opponent of the actors: a judge such as danzero:FILE)",
+    )
     ns = parser.parse_args(argv)
+    also = ns.__dict__.pop("eval_against", None)
     flags: tuple[str, ...] = ("total_frames", "minutes", "out", "seed", "num_envs", "eval_games", "final_eval_games")
-    flags += ("resume", "backend", "actors", "device")
+    flags += ("resume", "backend", "actors", "device", "session_minutes")
     values = read_trainer_config(parser, ns, Args, flags)
+    if also:
+        values["eval_opponents"] = [*values.get("eval_opponents", []), *also]
+    if not isinstance(values.get("eval_opponents", []), list):
+        parser.error(f"eval_opponents={values['eval_opponents']!r}: expected a list of agent names")
     for key in ("options", "eval_options"):
         if not isinstance(values.get(key, {}), dict):
             parser.error(f"config key {key} must be a mapping (or {{}} for none)")
@@ -108,21 +152,22 @@ def parse_args(argv: Sequence[str] | None) -> Args:
         parser.error(f"target {values['target']!r}: expected one of {', '.join(TARGETS)}")
     if values.get("horizon", 0) and (not isinstance(values["horizon"], int) or values["horizon"] < 0):
         parser.error(f"horizon={values['horizon']!r}: expected an integer >= 0 (0: to the end of the episode)")
-    if values.get("horizon", 0) and values.get("target", "win") == "win":
+    if values.get("horizon", 0) and values.get("target", "win") in ("win", "win_points"):
         parser.error("horizon needs target points or margin (the win target is one reward at the end)")
     if values.get("lr_schedule", "constant") not in LR_SCHEDULES:
         parser.error(f"lr_schedule {values['lr_schedule']!r}: expected one of {', '.join(LR_SCHEDULES)}")
-    if values.get("features", "scaled") not in FEATURES:
-        parser.error(f"features {values['features']!r}: expected one of {', '.join(FEATURES)}")
     if values.get("backend", "local") not in BACKENDS:
         parser.error(f"backend {values['backend']!r}: expected one of {', '.join(BACKENDS)}")
     device = values.get("device", "cpu")
     if not isinstance(device, str) or not (device in ("cpu", "auto", "cuda") or device.startswith("cuda:")):
         parser.error(f"device {device!r}: expected cpu, cuda, cuda:N or auto")
-    for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads", "actors"):
+    session = values.get("session_minutes")
+    if session is not None and (isinstance(session, bool) or not isinstance(session, (int, float)) or session <= 0):
+        parser.error(f"session_minutes={session!r}: expected a number of minutes > 0")
+    for key in ("num_envs", "rollout_steps", "batch_size", "torch_threads", "actors", "max_snapshots"):
         if key in values and (not isinstance(values[key], int) or values[key] < 1):
             parser.error(f"{key}={values[key]!r}: expected an integer >= 1")
-    for key in ("epsilon", "opponent_share"):
+    for key in ("epsilon", "opponent_share", "snapshot_share"):
         if key in values and not (isinstance(values[key], (int, float)) and 0 <= values[key] <= 1):
             parser.error(f"{key}={values[key]!r}: expected a probability in [0, 1]")
     role_epsilon = values.get("role_epsilon", {})
@@ -135,9 +180,19 @@ def parse_args(argv: Sequence[str] | None) -> Args:
             opponent_weights(values["opponent"])
         except ValueError as exc:
             parser.error(str(exc))
+    if values.get("opponent_share", 0) + values.get("snapshot_share", 0) >= 1:
+        parser.error("opponent_share + snapshot_share must stay below 1 (the networks play the rest of the seats)")
+    if (values.get("snapshot_share", 0) > 0) != (values.get("snapshot_minutes", 0) > 0):
+        parser.error("snapshot_share and snapshot_minutes go together: both > 0 for past selves, or neither")
+    if values.get("snapshot_share", 0) > 0 and values.get("backend", "local") != "local":
+        parser.error("snapshots (snapshot_share) need backend local: Ray actors do not take them yet")
     if values.get("opponent_share", 0) > 0 and not values.get("opponent"):
         parser.error("opponent_share > 0 needs an opponent (an agent of the game: cardenvs list shows them)")
     args = Args(**values)
+    try:  # before any opponent is loaded: a judge is refused, never started
+        check_training_opponents(args)
+    except ValueError as exc:
+        parser.error(str(exc))
     from cardenvs import make, resolve_id, vector
 
     if not args.game:
@@ -168,6 +223,10 @@ def parse_args(argv: Sequence[str] | None) -> Args:
     if unknown_roles:
         parser.error(f"role_epsilon: unknown role {unknown_roles[0]!r} of {args.game} (its roles: "
                      f"{', '.join(role_names(args.game))})")  # fmt: skip
+    try:
+        state_extra(args.game, args.features)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.init_from is not None and args.resume:
         parser.error("init_from starts a new run from a model; --resume continues this run's own: pass one")
     return args

@@ -4,9 +4,12 @@
 
 * **Features.** The state is the observation, scaled by its segments' bounds (:class:`StateFeatures`,
   logarithmic for scores and awards); a segment called ``history`` (Dou Dizhu's last 15 moves, ``[15, 54]``)
-  goes through a 1-D convolution first. Moves are described by the game's move table
-  (:func:`cardenvs.training.features.move_features`: cards, type, main rank, kickers), so alike moves share
-  what is learnt.
+  goes through a 1-D convolution first. ``features`` may also name a feature set the game declares that is
+  computed from the game's state (:func:`state_extra`: its spec's ``learner_features`` entry with ``rows`` and
+  ``size``, e.g. Guandan's ``danzero``, DanZero's 513): those columns follow the scaled observation, as they are
+  (the actors, and the agent from the env's state, append them to each observation row). Moves are described
+  by the game's move table (:func:`cardenvs.training.features.move_features`: cards, type, main rank,
+  kickers), so alike moves share what is learnt.
 * **Networks**, one per role (:func:`roles_of`): Dou Dizhu has the landlord, the farmer after the landlord,
   the farmer before it, and the bidder; other games one network, seat-relative.
   ``Q = w . relu(A h(state) + B e(move) + c)``: the state part is computed once per decision and the move
@@ -31,6 +34,7 @@ from torch import nn
 
 from cardenvs.agent import BatchGames
 from cardenvs.core.observation import bound_scaling
+from cardenvs.core.spec import load
 from cardenvs.registry import spec_of
 
 FEATURES = ("scaled", "bounds")
@@ -47,29 +51,55 @@ class Network:
     head_hidden: int = 256  # the joint layer
     history_channels: int = 64  # 1-D conv channels over the history segment (0: feed it flat)
     history_kernel: int = 3  # moves per conv window (kernel = stride)
-    features: str = "scaled"  # the state input: "scaled" (log for large bounds) or "bounds" (StateFeatures)
+    features: str = "scaled"  # the state input: "scaled" (log for large bounds), "bounds" (StateFeatures), or a
+    # feature set the game declares from its state, appended to the scaled observation ("danzero": Guandan)
 
 
 # ---------------------------------------------------------------- features and roles
+def state_extra(game: str, kind: str) -> Any | None:
+    """The columns ``features: kind`` appends to the observation: None for ``scaled`` and ``bounds``, else the
+    game's declared learner features of that name (its spec's ``learner_features``), which must compute rows
+    from the game's state: ``rows(state, games) -> int8 [len(games), size]`` and ``size``."""
+    if kind in FEATURES:
+        return None
+    declared = spec_of(game).learner_features
+    if kind not in declared:
+        known = [*FEATURES, *declared]
+        raise ValueError(f"features {kind!r}: expected one of {', '.join(known)} (for {game})")
+    features = load(declared[kind])
+    if not (hasattr(features, "rows") and hasattr(features, "size")):
+        raise ValueError(f"features {kind!r} of {game} are computed per observation; DMC takes a set with rows(state)")
+    return features
+
+
+def extra_size(game: str, kind: str) -> int:
+    """How many columns :func:`state_extra` appends (0: none)."""
+    extra = state_extra(game, kind)
+    return 0 if extra is None else int(extra.size)
+
+
 class StateFeatures:
     """Raw observation rows -> the networks' float32 input, scaled as
     :func:`cardenvs.core.observation.bound_scaling` defines it (``scaled``: every segment divided by its
     bound, bounds above 100 -- scores, awards -- logarithmic); ``bounds`` divides by the bound only
     (checkpoints from before ``features`` existed: a Twenty score of 80 was 80 / 1e6, invisible to the
-    network)."""
+    network). A declared state feature set (``danzero``) scales the observation as ``scaled`` does and keeps
+    the ``extra`` columns after it as they are."""
 
-    def __init__(self, layout, kind: str):
-        if kind not in FEATURES:
-            raise ValueError(f"features {kind!r}: expected one of {', '.join(FEATURES)}")
-        big, divisor = bound_scaling(layout.high, logarithmic=kind == "scaled")  # the core's one definition
+    def __init__(self, layout, kind: str, extra: int = 0):
+        big, divisor = bound_scaling(layout.high, logarithmic=kind != "bounds")  # the core's one definition
+        self.size, self.extra = int(layout.size), int(extra)
         self.big = torch.as_tensor(big) if big.any() else None
         self.div = torch.as_tensor(1.0 / divisor, dtype=torch.float32)
 
     def __call__(self, raw: np.ndarray | torch.Tensor) -> torch.Tensor:
         x = torch.as_tensor(raw, dtype=torch.float32)
+        tail = x[:, self.size :] if self.extra else None
+        x = x[:, : self.size] if self.extra else x
         if self.big is not None:
             x = torch.where(self.big, torch.log1p(x.clamp(min=0.0)), x)
-        return x * self.div
+        x = x * self.div
+        return x if tail is None else torch.cat([x, tail], dim=1)
 
 
 def role_names(game: str) -> list[str]:
@@ -98,9 +128,9 @@ class QNet(nn.Module):
     moves: torch.Tensor
     history: tuple[int, int, int, int] | None
 
-    def __init__(self, layout, move_table: np.ndarray, args: Network):
+    def __init__(self, layout, move_table: np.ndarray, args: Network, extra: int = 0):
         super().__init__()
-        size = layout.size
+        size = layout.size + extra  # the observation, then the columns of a declared state feature set
         history = layout.slices.get("history") if "history" in layout else None
         if history is not None and args.history_channels > 0:
             seg = next(s for s in layout.segments if s.name == "history")
@@ -164,7 +194,8 @@ def build_nets(game: str, layout, args: Network) -> nn.ModuleList:
     from .features import move_features
 
     table = move_features(game)
-    return nn.ModuleList([QNet(layout, table, args) for _ in role_names(game)])
+    extra = extra_size(game, args.features)
+    return nn.ModuleList([QNet(layout, table, args, extra) for _ in role_names(game)])
 
 
 def choose(
@@ -238,7 +269,9 @@ def trained_features(data: dict) -> str:
 class DMCAgent:
     """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
     env API (the observation dict and the env's layout). The env must be the game it was trained on, with
-    the same observation size."""
+    the same observation size. A model trained on a state feature set (``features: danzero``) reads those
+    columns from the game's state: the env's (:meth:`act`) or the batch's (:meth:`act_batch` with ``games``),
+    for the seat to move; it cannot score observations alone (:meth:`action_values`, a search's leaf)."""
 
     def __init__(self, env: Any, path: str):
         data = load_checkpoint(path)
@@ -263,16 +296,27 @@ class DMCAgent:
         except RuntimeError as exc:
             raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
         self.nets.eval()
-        self.features = StateFeatures(self.layout, self.args.features)
+        self.extra = state_extra(game, self.args.features)
+        self.base = base
+        self.features = StateFeatures(self.layout, self.args.features, 0 if self.extra is None else self.extra.size)
         self.game = game
         self.name = f"dmc:{path}"
+
+    def _rows(self, obs: np.ndarray, state: np.ndarray | None, games: Any) -> np.ndarray:
+        """The observation rows, with the state feature set's columns appended when the model has one."""
+        if self.extra is None:
+            return obs
+        if state is None:
+            raise ValueError(f"{self.name} reads features={self.args.features} from the game's state: it needs the env")
+        return np.concatenate([obs, self.extra.rows(state, games)], axis=1)
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         obs = np.asarray(observation["observation"])[None, :]
         legal = np.flatnonzero(np.asarray(observation["action_mask"]).view(np.bool_))
         if len(legal) == 0:
             raise ValueError("dmc agent asked to act with an empty action mask")
-        x = self.features(obs)
+        state = self.base.core_state()[1] if self.extra is not None else None
+        x = self.features(self._rows(obs, state, [0]))
         roles = roles_of(self.game, self.layout, obs)
         return int(choose(self.nets, x, roles, legal[None, :], np.array([len(legal)]), 0.0, rng)[0])
 
@@ -296,7 +340,8 @@ class DMCAgent:
             ids[rows, np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)] = legal
         if len(counts) and counts.min() == 0:
             raise ValueError("dmc agent asked to act with an empty action mask")
-        x = self.features(obs)
+        state = getattr(games.env, "state", None) if games is not None else None
+        x = self.features(self._rows(obs, state, None if games is None else games.indices))
         roles = roles_of(self.game, self.layout, obs)
         return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
 
@@ -312,7 +357,7 @@ class DMCAgent:
         out = np.full(ids.shape, -np.inf)
         if len(obs) == 0:
             return out
-        x = self.features(obs)
+        x = self.features(self._rows(obs, None, None))
         roles = roles_of(self.game, self.layout, obs)
         valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
         for role in np.unique(roles):
