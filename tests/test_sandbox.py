@@ -287,3 +287,139 @@ def test_the_memory_limit_holds_in_the_sandbox(tmp_path):
         statuses.append((process.returncode, output))
     assert statuses[0] == (0, b"ok\n")
     assert statuses[1][0] != 0 and statuses[1][1] == b""  # MemoryError
+
+
+# ---------------------------------------------------------------- what a program can read
+def _lines_of(agent: ProgramAgent) -> dict:
+    """Start ``agent``'s program (as its seat does: a folder of its own) and read the one JSON line it prints."""
+    process = agent._start()
+    agent._process = process
+    assert process.stdout is not None
+    os.set_blocking(process.stdout.fileno(), True)
+    return json.loads(process.stdout.readline())
+
+
+@needs_sandbox
+def test_two_program_seats_kept_in_the_temporary_folder_cannot_read_each_other():
+    """Seat A's folder (as its agent makes it, with a file of A's in it) is not there for seat B, whose program is
+    kept in the temporary folder itself (so that folder is bound for it): from inside, B finds neither."""
+    env = cardenvs.make("twos_v0").unwrapped
+    needle = f"seat-a-{uuid.uuid4().hex}"
+    peek = Path(tempfile.gettempdir()) / f"cardenvs-test-peek-{uuid.uuid4().hex}.py"
+    shutil.copy(INSIDE, peek)
+    seat_a = ProgramAgent(env, f"{sys.executable} {BOTS / 'first_legal.py'}")
+    seat_b = None
+    try:
+        seat_a._process = seat_a._start()
+        assert seat_a._folder is not None
+        Path(seat_a._folder, "hand.txt").write_text(needle)  # what A keeps: its hand
+        seat_b = ProgramAgent(env, f"{sys.executable} {peek} search {needle} {seat_a._folder}")
+        seen = _lines_of(seat_b)
+    finally:
+        seat_a.close()
+        if seat_b is not None:
+            seat_b.close()
+        peek.unlink()
+    assert seen["files"] > 0  # it read what it could: its own file among them
+    assert seen["found"] == [] and seen["there"] == [False]
+    assert tempfile.gettempdir() in seen["folders"]  # the temporary folder itself was there to walk
+
+
+@needs_sandbox
+def test_a_bot_beside_the_saved_deals_is_refused(tmp_path, capsys):
+    bot = tmp_path / "first_legal.py"
+    shutil.copy(BOTS / "first_legal.py", bot)
+    agents = [f"cmd:{sys.executable} {bot}", "random", "random"]
+    deals = tmp_path / "deals.json"
+    with pytest.raises(ValueError, match=f"--save-deals {deals} is in {tmp_path}, which the program seat"):
+        run_tournament("twos_v0", agents, games=1, seed=1, engine="aec", save_deals=str(deals))
+    assert not deals.exists()
+    for flag, path in (("--out", tmp_path / "results.json"), ("--replays", tmp_path / "replays")):
+        command = ["arena", "twos", "--agents", ",".join(agents), "--games", "1", "--no-progress", flag, str(path)]
+        assert main(command) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and f"{flag} {path} is in {tmp_path}" in error
+    out = tmp_path / "elsewhere"
+    out.mkdir()
+    bot_folder = tmp_path / "bot"
+    bot_folder.mkdir()
+    shutil.copy(BOTS / "first_legal.py", bot_folder / "first_legal.py")
+    command = ["arena", "twos", "--agents", f"cmd:{sys.executable} {bot_folder / 'first_legal.py'},random,random"]
+    assert main([*command, "--games", "1", "--no-progress", "--save-deals", str(out / "deals.json")]) == 0
+
+
+@needs_sandbox
+def test_no_file_a_bot_can_read_holds_the_tables_seed(tmp_path):
+    """A bot (run by the system's Python, so that the arena's virtual environment is not bound for it) reads
+    every file it can at its first decision and answers garbage if one holds the tournament's seed; the arena
+    writes the results, replays and deals beside it, in a folder of their own."""
+    if not os.access("/usr/bin/python3", os.X_OK):
+        pytest.skip("the bot runs /usr/bin/python3")
+    seed = 700_000_000 + uuid.uuid4().int % 100_000_000
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    # without its #! line, whose python3 on PATH (and the installation it comes from) would be bound too
+    (folder / "inside.py").write_text(INSIDE.read_text().partition("\n")[2])
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    bot = f"cmd:/usr/bin/python3 {folder / 'inside.py'} play {seed}"
+    command = ["arena", "twos", "--agents", f"{bot},random,random", "--games", "2", "--seed", str(seed)]
+    command += ["--no-progress", "--out", str(outputs / "results.json"), "--replays", str(outputs / "replays")]
+    assert main([*command, "--save-deals", str(outputs / "deals.json")]) == 0
+    results = json.loads((outputs / "results.json").read_text())
+    assert str(seed) in (outputs / "results.json").read_text()  # the seed is there to find, outside its reach
+    assert len(results["records"]) == 12 and all(not record.get("faults") for record in results["records"])
+    assert "LEAK" not in json.dumps(results)
+
+
+@needs_sandbox
+def test_a_virtual_environment_linked_into_the_bots_folder_runs(tmp_path):
+    """``cmd:FOLDER/venv/bin/python3 FOLDER/bot.py`` where ``FOLDER/venv`` is a link to an environment kept
+    elsewhere: the link's target is bound too, so the interpreter is there (it dangled before)."""
+    environments = tmp_path / "environments"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(environments / "bot")], check=True)
+    site = next((environments / "bot").glob("lib/python*/site-packages"))
+    (site / "cardenvs_venv_only_probe.py").write_text("")  # the bot plays only where its environment is there
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "venv").symlink_to(environments / "bot")
+    shutil.copy(BOTS / "venv_only.py", folder / "venv_only.py")
+    bot = f"cmd:{folder / 'venv' / 'bin' / 'python3'} {folder / 'venv_only.py'}"
+    assert str(environments / "bot") in sandbox.readable(bot[4:].split())
+    results = run_tournament("twos_v0", [bot, "random", "random"], games=1, seed=1, engine="aec")
+    assert not results.faults()
+
+
+# ---------------------------------------------------------------- caps
+@pytest.mark.parametrize("user", ["arena", "nobody"])
+@needs_sandbox
+def test_a_fork_bomb_is_stopped(user):
+    """A program that forks until a fork fails, in a sandbox capped at 16 processes: a fork fails before 16 (the
+    sandbox's first process and the program count too). A root where no pids control group may be made has no
+    cap: skipped there, saying so."""
+    if user == "arena" and any(cap.startswith("processes") for cap in sandbox.uncapped()):
+        pytest.skip(f"no process cap here: {sandbox.uncapped()}")
+    seen = _inside(user, [_shared_copy(INSIDE), "fork", "200"], processes=16)
+    assert seen["status"] == 0
+    assert seen["inside"]["forked"] < 16 and seen["inside"]["error"] is not None
+
+
+@needs_sandbox
+def test_writing_past_the_disk_cap_fails():
+    """A program whose folder is capped at 8 MiB writes files of 3 MiB: the third fails, so the cap is on the
+    folder, not only on each file (bubblewrap >= 0.10; before it only each file is capped, which the program's
+    ``uncapped`` says)."""
+    environment = {"PATH": os.environ["PATH"]}
+    folder = sandbox.seat_folder()
+    try:
+        process = sandbox.start([sys.executable, str(INSIDE), "disk", "64"], folder, environment, disk_mb=8)
+        output, _ = process.communicate(timeout=60)
+        sandbox.stop(process)
+    finally:
+        shutil.rmtree(folder)
+    seen = json.loads(output)
+    assert seen["error"] is not None and seen["written_mb"] <= 8
+    if sandbox.setup().version >= (0, 10):
+        assert os.strerror(errno.ENOSPC) == seen["error"] and process.uncapped == ()
+    else:
+        assert any(cap.startswith("disk") for cap in process.uncapped)

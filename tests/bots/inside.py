@@ -7,8 +7,8 @@
   ``/proc/sysrq-trigger`` included.
 * ``inside.py search NEEDLE [PATH...]``: every regular file it can read outside the system's folders (``/usr``,
   ``/proc``, ``/sys``, ``/dev``), those holding NEEDLE, and the folders it saw (with PATHs: whether each is there).
-* ``inside.py play NEEDLE``: the line protocol's lowest legal move; at its first decision it searches as above
-  and answers ``LEAK ...`` (garbage) if a file holds NEEDLE or it found no file at all (its own is one).
+* ``inside.py play NEEDLE``: the line protocol's lowest legal move; at each decision it searches as above and
+  answers ``LEAK ...`` (garbage) if a file holds NEEDLE or it found no file at all (its own is one).
 * ``inside.py fork LIMIT``: forks children that wait, until a fork fails or LIMIT are made; how many, and why.
 * ``inside.py disk MB``: writes files of 3 MiB in its working folder until one fails or MB are written.
 """
@@ -82,11 +82,9 @@ def search(needle, paths=()):
 
 
 def play(needle):
-    searched = None
     for line in sys.stdin:
         message = json.loads(line)
-        if searched is None:
-            searched = search(needle)
+        searched = search(needle)
         if searched["found"] or not searched["files"]:
             print(f"LEAK {searched['found'][:3]} of {searched['files']} files", flush=True)
         else:

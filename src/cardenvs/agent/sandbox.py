@@ -566,12 +566,14 @@ def run(
     network: bool = False,
     input: bytes = b"",
     timeout: float = 30.0,
+    **limits: Any,
 ) -> tuple[int, bytes]:
     """Run ``argv`` in the sandbox to its end (or ``timeout`` seconds, then stop it): its exit status and its
-    output. For checks and tests; the agents use :func:`start` and :func:`stop`."""
+    output; ``limits``: :func:`start`'s (``memory_mb``, ``processes``, ``disk_mb``). For checks and tests; the
+    agents use :func:`start` and :func:`stop`."""
     environment = dict(environment or {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     environment.setdefault("HOME", folder)
-    process = start(argv, folder, environment, network=network)
+    process = start(argv, folder, environment, network=network, **limits)
     try:
         output, _ = process.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
