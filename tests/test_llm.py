@@ -1,18 +1,24 @@
 """``llm:MODEL`` seats against a real chat-completions server on the loopback address (``chatserver.py``): the twin
 test (every game played as the scripted player plays it as a Python agent), rethinks, faults (slow answers, 500,
 429 with Retry-After, a dropped connection, a refusal), the key kept out of every file and message, costs and
-transcripts, games at once equal to one at a time."""
+transcripts, games at once equal to one at a time; and hostile endpoints: the key sent back in any form or in
+part, malformed and cut responses, token counts that are no count, drips that never end, a 30 MB answer, storms
+of 429s with unreadable waits, more threads than ``in_flight``."""
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
-from chatserver import ChatServer
+from chatserver import KEY_FORMS, MALFORMED, TOKENS, ChatServer
 
 from cardenvs import arena
 from cardenvs.agent import load_agent
+from cardenvs.agent.llm import LLMAgent
 from cardenvs.cli import main
 from cardenvs.registry import env_ids, make
 
@@ -70,12 +76,13 @@ def test_rethinks_and_costs(server, tmp_path):
     usage = model_usage(res)
     assert usage["calls"] == 2 * usage["rethinks"] > 0
     assert usage["cost"] == pytest.approx((2 * usage["input_tokens"] + 10 * usage["output_tokens"]) / 1e6)
-    record = res.records[0].usage[name]
+    label = res.records[0].seats[0]  # the arena's label of the name (a long name is shortened)
+    record = res.records[0].usage[label]
     assert record["calls"] == usage["calls"] and len(record["latency_ms"]) == usage["calls"]
     lines = [json.loads(line) for line in (tmp_path / "t" / "game_000000.jsonl").read_text().splitlines()]
     assert len(lines) == usage["rethinks"]
     for line in lines:
-        assert line["agent"] == name and len(line["answers"]) == 2 and "Final Answer" in line["answers"][1]
+        assert line["agent"] == label and len(line["answers"]) == 2 and "Final Answer" in line["answers"][1]
         assert [m["role"] for m in line["messages"]] == ["system", "user", "assistant", "user"]
         assert "not accepted" in line["messages"][3]["content"] and line["move"]
     again = results("twos", seat(server, "garbage", rethink=0))
@@ -110,7 +117,8 @@ def test_faults(server, model, params, kind):
     assert server.requests - before == 1  # not retried: the first fault ends the game
     (fault,) = res.records[0].faults
     assert fault["kind"] == kind and fault["forfeit"], fault
-    assert res.to_dict()["usage"][seat(server, model, **params)]["faults"] == {kind: 1}
+    (usage,) = res.to_dict()["usage"].values()
+    assert usage["faults"] == {kind: 1}
 
 
 def test_rate_limit_retried(server):
@@ -226,3 +234,235 @@ def test_legal_none_leaves_the_moves_out(server, tmp_path):
     assert lines and all("legal" not in json.loads(line["messages"][1]["content"]) for line in lines)
     assert all(line["fault"]["kind"] == "garbage" and line["fallback"] == "random" for line in lines)
     assert model_usage(res)["fallbacks"] == len(lines) == model_usage(res)["calls"]
+
+
+# ------------------------------------------------------------------ hostile endpoints
+ODD_KEY = "sk-proj/4f9a+1c77=e0b2_d35a~Qx"  # characters that percent-encoding, JSON and base64 write otherwise
+
+
+def key_runs(text: str, key: str) -> list[str]:
+    """The runs of 8 characters of ``key``, in every form the test server writes it (chatserver.KEY_FORMS), that
+    ``text`` holds, without regard to case."""
+    lowered = text.lower()
+    forms = {form(key).lower() for name, form in KEY_FORMS.items() if name not in ("all", "base64url")}
+    forms.add(KEY_FORMS["base64url"](key).lower()[8:])  # its first 8 characters write "user:" and the key's first
+    return sorted({f[i : i + 8] for f in forms for i in range(len(f) - 7) if f[i : i + 8] in lowered})
+
+
+def decision(env, seed: int) -> dict:
+    """The first observation of a seeded game of ``env`` with more than one legal move (the first moves made)."""
+    env.reset(seed=seed)
+    while True:
+        observation = env.observe(env.agent_selection)
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) > 1:
+            return observation
+        env.step(int(legal[0]))
+
+
+def ask(name: str, seed: int = 0) -> tuple[LLMAgent, int]:
+    """A seat of ``name`` and the move it makes at a seeded decision of Twos."""
+    env = make("twos").unwrapped
+    agent = load_agent(name, env)
+    return agent, agent.act(decision(env, seed), np.random.default_rng(0))
+
+
+def test_the_key_is_scrubbed_in_every_form(server, tmp_path, monkeypatch, capsys):
+    """An endpoint that sends the key back, in its answers (as it is, in its middle alone, upper case, base64,
+    percent-encoded, hex, JSON-escaped), its error messages and its headers: no results file, transcript, replay,
+    report or fault holds a run of 8 of its characters, and the games go on (the answers still read)."""
+    monkeypatch.setenv(KEY_ENV, ODD_KEY)
+    echoes = [seat(server, f"twin+echo-key={form}", key_env=KEY_ENV) for form in ("all", "middle")]
+    faulty = [seat(server, m, key_env=KEY_ENV, fallback="random") for m in ("echo-key-error", "echo-key-header")]
+    out, files = tmp_path / "r.json", [tmp_path / "t", tmp_path / "p"]
+    for agents in (echoes + ["random"], faulty + ["random"]):
+        for path in [out, *files]:
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        code = main(
+            ["arena", "twos", "--agents", ",".join(agents), "--games", "1", "--no-progress", "--out", str(out)]
+            + ["--transcripts", str(files[0]), "--replays", str(files[1])]
+        )
+        assert code == 0
+        assert f"Bearer {ODD_KEY}" in server.authorizations
+        written = [capsys.readouterr().out] + [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
+        assert len(written) > 3 and not [runs for text in written if (runs := key_runs(text, ODD_KEY))]
+        data = json.loads(out.read_text())
+        if agents[0] == echoes[0]:  # the answers were read: the twin's games, no fault
+            assert not [f for r in data["records"] for f in r.get("faults", [])]
+            transcript = (files[0] / "game_000000.jsonl").read_text()
+            assert "I was sent the key [key]" in transcript and "Final Answer" in transcript
+        else:
+            faults = [f for r in data["records"] for f in r.get("faults", [])]
+            assert {f["kind"] for f in faults} == {"server", "connection"} and all(
+                "[key]" in f["detail"] for f in faults
+            )
+
+
+def test_a_partial_key_is_scrubbed(server, monkeypatch):
+    """12 characters from the key's middle (neither end, not the whole key) in an answer are not kept."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    agent, _ = ask(seat(server, "twin+echo-key=middle", key_env=KEY_ENV))
+    (entry,) = agent.game_transcript()
+    (text,) = entry["answers"]
+    assert text.startswith("I was sent the key [key].") and not key_runs(json.dumps(entry), KEY)
+
+
+def test_key_forms_and_scrub():
+    """The scrub's own forms: every alignment of base64, runs only, a short key whole."""
+    import base64
+
+    from cardenvs.agent.endpoint import KEY_MARK, KeyScrub
+
+    scrub = KeyScrub(ODD_KEY)
+    for prefix in (b"", b"u:", b"us:", b"usr:"):  # the key at each of base64's three byte alignments
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            sent = encode(prefix + ODD_KEY.encode()).decode()
+            assert not key_runs(scrub(sent), ODD_KEY) and KEY_MARK in scrub(sent), (prefix, sent)
+    assert scrub("the move 4f9a+1c and sk-proj") == "the move 4f9a+1c and sk-proj"  # runs of 7: kept
+    assert scrub("x 4f9a+1c77 y") == f"x {KEY_MARK} y"
+    assert KeyScrub("abc")("abcd cab") == f"{KEY_MARK}d cab"
+
+
+@pytest.mark.parametrize(
+    "malformed",
+    [f"malformed={kind}" for kind in MALFORMED] + [f"tokens={value}" for value in TOKENS] + ["encoded"],
+)
+def test_malformed_responses_are_server_faults(server, malformed):
+    """Invalid or cut JSON, no choices, content not a string, token counts that are no count ("lots", Infinity,
+    NaN, negative, 10^30), a compressed body: each a ``server`` fault that the fallback covers, nothing counted."""
+    agent, action = ask(seat(server, f"twin+{malformed}", rethink=0, fallback="twos.heuristic"))
+    (fault,) = agent.faults
+    assert fault.kind == "server", (fault.kind, fault.detail)
+    usage = agent.game_usage()
+    assert usage["fallbacks"] == 1 and usage["calls"] == usage["input_tokens"] == usage["output_tokens"] == 0
+    (entry,) = agent.game_transcript()
+    assert entry["fault"]["kind"] == "server" and entry["fallback"] == "twos.heuristic" and entry["move"]
+
+
+def test_a_tournament_of_malformed_endpoints_finishes(server, tmp_path):
+    """Seats whose endpoints send invalid JSON and token counts of "lots" and Infinity: the tournament ends with
+    its results written and every fault recorded (forfeits without a fallback, fallback moves with one)."""
+    agents = [seat(server, "twin+malformed=badjson"), seat(server, "twin+tokens=lots", fallback="random")]
+    agents.append(seat(server, "twin+tokens=inf", fallback="random"))
+    code = main(
+        ["arena", "twos", "--agents", ",".join(agents), "--games", "1", "--no-progress"]
+        + ["--out", str(out := tmp_path / "r.json")]
+    )
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert len(data["records"]) == 6
+    faults = [f for r in data["records"] for f in r.get("faults", [])]
+    assert faults and {f["kind"] for f in faults} == {"server"}
+    assert sum(f["forfeit"] for f in faults) == 6  # the invalid JSON seat lost each game at its first call
+    for usage in data["usage"].values():
+        assert usage["input_tokens"] == 0 and usage["cost"] == 0 and usage["faults"]["server"] > 0
+
+
+def test_counts_are_bounded():
+    """A count is a whole number from 0 to MAX_TOKEN_COUNT; missing or null counts 0."""
+    from cardenvs.agent.endpoint import MAX_TOKEN_COUNT, Malformed, read_completion
+
+    def body(usage: object) -> bytes:
+        return json.dumps({"choices": [{"message": {"content": "hi"}}], "usage": usage}).encode()
+
+    assert read_completion(body({"prompt_tokens": 3, "completion_tokens": 4.0})) == ("hi", 3, 4)
+    assert read_completion(body(None)) == read_completion(body({"prompt_tokens": None})) == ("hi", 0, 0)
+    for bad in (-1, MAX_TOKEN_COUNT + 1, 1.5, True, "7", [1]):
+        with pytest.raises(Malformed, match="not a count of tokens"):
+            read_completion(body({"completion_tokens": bad}))
+    assert read_completion(json.dumps({"choices": [{"message": {"content": None}}]}).encode()) == ("", 0, 0)
+
+
+@pytest.mark.parametrize("mode", ["drip", "dripbody"])
+def test_move_ms_bounds_the_whole_call(mode):
+    """A server that drips a byte every 0.3 s and never ends (from its status line, or after its headers) is cut
+    at move_ms: a timeout, and the bytes it sent bounded by what 1.5 s allows (the elapsed time only a guard)."""
+    import time
+
+    with ChatServer() as server:  # a server of its own: its drips counted alone
+        started = time.monotonic()
+        res = results("twos", seat(server, f"twin+{mode}=0.3", move_ms=1500))
+        elapsed = time.monotonic() - started
+        faults = [f for r in res.records for f in r.faults]
+        assert len(faults) == len(res.records) and all(f["kind"] == "timeout" and f["forfeit"] for f in faults)
+        assert elapsed < 10 * 1.5 * len(faults)
+        guard = time.monotonic() + 10
+        while server.dripping and time.monotonic() < guard:  # the drips end as their connections are shut
+            time.sleep(0.05)
+        assert server.dripping == 0
+        # in 1.5 s at most 1.5 / 0.3 + 1 bytes, and a few written before the client's close reached the server
+        assert server.dripped <= len(faults) * 10, server.dripped
+
+
+def test_a_long_answer_is_cut_where_it_is_kept(server, tmp_path):
+    """A 30 MB answer is read (its move is played) but kept as its start and end, saying what was cut; past the
+    response cap that max_tokens gives, it is a server fault."""
+    from cardenvs.agent.endpoint import ANSWER_CHARS, response_bytes
+
+    agent, _ = ask(seat(server, "twin+flood=30000000", max_tokens=1_000_000))
+    (entry,) = agent.game_transcript()
+    (text,) = entry["answers"]
+    cut = re.search(r"\[\.\.\. ([0-9,]+) characters of the answer not kept \.\.\.\]", text)
+    assert len(text) < ANSWER_CHARS + 100 and cut and int(cut.group(1).replace(",", "")) > 29_980_000
+    assert "fault" not in entry and text.rstrip().endswith(entry["move"])
+    name = seat(server, "twin+flood=3000000", max_tokens=100_000)
+    res = results("twos", name, transcripts=str(tmp_path))
+    assert played(res) == played(results("twos", "chatserver:TwinAgent"))
+    assert sum(p.stat().st_size for p in tmp_path.iterdir()) < 60 * 6 * ANSWER_CHARS * 3  # not 6 x 30 x 3 MB
+    agent, _ = ask(seat(server, "twin+flood=3000000", fallback="random"))
+    (fault,) = agent.faults
+    assert fault.kind == "server" and f"over {response_bytes(512)} bytes" in fault.detail
+
+
+@pytest.mark.parametrize("retry_after", ["nan", "-5", "inf", "soon", "0"])
+def test_a_storm_of_429s_is_bounded(retry_after):
+    """429s every time with a Retry-After of nan, -5, inf, garbage or 0: waits of 1 s (0: at least 0.05 s, doubled
+    at each 429), so a 2 s call makes a handful of requests, then a rate_limit fault."""
+    with ChatServer() as server:
+        agent, _ = ask(seat(server, f"twin+ratelimit-storm={retry_after}", move_ms=2000, fallback="random"))
+        (fault,) = agent.faults
+        assert fault.kind == "rate_limit"
+        assert server.requests <= (7 if retry_after == "0" else 2), server.requests
+
+
+def test_retry_after_read():
+    from cardenvs.agent.endpoint import DEFAULT_RETRY_AFTER, retry_after
+
+    assert retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after({"retry-after-ms": "nan", "retry-after": "2"}) == 2.0
+    assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # a date gone by: now
+    for bad in ("nan", "-5", "inf", "-inf", "soon", ""):
+        assert retry_after({"retry-after": bad}) == DEFAULT_RETRY_AFTER, bad
+    assert retry_after({}) == DEFAULT_RETRY_AFTER
+
+
+def test_in_flight_bounds_calls_across_threads():
+    """Six threads, each with its own seat of one model at in_flight=2 (as the arena's lanes have): the server
+    never answers more than 2 at once. It holds each request until 3 are in at once (or 1 s), so a bound that
+    does not hold is seen, as the same threads at in_flight=6 show."""
+    import threading
+
+    with ChatServer() as server:
+        for in_flight, most in ((2, 2), (6, 6)):
+            server.most_active = 0
+            name = seat(server, "twin+gate=3", in_flight=in_flight)
+            seats = [(load_agent(name, env := make("twos").unwrapped), decision(env, seed)) for seed in range(6)]
+            for agent, _ in seats:
+                agent.client()  # made before the threads start
+            moves: list[int] = []
+            start = threading.Barrier(len(seats))
+
+            def play(agent, observation, start=start, moves=moves):
+                start.wait()
+                moves.append(agent.act(observation, np.random.default_rng(0)))
+
+            threads = [threading.Thread(target=play, args=pair) for pair in seats]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert len(moves) == 6 and not any(agent.faults for agent, _ in seats)
+            if in_flight == 2:
+                assert server.most_active == 2
+            else:
+                assert 3 <= server.most_active <= most

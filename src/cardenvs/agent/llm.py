@@ -11,16 +11,36 @@ was wrong are added to the conversation) and the model asked again, at most ``re
 Faults are :class:`~.program.BotFault` results, as a ``cmd:`` program's are, so the arena records them the same
 way: the game is lost, or with ``fallback=AGENT`` that agent makes the move and the fault is recorded beside the
 game. Kinds (:data:`FAULTS`): ``garbage`` and ``illegal`` (the last answer after the rethinks), ``timeout`` (no
-answer within the call's ``move_ms``, or the game's ``game_ms`` spent), ``rate_limit`` (HTTP 429 whose
-``Retry-After`` wait does not fit in the call's time left), ``server`` (HTTP 5xx or a malformed response),
-``connection`` (the endpoint unreachable, or the connection dropped) and ``refused`` (another HTTP error: a bad
-key, an unknown model). A 429 is retried after its ``Retry-After`` (``retry-after-ms``; 1 s when the header is
-missing) for as long as the call's time allows; 5xx and dropped connections are not retried: they are faults
+answer within the call's ``move_ms``, or the game's ``game_ms`` spent), ``rate_limit`` (HTTP 429 whose wait does
+not fit in the call's time left), ``server`` (HTTP 5xx, or a response that is no chat completion: see below),
+``connection`` (the endpoint unreachable, or the connection dropped before a response began) and ``refused``
+(another HTTP error: a bad key, an unknown model). Whatever else the client raises is a ``server`` fault: no
+response ends the tournament. 5xx, malformed responses and dropped connections are not retried: they are faults
 at once (a fallback agent covers them).
 
+The endpoint is untrusted (:mod:`.endpoint`):
+
+* ``move_ms`` is a deadline for the whole call, waits for one of the ``in_flight`` slots and after 429s
+  included: at the deadline a watchdog shuts the connection, so a server that drips a byte every 0.3 s, or never
+  ends, is a ``timeout`` at ``move_ms``.
+* A response is read strictly (:func:`.endpoint.read_completion`): JSON without ``NaN`` or ``Infinity``,
+  ``choices[0].message.content`` a string (``null``: an empty answer), ``usage`` token counts whole numbers from
+  0 to :data:`.endpoint.MAX_TOKEN_COUNT` (missing: 0), so a cost is never negative or infinite. A body over
+  :func:`.endpoint.response_bytes` (1 MiB plus 64 bytes a token of ``max_tokens``), one that breaks off after
+  its headers, or one compressed though ``identity`` was asked for, is a ``server`` fault; nothing of a faulty
+  response is counted.
+* An answer longer than :data:`.endpoint.ANSWER_CHARS` characters is kept as its start and its end, with a line
+  between saying how many characters were cut; that kept text is what is read, stored and sent back in a rethink.
+* A 429 is retried after its ``Retry-After`` (``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP
+  date; unreadable, negative or infinite: 1 s), but never sooner than :data:`RETRY_FLOOR`, doubled at each 429
+  of the call, and only where the wait fits in the call's time; else a ``rate_limit`` fault at once.
+
 The key: ``key_env=NAME`` names the environment variable that holds it, read at each call; the key is never
-kept by the agent, written to a results file, a transcript or an error message (a message that quotes it is
-cut to its HTTP status). Without ``key_env`` no key is sent (a local server).
+kept by the agent. Everything the endpoint sends that is kept or shown (answers, and so transcripts, replays
+and rethinks; fault details, and so results files, reports and error messages) has every run of 8 characters of
+the key, in any of its usual forms (as it is, any case, percent-encoded, hex, JSON-escaped, base64), replaced by
+``[key]`` (:class:`.endpoint.KeyScrub`); a fault's detail is cut to :data:`DETAIL_CHARS` characters. Without
+``key_env`` no key is sent (a local server).
 
 Costs: every call's input and output tokens (the response's ``usage``), latency, the rethinks, the moves made by
 the fallback, and the cost at ``price_in`` and ``price_out`` (per million tokens) are counted per game
@@ -28,7 +48,9 @@ the fallback, and the cost at ``price_in`` and ``price_out`` (per million tokens
 messages and answers are kept per game (:meth:`LLMAgent.game_transcript`, ``cardenvs arena --transcripts DIR``).
 
 Concurrency: ``in_flight=N`` lets the arena play N games of a table at once (threads, each game with its own env
-and agents), and at most N calls of the model (per endpoint and model, in this process) are in flight at once.
+and agents), and at most N calls of the model (per endpoint, model and N, in this process, whatever the number
+of threads) are in flight at once: every copy of the agent shares one semaphore. One agent is one seat of one
+game at a time.
 
 Parameters, in the name: ``llm:MODEL(base_url=http://localhost:8000/v1,key_env=OPENAI_API_KEY,rethink=2)``
 (:data:`PARAMETERS`).
@@ -44,6 +66,17 @@ from typing import Any
 import numpy as np
 
 from ..core.env import legal_actions
+from .endpoint import (
+    CallGuard,
+    EncodedResponse,
+    KeyScrub,
+    Malformed,
+    ResponseTooLarge,
+    kept_answer,
+    read_completion,
+    response_bytes,
+    retry_after,
+)
 from .program import BotFault
 from .prompts import LEGAL_FORMS, AnswerError, prompt_messages, read_answer, rethink_message
 
@@ -63,8 +96,10 @@ PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "in_flight": (int, 1, "calls in flight at once (the arena plays this many games of a table at once)"),
 }
 FAULTS = ("garbage", "illegal", "timeout", "rate_limit", "server", "connection", "refused")
-#: the wait after a 429 without a Retry-After header, in seconds
-DEFAULT_RETRY_AFTER = 1.0
+#: the shortest wait after a 429, in seconds, doubled at each further 429 of one call (no storm of retries)
+RETRY_FLOOR = 0.05
+#: the most characters of a fault's detail (an endpoint's error message is cut to this)
+DETAIL_CHARS = 300
 
 _LIMITS: dict[tuple[str, str, int], threading.BoundedSemaphore] = {}
 _LIMITS_LOCK = threading.Lock()
@@ -113,6 +148,7 @@ class LLMAgent:
             raise ValueError(f"agent {self.name!r}: the environment variable {self.key_env} (key_env) is not set")
         self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
         self._client: Any = None
+        self._guard = CallGuard()  # the deadline and byte cap of each call (:mod:`.endpoint`)
         self._limit = _calls_limit(self.base_url, model, self.in_flight)
         self.reset()
 
@@ -121,11 +157,12 @@ class LLMAgent:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state.update(_client=None, _limit=None)  # a copy makes its own client; the limit is found again
+        state.update(_client=None, _guard=None, _limit=None)  # a copy makes its own client; the limit is shared
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._guard = CallGuard()
         self._limit = _calls_limit(self.base_url, self.model, self.in_flight)
 
     # ------------------------------------------------------------------ the agent
@@ -178,74 +215,109 @@ class LLMAgent:
     def _key(self) -> str:
         return os.environ.get(self.key_env, "") if self.key_env else ""
 
-    def _scrub(self, text: str) -> str:
-        """``text`` without the key (a message that shows any of it is replaced by a notice)."""
-        key = self._key()
-        if key and (key in text or (len(key) >= 8 and (key[:6] in text or key[-6:] in text))):
-            return "(the endpoint's message quotes the key: not shown)"
-        return text[:300]
+    def _fault(self, kind: str, detail: str, scrub: KeyScrub) -> BotFault:
+        """A fault whose detail (cut to :data:`DETAIL_CHARS`) has no run of the key."""
+        return BotFault(self.name, kind, scrub(detail[:DETAIL_CHARS]))
 
     def client(self) -> Any:
-        """The ``openai`` client of this agent (made at its first call; no retries of its own)."""
+        """The ``openai`` client of this agent (made at its first call; no retries of its own; its HTTP client
+        hooked to :attr:`_guard`, asking for uncompressed answers)."""
         if self._client is None:
-            from openai import OpenAI
+            from openai import DefaultHttpxClient, OpenAI
 
             # the key is read from the environment at each request (a callable), never kept here
             key = lambda: self._key() or "none"  # noqa: E731
-            self._client = OpenAI(base_url=self.base_url, api_key=key, max_retries=0, timeout=self.move_ms / 1000)
+            self._client = OpenAI(
+                base_url=self.base_url,
+                api_key=key,
+                max_retries=0,
+                timeout=self.move_ms / 1000,
+                default_headers={"Accept-Encoding": "identity"},
+                http_client=DefaultHttpxClient(event_hooks=self._guard.hooks()),
+            )
         return self._client
 
     def _call(self, messages: list[dict]) -> str:
-        """One chat call (429s retried within its time), counted; a :class:`BotFault` for what is no answer."""
+        """One chat call (429s retried within its time), counted; its answer cut to
+        :data:`~.endpoint.ANSWER_CHARS` and without the key; a :class:`BotFault` for what is no answer."""
+        started = time.monotonic()
+        budget = min(self.move_ms / 1000, self._game_left)
+        scrub = KeyScrub(self._key())
+        try:
+            if budget <= 0:
+                raise self._fault("timeout", f"the game's {self.game_ms} ms are spent", scrub)
+            body, latency = self._ask(messages, started + budget, scrub)
+            try:
+                content, input_tokens, output_tokens = read_completion(body)
+            except Malformed as exc:
+                raise self._fault("server", str(exc), scrub) from None
+        finally:
+            self._game_left -= time.monotonic() - started
+        self._usage["calls"] += 1
+        self._usage["input_tokens"] += input_tokens
+        self._usage["output_tokens"] += output_tokens
+        self._latencies.append(latency)
+        return scrub(kept_answer(content))
+
+    def _ask(self, messages: list[dict], deadline: float, scrub: KeyScrub) -> tuple[bytes, float]:
+        """The body of the first answer that is not a 429 before ``deadline``, and its latency (ms)."""
         import openai
 
-        started = time.monotonic()
-        left = min(self.move_ms / 1000, self._game_left)
-        try:
-            while True:
-                if left <= 0:
-                    raise BotFault(self.name, "timeout", f"the game's {self.game_ms} ms are spent")
-                deadline = time.monotonic() + left
-                try:
-                    with self._limit:
-                        asked = time.monotonic()
-                        response = self.client().chat.completions.create(
+        budget_ms = (deadline - time.monotonic()) * 1000
+        waits = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._limit.acquire(timeout=left):
+                raise self._fault("timeout", f"no answer within {budget_ms:.0f} ms", scrub)
+            try:
+                with self._guard.call(left, response_bytes(self.max_tokens)) as guard:
+                    asked = time.monotonic()
+                    try:
+                        raw = self.client().chat.completions.with_raw_response.create(
                             model=self.model,
                             messages=messages,  # type: ignore[arg-type]
                             temperature=self.temperature,
                             max_tokens=self.max_tokens,
-                            timeout=max(0.001, deadline - time.monotonic()),
+                            timeout=max(0.001, left),
                         )
-                        self._latencies.append((time.monotonic() - asked) * 1000)
-                    break
-                except openai.RateLimitError as exc:
-                    wait = _retry_after(exc.response.headers)
-                    left = deadline - time.monotonic()
-                    if wait >= left:
-                        raise BotFault(
-                            self.name, "rate_limit", f"HTTP 429; Retry-After {wait:g} s does not fit in {left:.3f} s"
-                        ) from None
-                    time.sleep(wait)
-                    left = deadline - time.monotonic()
-                except openai.APITimeoutError:
-                    raise BotFault(self.name, "timeout", f"no answer within {left * 1000:.0f} ms") from None
-                except openai.APIConnectionError as exc:
-                    raise BotFault(self.name, "connection", self._scrub(f"{exc}: {exc.__cause__ or ''}")) from None
-                except openai.APIStatusError as exc:
-                    kind = "server" if exc.status_code >= 500 else "refused"
-                    raise BotFault(self.name, kind, f"HTTP {exc.status_code}: {self._scrub(exc.message)}") from None
-                except openai.OpenAIError as exc:
-                    raise BotFault(self.name, "server", self._scrub(f"{type(exc).__name__}: {exc}")) from None
-        finally:
-            self._game_left -= time.monotonic() - started
-        self._usage["calls"] += 1
-        usage = getattr(response, "usage", None)
-        self._usage["input_tokens"] += int(getattr(usage, "prompt_tokens", 0) or 0)
-        self._usage["output_tokens"] += int(getattr(usage, "completion_tokens", 0) or 0)
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise BotFault(self.name, "server", "the response has no choices")
-        return str(choices[0].message.content or "")
+                        return raw.http_response.content, (time.monotonic() - asked) * 1000
+                    except openai.RateLimitError as exc:
+                        if guard.expired:
+                            raise self._fault("timeout", f"no answer within {budget_ms:.0f} ms", scrub) from None
+                        headers = exc.response.headers
+                    except Exception as exc:  # whatever the client raised: a fault, never the tournament's end
+                        raise self._call_fault(exc, guard, budget_ms, scrub) from None
+            finally:
+                self._limit.release()
+                if self._guard.expired:  # its socket was shut: a new client makes a new connection
+                    self.close()
+            # a 429: wait as asked (at least RETRY_FLOOR, doubled at each 429 of the call) if that fits
+            wait = max(retry_after(headers), RETRY_FLOOR * 2**waits)
+            waits += 1
+            left = deadline - time.monotonic()
+            if wait >= left:
+                raise self._fault(
+                    "rate_limit", f"HTTP 429; a wait of {wait:g} s does not fit in {max(0.0, left):.3f} s", scrub
+                )
+            time.sleep(wait)
+
+    def _call_fault(self, exc: Exception, guard: CallGuard, budget_ms: float, scrub: KeyScrub) -> BotFault:
+        """The fault of a call that raised ``exc``."""
+        import openai
+
+        cause = exc.__cause__ if isinstance(exc, openai.APIConnectionError) else exc
+        if guard.expired or isinstance(exc, openai.APITimeoutError):
+            return self._fault("timeout", f"no answer within {budget_ms:.0f} ms", scrub)
+        if isinstance(cause, (ResponseTooLarge, EncodedResponse)):
+            return self._fault("server", str(cause), scrub)
+        if isinstance(exc, openai.APIConnectionError):
+            if guard.answered:  # the status and headers came, then the body broke off
+                return self._fault("server", f"the response broke off: {exc.__cause__ or exc}", scrub)
+            return self._fault("connection", f"{exc}: {exc.__cause__ or ''}", scrub)
+        if isinstance(exc, openai.APIStatusError):
+            kind = "server" if exc.status_code >= 500 else "refused"
+            return self._fault(kind, f"HTTP {exc.status_code}: {exc.message}", scrub)
+        return self._fault("server", f"{type(exc).__name__}: {exc}", scrub)
 
     # ------------------------------------------------------------------ what the arena reads
     def game_usage(self) -> dict[str, Any]:
@@ -264,15 +336,3 @@ class LLMAgent:
         if self._client is not None:
             self._client.close()
             self._client = None
-
-
-def _retry_after(headers: Any) -> float:
-    """The wait a 429 asks for, in seconds: ``retry-after-ms``, else ``Retry-After`` (seconds); else the default."""
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return max(0.0, float(value) / scale)
-            except ValueError:
-                continue
-    return DEFAULT_RETRY_AFTER

@@ -100,7 +100,10 @@ def play_one(
     except BotFault as fault:  # a program's fault loses the game for its seat, as an illegal action does
         zeros = [0.0] * len(seats)
         lost = [-1.0 if s == moved[-1] else 0.0 for s in range(len(seats))]
-        faults = [fault_record(seats[moved[-1]], fault, forfeit=True)]
+        faults = [
+            fault_record(seats[s], f, forfeit=False) for s, a in enumerate(agents) for f in getattr(a, "faults", [])
+        ]
+        faults.append(fault_record(seats[moved[-1]], fault, forfeit=True))  # after the covered faults, as they came
         return GameRecord(
             deal,
             replay,
