@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs.agent import load_agent
+from cardenvs.agent import load_agent, sandbox
 from cardenvs.agent.sandbox import unavailable
 from cardenvs.arena import run_tournament
 from cardenvs.games.guandan import moves, platform, rules
@@ -145,22 +145,41 @@ def _run_in_thread(agents, **kwargs):
     return out["results"]
 
 
-def test_a_link_in_the_bots_folder_is_not_followed():
+@pytest.fixture(params=["capped", "bound"])
+def folder(request, monkeypatch):
+    """The seat's folder as the sandbox makes it: a capped tmpfs sharing only the arena's files with the host
+    (bubblewrap >= 0.10: the bot cannot replace them, they are mount points), or the host's folder bound whole
+    (older bubblewrap: the bot can replace any file in it, which the arena must then read as the bot's)."""
+    if request.param == "bound":
+        start = sandbox.start
+
+        def bound(*args, **kwargs):
+            return start(*args, **{**kwargs, "disk_mb": None, "shared": ()})
+
+        monkeypatch.setattr(sandbox, "start", bound)
+    return request.param
+
+
+def test_a_link_in_the_bots_folder_is_not_followed(folder):
     """The bot replaces bot.stderr, where the relay writes its standard error and the arena quotes its end,
     with a link to /proc/self/environ and exits: the arena (outside the sandbox) must not read its own
     environment into the fault or the results."""
     results = _run_in_thread([bot("stderrlink"), "guandan.heuristic"] * 2)
     (record,) = results.records
     assert record.faults and all(f["kind"] == "exit" for f in record.faults)
+    if folder == "bound":  # the link was made (exit status 3), not refused (status 1, "resource busy")
+        assert all("exited (status 3)" in f["detail"] for f in record.faults), record.faults
     written = json.dumps(results.to_dict()) + json.dumps(record.faults)
     leaked = [entry for entry in _arena_environment() if entry in written]
     assert not leaked, f"the arena's environment reached the results: {leaked[:3]}"
 
 
-def test_a_fifo_in_the_bots_folder_does_not_block_the_arena():
+def test_a_fifo_in_the_bots_folder_does_not_block_the_arena(folder):
     results = _run_in_thread([bot("stderrfifo"), "guandan.heuristic"] * 2)
     (record,) = results.records
     assert record.faults and all(f["kind"] == "exit" for f in record.faults)
+    if folder == "bound":
+        assert all("exited (status 3)" in f["detail"] for f in record.faults), record.faults
 
 
 @pytest.mark.parametrize(

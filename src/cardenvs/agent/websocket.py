@@ -26,7 +26,8 @@ it is read and answered before anything is sent); ``finish(seat)`` the messages 
 (sent when the next game starts, or the table ends); ``reset()`` forgets the game.
 
 Limits and faults are those of ``cmd:`` (:class:`.program.ProgramAgent`): ``move_ms`` a decision (from the
-question sent to the answer read), ``game_ms`` a game, ``memory_mb`` each process, ``fallback``; plus
+question sent to the answer read), ``game_ms`` a game, ``memory_mb`` each process, ``processes`` and
+``disk_mb`` the seat's sandbox (the relay's threads count among its processes), ``fallback``; plus
 ``start_ms``, the time a program has from its start to its connection (its imports and model loading). A
 fault (``start``: it never connects, or the relay cannot listen or start the program, the relay's reason
 quoted; ``timeout``; ``exit``: the program exited, the end of its standard error quoted; ``disconnect``: it
@@ -38,7 +39,8 @@ decision, and sent the game so far.
 
 Whatever the bot's folder holds is the bot's, ``bot.stderr`` included (it can replace it with a link or a
 FIFO): the arena reads it without following links, regular files only, a bounded tail
-(:func:`read_untrusted`); the relay's reason comes on its standard output, read without waiting and bounded.
+(:func:`.sandbox.read_untrusted`); the relay's reason comes on its standard output, read without waiting and
+bounded.
 """
 
 from __future__ import annotations
@@ -47,10 +49,8 @@ import os
 import shlex
 import shutil
 import socket
-import stat
 import subprocess
 import sys
-import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 from wsproto import ConnectionType, WSConnection, events
 from wsproto.connection import ConnectionState
+from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from . import sandbox
@@ -79,32 +80,6 @@ PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "start_ms": (int, 30_000, "milliseconds from the program's start to its connection"),
     "port": (int, 0, "the port the bot connects to in its sandbox (0: the platform's)"),
 }
-
-
-def read_untrusted(path: str, limit: int) -> bytes:
-    """At most the last ``limit`` bytes of ``path``, a file in a program's folder and so the program's to
-    replace: opened without following a link (``O_NOFOLLOW``) or waiting (``O_NONBLOCK``: a FIFO does not
-    block), read only if it is a regular file; empty otherwise, and where it cannot be opened."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return b""
-        os.lseek(fd, max(0, info.st_size - limit), os.SEEK_SET)
-        data = b""
-        while len(data) < limit:
-            chunk = os.read(fd, limit - len(data))
-            if not chunk:
-                break
-            data += chunk
-        return data
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
 
 
 def relay_reason(process: Any) -> str:
@@ -219,7 +194,9 @@ class Connection:
             if isinstance(event, events.Ping):
                 self.sock.sendall(self.ws.send(event.response()))
             elif isinstance(event, events.BytesMessage):
-                raise Malformed("a binary message (the platform's messages are JSON text)")
+                why = "a binary message (the platform's messages are JSON text)"
+                self._refuse(events.CloseConnection(code=CloseReason.UNSUPPORTED_DATA, reason=why))
+                raise Malformed(why)
             elif isinstance(event, events.TextMessage):
                 size += len(event.data.encode())
                 if size > self.limit:
@@ -338,7 +315,8 @@ class WebSocketAgent(ProgramAgent):
     def _check_exit(self, seat: int, wait: float = 0.0) -> None:
         """An ``exit`` fault if the seat's program has exited (waiting up to ``wait`` seconds for it), quoting
         the end of its standard error; a ``start`` fault quoting the relay's reason where the relay could not
-        listen or start the program. Both are read as untrusted (:func:`read_untrusted`, :func:`relay_reason`)."""
+        listen or start the program. Both are read as untrusted (:func:`.sandbox.read_untrusted`,
+        :func:`relay_reason`)."""
         session = self.sessions.get(seat)
         if session is not None and wait > 0:
             try:
@@ -355,7 +333,10 @@ class WebSocketAgent(ProgramAgent):
             detail = self._exit_detail()
         finally:
             self._process = None
-        tail = _printable(read_untrusted(os.path.join(session.folder, STDERR), TAIL_BYTES))
+        try:
+            tail = _printable(sandbox.read_untrusted(os.path.join(session.folder, STDERR), TAIL_BYTES))
+        except OSError:  # gone, or replaced by a link, a FIFO, a folder: the bot's doing, nothing to quote
+            tail = ""
         lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
         if lines:
             detail += "; the end of its standard error: " + " | ".join(lines[-3:])[:400]
@@ -417,7 +398,10 @@ class WebSocketAgent(ProgramAgent):
         connection.send(reply)
 
     def _start_seat(self, seat: int) -> Session:
-        folder = tempfile.mkdtemp(prefix="cardenvs-bot-")
+        """The seat's program started: a folder of its own (:func:`.sandbox.seat_folder`) holding the arena's
+        socket, the relay's copy and the file for the bot's standard error, which are all the sandbox shows of
+        the host's folder where its folder is a capped ``tmpfs`` (``disk_mb``); the relay runs the bot."""
+        folder = sandbox.seat_folder()
         path = os.path.join(folder, SOCKET_NAME)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(path)
@@ -426,11 +410,20 @@ class WebSocketAgent(ProgramAgent):
         environment["LANG"] = "C.UTF-8"
         relay = os.path.join(folder, os.path.basename(RELAY))  # the relay's copy in the bot's own folder and the
         shutil.copyfile(RELAY, relay)  # system's Python: the sandbox shows the bot nothing of the arena's install
+        Path(folder, STDERR).touch()  # made here, so that a capped folder can share it with the arena
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         try:
             argv = [python, relay, str(self.port), path, "--", *self._argv(seat)]
             process = sandbox.start(
-                argv, folder, environment, self.memory_mb, network=self.network, sandboxed=self.sandboxed
+                argv,
+                folder,
+                environment,
+                self.memory_mb,
+                network=self.network,
+                sandboxed=self.sandboxed,
+                processes=self.processes,
+                disk_mb=self.disk_mb,
+                shared=(SOCKET_NAME, os.path.basename(RELAY), STDERR),
             )
         except (OSError, BotFault) as exc:
             listener.close()
