@@ -2,7 +2,8 @@
 """A bot that plays the lowest legal id, then misbehaves as its argument says, for the arena's fault tests:
 start (exits at once), exit (exits at its third decision), sleep (never answers its third decision), garbage,
 illegal, huge (a line of 10 MB), deaf (never reads its input), env (garbage if it sees the caller's
-CARDENVS_SECRET), slow (takes 60 ms over every decision), hog (asks for 400 MB at its third decision), kill
+CARDENVS_SECRET), slow (takes 60 ms over every decision), paced (takes 1 s over every decision after its
+first), hog (asks for 400 MB at its third decision), kill
 (kills itself with SIGKILL at its third decision), and ok."""
 
 import json
@@ -24,6 +25,8 @@ for line in sys.stdin:
     decisions += 1
     if mode == "slow":
         time.sleep(0.06)
+    if mode == "paced" and decisions > 1:
+        time.sleep(1.0)
     if decisions == 3 and mode == "hog":
         ballast = bytearray(400 * 2**20)  # a MemoryError under a smaller address-space limit: the bot exits
     if decisions == 3 and mode == "kill":
