@@ -204,6 +204,19 @@ def test_the_relays_reason_reaches_the_fault(tmp_path, script, mode, reason):
         assert f"cannot run {program}" in fault["detail"] and reason in fault["detail"], fault
 
 
+def test_a_bot_run_by_a_linked_environment_plays(tmp_path):
+    """The interpreter reached through a link in the bot's folder, which the sandbox binds (a virtual
+    environment kept elsewhere): the sandbox binds where the link leads too, so the relay starts the bot and it
+    plays (the sandbox's own tests check the binding for every linked case)."""
+    (tmp_path / "env").symlink_to(sys.prefix, target_is_directory=True)
+    python = tmp_path / "env" / "bin" / Path(sys.executable).name
+    assert python.exists()
+    (tmp_path / "bot.py").write_bytes(BOT.read_bytes())
+    agents = [f"gdws:{python} {tmp_path / 'bot.py'} {{seat}}", "guandan.heuristic"] * 2
+    (record,) = run_tournament("guandan_v0", agents, games=1, seed=1, duplicate=False).records
+    assert not record.faults and record.steps > 40
+
+
 def test_the_relays_reason_when_it_cannot_listen():
     """With network=1 the relay listens on the host's loopback: a port taken there is its reason."""
     taken = socket.socket()
