@@ -13,12 +13,15 @@ or never reads its input loses the game (the arena records the fault and its rea
 ``fallback=AGENT``, the named agent makes that move and the fault is recorded beside the game. The process is
 then stopped and started again for the next decision.
 
-The program runs in a sandbox (:mod:`.sandbox`, bubblewrap): its own PID namespace and ``/proc`` (it sees none
-of the arena's processes, environment or command line), the system, its own files and its interpreter
-read-only, a folder of its own writable (its ``HOME``, ``TMPDIR`` and working folder, removed at the end), no
-network unless ``network=1``; when it is stopped (a fault, the end of its table) every process it started
-ends with it. Its environment holds only ``PATH``, ``HOME``, ``TMPDIR`` and ``LANG``, each process's address
-space is limited to ``memory_mb``, its standard error is discarded. Where no sandbox can be made
+The program runs in a sandbox (:mod:`.sandbox`, bubblewrap): no capability, its own namespaces and ``/proc``
+(read-only; it sees none of the arena's processes, environment or command line), the system, its own files
+and its interpreter read-only, a folder of its own writable (its ``HOME``, ``TMPDIR`` and working folder, an
+empty ``tmpfs`` of ``disk_mb`` at each start, where no other seat can see it), no network unless
+``network=1``; when it is stopped (a fault, the end of its table) every process it started ends with it. Its
+environment holds only ``PATH``, ``HOME``, ``TMPDIR`` and ``LANG``, each process's address space is limited to
+``memory_mb``, its processes to ``processes``, its standard error is discarded; a cap that cannot be set here
+is named at the end of its ``exit`` faults (``uncapped``). :func:`check_outputs` refuses outputs of the arena
+that a seated program could read. Where no sandbox can be made
 (:func:`.sandbox.unavailable` says why) the agent is refused unless it is built with ``unsandboxed=True``
 (``cardenvs arena --unsandboxed``); it then runs in a session of its own, and ``sandboxed`` is false.
 

