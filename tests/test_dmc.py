@@ -747,6 +747,7 @@ def test_a_danzero_features_model_plays_alike_in_the_aec_env_and_in_batches(tmp_
         batch.step(batch.agent_actions("random"))
     obs = {"observation": batch._b.obs.copy(), "action_mask": batch._b.mask.copy()}
     env = guandan_v0.env()
+    env.reset(seed=0)
     agent = dmc_model.DMCAgent(env, str(path))
     together = agent.act_batch(obs, [rng] * 6, games=BatchGames(batch, np.arange(6), batch._b.mask))
     for b in range(6):

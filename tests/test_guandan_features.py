@@ -22,13 +22,13 @@ def reference_row(memory: danzero.SeatMemory, obs: np.ndarray) -> np.ndarray:
     return danzero.state_features(memory.record, parts["hand"], parts["played"].reshape(4, 54), levels)
 
 
-def play_and_compare(seed: int, policy: str, reset_options: dict | None = None) -> int:
-    """One hand of ``guandan_v0`` by ``policy`` in every seat; at every play decision of every seat the fast row
-    must equal the reference. Returns the decisions compared."""
+def play_and_compare(seed: int, policy: str, reset_options: dict | None = None, **options) -> int:
+    """One episode of ``guandan_v0`` (``options``) by ``policy`` in every seat; at every play decision of every
+    seat the fast row must equal the reference. Returns the decisions compared."""
     from cardenvs import guandan_v0
     from cardenvs.agent import load_agent
 
-    env = guandan_v0.env()
+    env = guandan_v0.env(**options)
     env.reset(seed=seed, options=reset_options)
     agent = load_agent(policy, env)
     memories = {name: danzero.SeatMemory() for name in env.possible_agents}
@@ -66,6 +66,11 @@ def test_fast_rows_equal_the_reference_after_a_tribute() -> None:
         assert play_and_compare(100 + seed, "random", options) > 0
 
 
+def test_fast_rows_equal_the_reference_over_a_match() -> None:
+    """Whole matches (tribute, return, levels moving): the seats' memories live on from hand to hand."""
+    assert play_and_compare(5, "guandan.heuristic", episode="match", max_hands=3) > 100
+
+
 def test_rows_read_nothing_of_the_other_hands() -> None:
     """Moving cards between the other seats' hands changes no feature of the seat to move."""
     from cardenvs import guandan_v0
@@ -92,6 +97,6 @@ def test_wild_flags_equal_the_reference() -> None:
         level = int(rng.integers(13))
         row = np.zeros(fast.SIZE, dtype=np.int8)
         own = danzero.cards_vector(hand)
-        row[: 54] = own
+        row[:54] = own
         fast._wild_flags(row, 0, level, fast.AT_WILD)
         assert np.array_equal(row[fast.AT_WILD : fast.AT_WILD + 12], danzero.wild_flags(own, level))

@@ -516,8 +516,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved_snapshots = run_dir / "snapshots.pt"
     if args.resume and args.snapshot_share > 0 and saved_snapshots.exists():
         assert isinstance(actors, LocalActors)
-        for done, past in load_snapshots(saved_snapshots, args, layout):
-            actors.add_snapshot(past, done)
+        for done, past_nets in load_snapshots(saved_snapshots, args, layout):
+            actors.add_snapshot(past_nets, done)
         print(f"{len(actors.snapshots())} past selves back in the opponent pool", flush=True)
     for samples in actors.first_round():
         learner.add(samples)
@@ -548,8 +548,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             window_frames, window_start, next_log = 0, now, now + 30
         if now >= next_snapshot and isinstance(actors, LocalActors):
             if not snapshots() or snapshots()[-1].frames < frames:  # new weights since the newest past self
-                past = actors.add_snapshot(nets, frames)
-                print(f"[{minutes():6.1f} min] {past.name} joins the opponent pool", flush=True)
+                name = actors.add_snapshot(nets, frames).name
+                print(f"[{minutes():6.1f} min] {name} joins the opponent pool", flush=True)
             next_snapshot = now + 60 * args.snapshot_minutes
         if now >= next_eval:
             checkpoint_and_evaluate(checkpoint, learner, args, frames, minutes(), args.eval_games, logs, snapshots())

@@ -1,6 +1,9 @@
 """Draw learning curves (win rate against the heuristic over training time) from runs' ``eval.csv``.
 
 python -m cardenvs.training.plot_curves runs/twenty__ppo__1 [runs/twos__ppo__1 ...] --out training/curves.png
+
+A DMC run's ``eval.csv`` has an ``opponent`` column (a row per opponent evaluated against at each checkpoint,
+``eval_opponents``): each opponent is its own curve, labelled ``RUN vs OPPONENT``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from cardenvs.core.userfiles import read_text
 MAX_CSV_BYTES = 64 * 1024 * 1024
 
 
-def read_eval(run_dir: Path) -> dict[str, list[float]]:
+def read_eval(run_dir: Path) -> dict[str, dict[str, list[float]]]:
+    """The numeric columns of a run's ``eval.csv`` by opponent (``""`` when it has no ``opponent`` column)."""
     path = run_dir / "eval.csv" if run_dir.is_dir() else run_dir
     if not path.exists():
         raise SystemExit(f"no eval.csv in {run_dir}")
@@ -25,13 +29,14 @@ def read_eval(run_dir: Path) -> dict[str, list[float]]:
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
     try:
-        cols: dict[str, list[float]] = {}
+        curves: dict[str, dict[str, list[float]]] = {}
         for row in csv.DictReader(io.StringIO(text)):
+            cols = curves.setdefault(row.pop("opponent", None) or "", {})
             for k, v in row.items():
                 cols.setdefault(k, []).append(float(v))
     except (ValueError, TypeError, csv.Error) as exc:
         raise SystemExit(f"{path}: {exc}") from None
-    return cols
+    return curves
 
 
 def main(argv=None) -> int:
@@ -47,13 +52,14 @@ def main(argv=None) -> int:
 
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for run in args.runs:
-        data = read_eval(Path(run))
-        x = data[args.x]
-        ax.plot(x, data["win_rate"], marker="o", label=Path(run).name)
-        ax.fill_between(x, data["win_rate_lo"], data["win_rate_hi"], alpha=0.2)
+        for opponent, data in read_eval(Path(run)).items():
+            x = data[args.x]
+            label = f"{Path(run).name} vs {opponent}" if opponent else Path(run).name
+            ax.plot(x, data["win_rate"], marker="o", label=label)
+            ax.fill_between(x, data["win_rate_lo"], data["win_rate_hi"], alpha=0.2)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("training time (minutes)" if args.x == "minutes" else "timesteps")
-    ax.set_ylabel("win rate vs heuristic (95% CI)")
+    ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, 1)
     ax.legend()
     fig.tight_layout()
