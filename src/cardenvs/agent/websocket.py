@@ -127,11 +127,11 @@ class Connection:
         self.limit = limit
         self.path = ""
         self.ws = WSConnection(ConnectionType.SERVER)
-        self.events: deque[events.Event] = deque()
+        self.pending: deque[events.Event] = deque()
 
     def _next(self, deadline: float) -> events.Event:
         """The next protocol event, reading the socket until there is one by ``deadline`` (TimeoutError)."""
-        while not self.events:
+        while not self.pending:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
@@ -146,11 +146,11 @@ class Connection:
                 raise Closed
             try:
                 self.ws.receive_data(chunk)
-                self.events.extend(self.ws.events())
+                self.pending.extend(self.ws.events())
             except RemoteProtocolError as exc:
                 self._refuse(exc.event_hint)
                 raise Malformed(str(exc)) from None
-        return self.events.popleft()
+        return self.pending.popleft()
 
     def _refuse(self, event: events.Event | None) -> None:
         """Best effort: tell the peer why (a rejection of its handshake, or a close frame with the error's code)."""
