@@ -7,13 +7,14 @@ import re
 
 import numpy as np
 import pytest
+from seat_knowledge import SeatKnowledge, leaks
 
 import cardenvs
 from cardenvs.agent.prompts import AnswerError, prompt_messages, read_answer, rethink_message
 from cardenvs.cli import main
 from cardenvs.core.env import legal_actions
 from cardenvs.registry import env_ids, spec_of
-from cardenvs.seatview import hand_codes, table_view
+from cardenvs.seatview import hand_codes
 
 VARIANTS = [(env_id, variant) for env_id in env_ids() for variant in spec_of(env_id).variants()]
 
@@ -38,12 +39,8 @@ def _decision(env_id: str, variant: str, moves: int = 4, seed: int = 1):
     return base, base.agent_name_mapping[env.agent_selection], observation
 
 
-def _tokens(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z0-9]+", text))
-
-
 @pytest.mark.parametrize("env_id,variant", VARIANTS)
-def test_prompt_names_hand_and_legal_moves_and_hides_other_hands(env_id, variant):
+def test_prompt_names_hand_and_legal_moves(env_id, variant):
     base, seat, observation = _decision(env_id, variant)
     system, user = prompt_messages(base, seat, observation, "list")
     assert (system["role"], user["role"]) == ("system", "user")
@@ -59,33 +56,135 @@ def test_prompt_names_hand_and_legal_moves_and_hides_other_hands(env_id, variant
     assert decision["legal"] == [{"id": a, "name": base.action_name(a)} for a in legal]
     assert len(decision["history"]) == len(base.actions_taken)
 
-    unlisted = json.loads(prompt_messages(base, seat, observation, "none")[1]["content"])
-    assert "legal" not in unlisted and unlisted["view"] == decision["view"]
+    unlisted = prompt_messages(base, seat, observation, "none")
+    decision_unlisted = json.loads(unlisted[1]["content"])
+    assert "legal" not in decision_unlisted and decision_unlisted["view"] == decision["view"]
+    assert f"Moves:\n{spec.move_names}\n" in unlisted[0]["content"] and spec.move_names  # the names' grammar
+    assert "#ID" not in unlisted[0]["content"]  # no ids to write without the list
 
-    # no card another seat holds unseen by this seat is named (its own cards and those shown on the table are seen)
-    view = table_view(base, seat)
-    seen = set(hand)
-    for entry in view["table"]:
-        seen |= set(entry.get("cards") or []) | {p.get("card") for p in entry.get("plays") or []}
-    for s in view["seats"]:
-        seen |= set(s["cards"] or []) | set(s["last_cards"] or [])
-    for line in view["info"]:  # the game's public notes ("both 2H are wild" names the level's wild cards)
-        seen |= _tokens(str(line))
-    for line in decision["history"]:  # what was played in public (two decks: another seat may hold its twin)
-        seen |= _tokens(line)
-    hidden = {c for other in range(base.num_players) if other != seat for c in hand_codes(base, other)} - seen
-    for other in range(base.num_players):
-        assert view["seats"][other]["cards"] is None or other == seat or set(view["seats"][other]["cards"]) <= seen
-    leaked = hidden & _tokens(user["content"])
-    assert not leaked, f"{env_id} {variant}: hidden cards {sorted(leaked)} in the prompt"
+
+def _told(user: str) -> str:
+    """What a user message tells of the game: its view and history (the legal moves are the seat's own, from its
+    mask), less the line that explains move names by example (Twos' note names 9D)."""
+    decision = json.loads(user)
+    return "\n".join(line for line in decision["view"] + decision["history"] if "move names:" not in line)
+
+
+@pytest.mark.parametrize("env_id,variant", VARIANTS)
+def test_no_prompt_names_what_its_seat_has_not_observed(env_id, variant):
+    """At every decision of a game (the first 60), the prompt names no card and no secret word (a duel's hidden
+    bid, another seat's discard) that the seat has not seen in its own observations (seat_knowledge): what the
+    seat may know comes from the env's observation, never from the prompt itself (issue 62 item 9)."""
+    env = cardenvs.make(env_id, variant=variant)
+    env.reset(seed=7)
+    knowledge = SeatKnowledge(env)
+    knowledge.see()
+    rng = np.random.default_rng(7)
+    checked = 0
+    while env.agents and checked < 60:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        observation = env.observe(agent)
+        seat = env.unwrapped.agent_name_mapping[agent]
+        legal = [int(a) for a in legal_actions(observation)]
+        user = prompt_messages(env.unwrapped, seat, observation)[1]["content"]
+        leaked = leaks(knowledge, seat, _told(user))
+        assert not leaked, f"{env_id} {variant} step {len(env.unwrapped.actions_taken)}: {leaked} in {user}"
+        checked += 1
+        action = int(rng.choice(legal))
+        env.step(action)
+        knowledge.played(action)
+        knowledge.see()
+    assert checked >= 10 or not env.agents
+
+
+def test_the_leak_check_catches_a_history_that_names_every_move(monkeypatch):
+    """The check above bites (issue 62 item 9's mutation): a history that names every move as it was played, the
+    duel dealer's hidden bid and another seat's discards, fails it, in a duel and in a four-player game."""
+    from cardenvs.agent import prompts
+
+    monkeypatch.setattr(prompts, "public_move", lambda base, seat, action, viewer: base.action_name(int(action)))
+    for variant, secret in (("duel", r"\d+ (high|low)|no bid"), ("default", "discard ")):
+        env = cardenvs.make("two_way_street_v0", variant=variant)
+        env.reset(seed=7)
+        knowledge = SeatKnowledge(env)
+        knowledge.see()
+        rng = np.random.default_rng(7)
+        caught = []
+        while env.agents and len(env.unwrapped.actions_taken) < 40:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            observation = env.observe(agent)
+            seat = env.unwrapped.agent_name_mapping[agent]
+            legal = [int(a) for a in legal_actions(observation)]
+            user = prompt_messages(env.unwrapped, seat, observation)[1]["content"]
+            caught += [w for w in leaks(knowledge, seat, _told(user)) if re.match(secret, w)]
+            action = int(rng.choice(legal))
+            env.step(action)
+            knowledge.played(action)
+            knowledge.see()
+        assert caught, f"{variant}: a history naming every move passed the leak check"
 
 
 def test_hidden_hands_exist_where_the_test_looks():
-    """The check above bites: Dou Dizhu's other hands are hidden, and a prompt naming them would fail it."""
-    base, seat, observation = _decision("doudizhu_v0", "default")
-    others = {c for s in range(3) if s != seat for c in hand_codes(base, s)} - set(hand_codes(base, seat))
-    assert len(others) >= 20
-    assert not others & _tokens(prompt_messages(base, seat, observation)[1]["content"])
+    """The check bites on hands too: Dou Dizhu's other hands are hidden from a seat's observations, and a prompt
+    naming them would fail it."""
+    env = cardenvs.make("doudizhu_v0")
+    env.reset(seed=1)
+    knowledge = SeatKnowledge(env)
+    knowledge.see()
+    base = env.unwrapped
+    seat = base.agent_name_mapping[env.agent_selection]
+    others = {c for s in range(3) if s != seat for c in hand_codes(base, s)}
+    assert len(set(leaks(knowledge, seat, " ".join(others)))) >= 10
+    assert not leaks(
+        knowledge, seat, _told(prompt_messages(base, seat, env.observe(env.agent_selection))[1]["content"])
+    )
+
+
+def _rules_fragments(doc: str) -> list[str]:
+    """The rules section's sentences as runs of words (letters and digits), computed here from the docstring:
+    the section runs from its heading to the first line that is neither a bullet nor indented; a sentence ends
+    at ``.``, ``;`` or ``:``; a cross-reference (``:mod:`.moves```) splits it into runs, each of which the prompt
+    must hold in order."""
+    heading = next(h for h in ("Rules, in plain words:", "Plain words:") if h in doc)
+    section = []
+    for line in doc.split(heading, 1)[1].splitlines()[1:]:
+        if line.strip() and not line[0].isspace() and not line.startswith("* "):
+            break
+        section.append(line)
+    text = re.sub(r":\w+:`[^`]*`", "|", " ".join(section))
+    runs = []
+    for sentence in re.split(r"(?<=[.;:])\s+", text):
+        for fragment in sentence.split("|"):
+            words = re.findall(r"[A-Za-z0-9]+", fragment)
+            if words:
+                runs.append(" ".join(words))
+    return runs
+
+
+@pytest.mark.parametrize("env_id,variant", VARIANTS)
+def test_every_sentence_of_the_rules_reaches_the_prompt(env_id, variant):
+    """Each sentence of the rules module's plain-words section, sub-lists included, is in the system message, and
+    no markup is left over (issue 64 item 1: Twenty's scoring rule stopped at 'scores:', 'rounds rounds',
+    '*Ten card*', '(moves)')."""
+    base, seat, observation = _decision(env_id, variant, moves=0)
+    system = prompt_messages(base, seat, observation)[0]["content"]
+    rules = re.split(r"\n\n(?:Moves|Options in play):\n", system.split("\n\nRules:\n", 1)[1])[0]
+    words = " ".join(re.findall(r"[A-Za-z0-9]+", rules))
+    runs = _rules_fragments(spec_of(env_id).core().__doc__)
+    assert len(runs) >= 8
+    missing = [run for run in runs if f" {run} " not in f" {words} "]
+    assert not missing, f"{env_id}: rules sentences missing from the prompt: {missing}"
+    for debris in ("``", ":mod:", ":func:", ":data:", "**", "(moves)", "()", "( )"):
+        assert debris not in rules, debris
+    assert not re.search(r"(?<![\w*])\*\w[^*\n]*\*(?!\w)", rules), "emphasis stars left"
+    assert not re.search(r"(?<![`\w])(\w+) \1\b", rules), "a word twice in a row (a literal lost its marks)"
+    assert all(line.startswith(("* ", "  - ")) for line in rules.splitlines())
 
 
 def test_rules_summary_follows_the_game_and_its_options():
@@ -117,6 +216,97 @@ def test_read_answer_round_trips_every_legal_move(position):
         assert read_answer(base, f"Maybe {name}?\n`{name}`.", observation) == a  # the last line, no prefix
     wrong = read_answer(base, f"Final Answer: #{legal[-1]}\nno wait\nFinal Answer: #{legal[0]}", observation)
     assert wrong == legal[0]  # the last Final Answer counts
+
+
+#: the scripted player's answers in the forms models write (issue 64 item 2, and what answer extractors of
+#: evaluation harnesses meet: Markdown, LaTeX, tags, reasoning blocks), each from a legal move's id and name
+ANSWER_FORMS = {
+    "plain": lambda i, n: f"Final Answer: {n}",
+    "the legal move copied": lambda i, n: "Final Answer: " + json.dumps({"id": i, "name": n}),
+    "python dict": lambda i, n: f"Final Answer: {{'id': {i}, 'name': '{n}'}}",
+    "json on the next lines": lambda i, n: f'Final Answer:\n```json\n{{\n  "id": {i},\n  "name": "{n}"\n}}\n```',
+    "name only, json": lambda i, n: "Final Answer: " + json.dumps({"move": n}),
+    "id and name": lambda i, n: f"Final Answer: #{i} {n}",
+    "id: name": lambda i, n: f"Final Answer: id {i}: {n}",
+    "name (id)": lambda i, n: f"Final Answer: {n} (id {i})",
+    "name (#id)": lambda i, n: f"Final Answer: {n} (#{i})",
+    "dash": lambda i, n: f"Final answer - {n}",
+    "is": lambda i, n: f"So my final answer is {n}.",
+    "bold marker": lambda i, n: f"**Final Answer:** **{n}**",
+    "bold around": lambda i, n: f"**Final Answer**: {n}",
+    "code": lambda i, n: f"Final Answer: `{n}`",
+    "code fence": lambda i, n: f"Final Answer:\n```\n{n}\n```",
+    "next line": lambda i, n: f"Final Answer:\n\n{n}",
+    "trailing period": lambda i, n: f"Final Answer: {n}.",
+    "quotes": lambda i, n: f'Final Answer: "{n}"',
+    "curly quotes": lambda i, n: f"Final Answer: \u201c{n}\u201d",
+    "brackets": lambda i, n: f"Final Answer: [{n}]",
+    "lowercase": lambda i, n: f"final answer: {n.lower()}",
+    "uppercase": lambda i, n: f"FINAL ANSWER: {n.upper()}",
+    "a comment after": lambda i, n: f"Final Answer: {n} (my best move)",
+    "I play": lambda i, n: f"The table is open.\nI play {n}.",
+    "move:": lambda i, n: f"Move: {n}",
+    "bullet": lambda i, n: f"My choice:\n- **{n}**",
+    "boxed": lambda i, n: f"The answer is $\\boxed{{{n}}}$",
+    "boxed text": lambda i, n: f"\\boxed{{\\text{{{n}}}}}",
+    "answer tags": lambda i, n: f"<answer>{n}</answer>",
+    "after thinking": lambda i, n: f"<think>Final Answer: #999999 surely</think>\nFinal Answer: {n}",
+    "fence last": lambda i, n: f"```\n{n}\n```",
+}
+
+
+def test_read_answer_reads_every_form_models_write(position):
+    """The scripted player answers each legal move in every form of ANSWER_FORMS: each is read as that move."""
+    base, seat, observation = position
+    legal = [int(a) for a in legal_actions(observation)]
+    for a in legal:
+        for form, write in ANSWER_FORMS.items():
+            text = write(a, base.action_name(a))
+            assert read_answer(base, text, observation) == a, (form, text)
+
+
+def test_read_answer_reads_a_name_with_a_word_left_out():
+    """Twos' ``1x1 3S`` is ``1x1 to 3S`` (the words of one legal name, in order); words of several names are not
+    read."""
+    base, seat, observation = _decision("twos_v0", "default", moves=0, seed=5)
+    legal = [int(a) for a in legal_actions(observation)]
+    for a in legal:
+        words = base.action_name(a).split()
+        if len(words) == 3:
+            assert read_answer(base, f"Final Answer: {words[0]} {words[2]}", observation) == a
+    with pytest.raises(AnswerError) as error:
+        read_answer(base, "Final Answer: 1x1", observation)  # every single's name has it
+    assert error.value.kind in ("garbage", "illegal")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("Let me see.\n*", "the answer's last line is '*', which names no move"),
+        ("Final Answer:", "nothing follows the last 'Final Answer:'"),
+        ("Final Answer:\n**", "nothing follows the last 'Final Answer:'"),
+        ("Final Answer: MOVE", "'MOVE' is the answer format's placeholder"),
+        ("<think>I could play anything", "all thinking"),
+        ("   ", "the answer is empty"),
+        ("Final Answer: I would rather not say", "'I would rather not say' is neither a legal move's name nor its id"),
+    ],
+)
+def test_read_answer_says_why_it_read_no_move(text, says):
+    base, seat, observation = _decision("twos_v0", "default", moves=0, seed=5)
+    with pytest.raises(AnswerError) as error:
+        read_answer(base, text, observation)
+    assert error.value.kind == "garbage" and says in error.value.detail, error.value.detail
+    assert says in rethink_message(error.value)["content"]
+
+
+def test_read_answer_refuses_an_id_and_a_name_that_disagree():
+    base, seat, observation = _decision("twos_v0", "default", moves=0, seed=5)
+    first, second = [int(a) for a in legal_actions(observation)][:2]
+    name = base.action_name(second)
+    for text in (f"Final Answer: #{first} {name}", "Final Answer: " + json.dumps({"id": first, "name": name})):
+        with pytest.raises(AnswerError) as error:
+            read_answer(base, text, observation)
+        assert "names two moves" in error.value.detail and name in error.value.detail
 
 
 def test_read_answer_errors(position):
