@@ -259,3 +259,22 @@ def test_selfplay_takes_the_shared_budget_flags_and_its_old_spellings():
     assert (args.total_timesteps, args.time_limit_minutes, args.seed, args.progress_bar) == (700, 2.5, 4, False)
     old = parse_args([*game, "--total-timesteps", "800", "--time-limit-minutes", "3", "--no-progress-bar"])
     assert (old.total_timesteps, old.time_limit_minutes, old.progress_bar) == (800, 3.0, False)
+
+
+def test_plot_curves_reads_one_curve_per_opponent(tmp_path):
+    """A DMC eval.csv has an opponent column (a row per opponent at each checkpoint): each opponent is a curve;
+    an eval.csv without it is one curve."""
+    from cardenvs.training.plot_curves import read_eval
+
+    header = "frames,minutes,win_rate,win_rate_lo,win_rate_hi,mean_score"
+    (tmp_path / "eval.csv").write_text(
+        f"{header},opponent\n10,1.0,0.4,0.3,0.5,-1,guandan.heuristic\n10,1.0,0.2,0.1,0.3,-2,danzero:x.onnx\n"
+        "20,2.0,0.5,0.4,0.6,0,guandan.heuristic\n"
+    )
+    curves = read_eval(tmp_path)
+    assert list(curves) == ["guandan.heuristic", "danzero:x.onnx"]
+    assert curves["guandan.heuristic"]["win_rate"] == [0.4, 0.5] and curves["danzero:x.onnx"]["frames"] == [10.0]
+    (tmp_path / "eval.csv").write_text(f"{header}\n10,1.0,0.4,0.3,0.5,-1\n")
+    assert read_eval(tmp_path) == {
+        "": {k: [v] for k, v in zip(header.split(","), [10, 1, 0.4, 0.3, 0.5, -1], strict=True)}
+    }
