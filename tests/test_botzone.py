@@ -269,10 +269,11 @@ def test_a_faulty_botzone_answer_is_a_recorded_fault(mode, kind):
     assert len(results.records) == 6  # every game was played or forfeited
     lost = [f for r in results.records for f in r.faults]
     assert lost and all(f["kind"] == kind and f["forfeit"] for f in lost)
+    label = results.agents[0]  # the bot's label (a long name is shortened in the report's tables)
     for r in results.records:
         if r.faults:
-            assert r.outcome[r.seats.index(bot)] == -1.0
-    assert results.to_dict()["faults"][bot]["forfeits"][kind] == len(lost)
+            assert r.outcome[r.seats.index(label)] == -1.0
+    assert results.to_dict()["faults"][label]["forfeits"][kind] == len(lost)
 
 
 def test_a_bot_that_reads_its_input_to_the_end_is_answered_with_keep_running_off():
