@@ -244,6 +244,8 @@ ANSWER_FORMS = {
     "lowercase": lambda i, n: f"final answer: {n.lower()}",
     "uppercase": lambda i, n: f"FINAL ANSWER: {n.upper()}",
     "a comment after": lambda i, n: f"Final Answer: {n} (my best move)",
+    "a comment after the id": lambda i, n: f"Final Answer: #{i} - my best move",
+    "is:": lambda i, n: f"My final answer is: {n}",
     "I play": lambda i, n: f"The table is open.\nI play {n}.",
     "move:": lambda i, n: f"Move: {n}",
     "bullet": lambda i, n: f"My choice:\n- **{n}**",

@@ -7,8 +7,8 @@ Everything in a prompt is read from the game itself, never from a second descrip
   plain words" section of the docstring of its rules module (the env's numba core; a game without one: the first
   paragraph of its env module's docstring), every bullet with every paragraph and sub-list item
   (:func:`rules_summary`); **Moves**, how the game names its moves (its spec's ``move_names``), which a
-  reference of the rules to a module (Dou Dizhu's "a player beats the move on the table (:mod:`.moves`)") reads
-  as: "(the Moves section)"; the options in play with what each means (the env's ``OPTIONS``); the answer
+  reference of the rules to the game's move module reads as (Dou Dizhu's "a player beats the move on the table
+  (:mod:`.moves`)": "(the Moves section)"); the options in play with what each means (the env's ``OPTIONS``); the answer
   format. reStructuredText becomes plain text: a literal (an option's name) is kept as Markdown code
   (`` `rounds` rounds``), emphasis and strong emphasis lose their stars, a parenthesis of cross-references
   only (``(:func:`raw_score`, :func:`hand_scores`)``) is left out and any other reference reads as its name;
@@ -35,7 +35,7 @@ The move text is a legal move if it is, in this order:
 1. a JSON object with ``id`` and/or ``name`` (``move`` and ``action`` are read as ``name`` and ``id``), the
    legal move copied as the prompt shows it (``{"id": 4, "name": "5"}``); an id together with a name,
    ``#0 1x1 to 3S``, ``id 0: 1x1 to 3S``, ``1x1 to 3S (id 0)``, ``1x1 to 3S (#0)``: both must name the same
-   legal move (else an error saying so);
+   legal move (else an error saying so), words after an id that name no move being a comment (``#4 - my best``);
 2. a single move: a legal move's id written ``#ID`` or ``id ID``; a bare number, read as a move's name where the
    game names a move so (Dou Dizhu's single ``9``), else as a legal move's id, else as what the game's own
    ``parse_action`` reads (Twenty's ``10``, Dou Dizhu's bid ``3`` while bidding); a legal move's name, ignoring
@@ -83,8 +83,10 @@ LEGAL_FORMS = ("list", "none")
 ANSWER_PREFIX = "Final Answer:"
 #: the heading of the rules summary in a rules module's docstring (its bullets follow)
 RULES_HEADINGS = ("Rules, in plain words:", "Plain words:")
-#: what a rules module's reference to a module reads as where the game names its moves (the Moves section)
+#: what a rules module's reference to its game's move module (the house's ``games/<game>/moves.py``) reads as
+#: where the game names its moves (its spec's ``move_names``, the Moves section)
 MOVES_REFERENCE = "the Moves section"
+MOVE_MODULE = "moves"
 #: the placeholder of the answer format, which a model may copy
 PLACEHOLDER = "MOVE"
 
@@ -106,11 +108,14 @@ _REFERENCE_IN_LIST = re.compile(r",\s*:(?:func|meth|class|data|attr|obj):`[^`]*`
 
 
 def _plain(text: str, moves_section: bool = False) -> str:
-    """reStructuredText taken off ``text`` (module docstring); ``moves_section``: a module reference reads as
-    :data:`MOVES_REFERENCE`."""
+    """reStructuredText taken off ``text`` (module docstring); ``moves_section``: a reference to the move
+    module reads as :data:`MOVES_REFERENCE`."""
+
+    def to_moves(target: str) -> bool:
+        return moves_section and target.rsplit(".", 1)[-1] == MOVE_MODULE
 
     def references_only(match: re.Match) -> str:  # "(see :mod:`.moves`)" points at the Moves section
-        if moves_section and ":mod:" in match.group(0):
+        if any(role == "mod" and to_moves(target) for role, target in _REFERENCE.findall(match.group(0))):
             return f" ({'see ' if 'see ' in match.group(0) else ''}{MOVES_REFERENCE})"
         return ""
 
@@ -118,7 +123,7 @@ def _plain(text: str, moves_section: bool = False) -> str:
     text = _REFERENCE_IN_LIST.sub("", text)
 
     def reference(match: re.Match) -> str:
-        if match.group(1) == "mod" and moves_section:
+        if match.group(1) == "mod" and to_moves(match.group(2)):
             return MOVES_REFERENCE
         return f"`{match.group(2).rsplit('.', 1)[-1]}`"
 
@@ -274,7 +279,7 @@ def _json_lines(decision: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------ the answer
 _THINKING = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.IGNORECASE | re.DOTALL)
-_MARKER = re.compile(r"final[ \t_]*answer[*_ \t]*(?:is\b|:|-|=|\u2013|\u2014)?", re.IGNORECASE)
+_MARKER = re.compile(r"final[ \t_]*answer[*_ \t]*(?:is\b)?[*_ \t]*(?::|-|=|\u2013|\u2014)?", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"\s*(```|~~~)\w*\s*")
@@ -405,7 +410,12 @@ def _id_and_name(answer: str) -> tuple[int | None, str | None] | None:
 def _agreeing(base: Any, answer: str, ident: int | None, name: str | None, legal: list[int]) -> int:
     """The move of an answer that gives an id and a name: they must name the same legal move."""
     by_id = _one_move(base, f"#{ident}", legal) if ident is not None else None
-    by_name = _one_move(base, name, legal) if name else None
+    try:
+        by_name = _one_move(base, name, legal) if name else None
+    except AnswerError as error:  # "#4 - the safest card": a comment after the id
+        if error.kind != "garbage" or by_id is None:
+            raise
+        by_name = None
     if by_id is not None and by_name is not None and by_id != by_name:
         raise AnswerError(
             "garbage",
