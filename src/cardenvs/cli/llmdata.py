@@ -56,8 +56,8 @@ def add_parsers(sub: Any) -> None:
         help="print the prompt a language-model seat (llm:MODEL) gets at a seeded position",
         description="Play game 0 of --seed for --step moves (the agents of --agents, random by default, drawing "
         "from the arena's seeded streams: cardenvs.core.seeds) and print the chat messages the seat to move "
-        "would be sent: the system message (rules summary, options in play, answer format) and the user "
-        "message (its view, the history it may see, the legal moves).",
+        "would be sent: the system message (the game's rules, how its moves are named, the options in play, the "
+        "answer format) and the user message (its view, the history it may see, the legal moves).",
     )
     add_game_args(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="the game's seed (default 0)")
