@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,13 @@ pytest.importorskip("openai")
 
 KEY = "sk-test-4f9a1c77e0b2d35a"
 KEY_ENV = "CARDENVS_TEST_LLM_KEY"
+
+
+@pytest.fixture(autouse=True)
+def _no_openai_environment(monkeypatch):
+    """The openai client's variables that a seat refuses (llm.REFUSED_ENVIRONMENT) unset for every test."""
+    for name in ("OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +242,141 @@ def test_legal_none_leaves_the_moves_out(server, tmp_path):
     assert lines and all("legal" not in json.loads(line["messages"][1]["content"]) for line in lines)
     assert all(line["fault"]["kind"] == "garbage" and line["fallback"] == "random" for line in lines)
     assert model_usage(res)["fallbacks"] == len(lines) == model_usage(res)["calls"]
+
+
+# ------------------------------------------------------------------ the endpoint's check, the client's environment
+def closed_port() -> int:
+    """A port of the loopback address nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def unchecked(monkeypatch):
+    """No endpoint reached before in this process (a closed port may be one a test server had)."""
+    from cardenvs.agent import llm
+
+    monkeypatch.setattr(llm, "_REACHED", set(), raising=False)
+
+
+def test_an_unreachable_endpoint_is_one_line_before_the_first_game(unchecked, tmp_path, capsys):
+    """A closed port: cardenvs arena prints one line naming the model, the URL and why, exit 2, and plays no game
+    (the old seat played the table on connection faults); the Python API raises endpoint.Unreachable."""
+    from cardenvs.agent.endpoint import Unreachable
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    name = f"llm:m(base_url={url},fallback=random)"
+    code = main(["arena", "twos", "--agents", f"{name},random,random", "--games", "2", "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 2 and "Traceback" not in captured.err
+    assert captured.err.strip() == f"cardenvs: error: llm:m: cannot reach {url}: connection refused"
+    with pytest.raises(Unreachable, match=f"^llm:m: cannot reach {re.escape(url)}: connection refused$"):
+        results("twos", name)
+    assert issubclass(Unreachable, ValueError)
+    with pytest.raises(ValueError, match="cannot reach http://no-such-host.invalid/v1: the host is not known"):
+        load_agent("llm:m(base_url=http://no-such-host.invalid/v1)", make("twos").unwrapped)
+
+
+class _Answers(threading.Thread):
+    """A loopback listener whose every connection gets ``reply`` (bytes, then closed), or nothing (``None``: the
+    connection is held open, unanswered, until the listener stops)."""
+
+    def __init__(self, reply: bytes | None):
+        import socket
+
+        super().__init__(daemon=True)
+        self.reply, self.listener = reply, socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+        self.held: list = []
+        self.requests: list[bytes] = []
+
+    def run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:  # the listener closed
+                return
+            if self.reply is None:
+                self.held.append(conn)
+                continue
+            self.requests.append(conn.recv(65536))
+            conn.sendall(self.reply)
+            conn.close()
+
+    def __enter__(self) -> _Answers:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.listener.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_reachable_means_it_answers_http(unchecked, monkeypatch, server):
+    """Any status line counts (a 404 of a server without /models, a 401, a compressed 200, the test server's 501
+    for GET); a listener that never answers is cut at REACH_SECONDS, one that speaks no HTTP is unreachable.
+    The check sends no key."""
+    from cardenvs.agent import endpoint
+
+    monkeypatch.setattr(endpoint, "REACH_SECONDS", 0.5)
+    monkeypatch.setenv(KEY_ENV, KEY)
+    env = make("twos").unwrapped
+    for status in (b"404 Not Found", b"401 Unauthorized", b"200 OK\r\nContent-Encoding: gzip"):
+        with _Answers(b"HTTP/1.1 " + status + b"\r\nContent-Length: 5\r\n\r\nhello") as answers:
+            load_agent(f"llm:m(base_url={answers.url},key_env={KEY_ENV})", env)
+            (request,) = answers.requests
+            assert request.startswith(b"GET /v1/models ") and KEY.encode() not in request
+    load_agent(seat(server), env)  # no GET there: 501
+    for reply, why in ((None, "no HTTP answer within 0.5 s"), (b"SSH-2.0-OpenSSH_9.6\r\n", "no HTTP answer (")):
+        with _Answers(reply) as answers:
+            with pytest.raises(endpoint.Unreachable, match=re.escape(f"cannot reach {answers.url}: {why}")):
+                load_agent(f"llm:m(base_url={answers.url})", env)
+
+
+def test_an_endpoint_gone_after_its_check_is_a_connection_fault(unchecked):
+    """The check passes, then the server goes: the seat's calls are connection faults, which the fallback covers."""
+    with ChatServer() as gone:
+        env = make("twos").unwrapped
+        agent = load_agent(seat(gone, fallback="random"), env)
+    agent.act(decision(env, 0), np.random.default_rng(0))
+    (fault,) = agent.faults
+    assert fault.kind == "connection"
+
+
+def test_the_openai_clients_environment_is_honoured_or_refused(server, monkeypatch):
+    """OPENAI_BASE_URL without base_url in the name, and OPENAI_CUSTOM_HEADERS, are refused in one line (the old
+    seat ignored the first and sent the second's Authorization, a key no key_env named); a base_url in the name
+    wins; OPENAI_API_KEY and OPENAI_ADMIN_KEY are never sent, and a 401 without key_env says no key was sent."""
+    env = make("twos").unwrapped
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    with pytest.raises(ValueError) as refused:
+        load_agent("llm:twin", env)
+    assert f"OPENAI_BASE_URL is set ({server.url})" in str(refused.value) and "default http://127.0.0.1:8000/v1" in (
+        str(refused.value)
+    )
+    assert f"write llm:twin(base_url={server.url})" in str(refused.value)
+    with ChatServer() as other:
+        agent, _ = ask(seat(other))  # the name's base_url, not the environment's
+        assert other.requests == 1 and not agent.faults
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("OPENAI_CUSTOM_HEADERS", "Authorization: Bearer sk-ambient-0123456789")
+    with pytest.raises(ValueError, match="OPENAI_CUSTOM_HEADERS is set, but a seat sends no headers"):
+        load_agent(seat(server), env)
+    monkeypatch.delenv("OPENAI_CUSTOM_HEADERS")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient-0123456789")
+    monkeypatch.setenv("OPENAI_ADMIN_KEY", "sk-admin-0123456789")
+    with ChatServer() as fresh:
+        ask(seat(fresh))
+        agent, _ = ask(seat(fresh, "refuse-quoting", fallback="random"))
+        assert fresh.authorizations == {"Bearer none"}
+    (fault,) = agent.faults
+    assert fault.kind == "refused" and "HTTP 401 (no key was sent: key_env names none; OPENAI_API_KEY is set: " in (
+        fault.detail
+    )
 
 
 # ------------------------------------------------------------------ hostile endpoints

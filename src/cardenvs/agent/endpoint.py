@@ -20,6 +20,12 @@ response strictly, and keep the API key out of everything the endpoint sends bac
   :data:`KEY_MARK`. Runs are contiguous: a key spelt out with other characters between its own is not found.
 * :func:`retry_after`: the wait a 429 asks for, always a finite number of seconds not below 0: an unreadable,
   negative or infinite header reads as :data:`DEFAULT_RETRY_AFTER`.
+* :func:`check_reachable`: whether an endpoint answers HTTP at all, asked once before a seat plays: ``GET
+  {base_url}/models`` without a key, held as a whole to :data:`REACH_SECONDS` by a :class:`CallGuard`. Any status
+  line with headers counts (a 404 from a server without ``/models``, a 401 from one that wants a key, a 501 from
+  one without ``GET``); no answer is :class:`Unreachable`, saying why in a few words (:func:`unreachable_reason`:
+  ``connection refused``, ``the host is not known``, ``no HTTP answer within 5 s``, ...). The name's lookup is the
+  system resolver's and is not bounded by it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import base64
 import json
 import math
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -53,6 +60,8 @@ MAX_TOKEN_COUNT = 10**8
 DEFAULT_RETRY_AFTER = 1.0
 #: the trace events whose return value is the network stream a connection reads from
 _STREAM_EVENTS = ("connect_tcp.complete", "connect_unix_socket.complete", "start_tls.complete")
+#: the most seconds :func:`check_reachable` waits for an endpoint's first HTTP answer, connecting included
+REACH_SECONDS = 5.0
 
 
 class Malformed(ValueError):
@@ -65,6 +74,10 @@ class ResponseTooLarge(Exception):
 
 class EncodedResponse(Exception):
     """A response with a ``Content-Encoding`` other than ``identity``."""
+
+
+class Unreachable(ValueError):
+    """An endpoint that gives no HTTP answer (:func:`check_reachable`); its text is one line saying which and why."""
 
 
 def response_bytes(max_tokens: int) -> int:
@@ -164,6 +177,50 @@ def _capped_stream_class(base: type) -> type:
             self._inner.close()
 
     return CappedStream
+
+
+# ------------------------------------------------------------------ is anyone there
+def check_reachable(http: Any, base_url: str, guard: CallGuard, seconds: float) -> None:
+    """``GET {base_url}/models`` through ``http`` (an HTTP client made with ``guard``'s hooks), no key sent, the
+    whole request held to ``seconds``: returns once a status line and headers come, whatever the status;
+    :class:`Unreachable` (``cannot reach URL: why``) when none does."""
+    url = f"{base_url.rstrip('/')}/models"
+    try:
+        with guard.call(seconds, 1 << 16):
+            with http.stream("GET", url, headers={"Accept-Encoding": "identity"}, timeout=max(0.001, seconds)):
+                return  # the status line and the headers are the answer; the body is not read
+    except Exception as exc:  # whatever the HTTP library raises: the endpoint did not answer, or did and broke off
+        if guard.answered and not guard.expired:  # it answered HTTP (a refused encoding, a cut body): reachable
+            return
+        raise Unreachable(f"cannot reach {base_url}: {unreachable_reason(exc, seconds, guard.expired)}") from None
+
+
+def unreachable_reason(exc: BaseException, seconds: float, expired: bool = False) -> str:
+    """Why a request that raised ``exc`` got no HTTP answer, in a few words (the causes the HTTP library chained
+    to it are read first: a refused connection, an unknown host, TLS, a timeout)."""
+    late = f"no HTTP answer within {seconds:g} s"
+    if expired:
+        return late
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain and len(chain) < 16:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    for error in chain:
+        if isinstance(error, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(error, socket.gaierror):
+            return f"the host is not known ({error.strerror})"
+        if isinstance(error, ssl.SSLError):
+            return f"TLS failed ({error.reason or error})"
+        if isinstance(error, TimeoutError) or "Timeout" in type(error).__name__:
+            return late
+        if isinstance(error, ConnectionResetError):
+            return "the connection was reset"
+    text = " ".join(str(exc).split())[:200]
+    if "connection refused" in text.lower():
+        return "connection refused"
+    return f"no HTTP answer ({type(exc).__name__}: {text})" if text else f"no HTTP answer ({type(exc).__name__})"
 
 
 # ------------------------------------------------------------------ the response

@@ -13,10 +13,10 @@ way: the game is lost, or with ``fallback=AGENT`` that agent makes the move and 
 game. Kinds (:data:`FAULTS`): ``garbage`` and ``illegal`` (the last answer after the rethinks), ``timeout`` (no
 answer within the call's ``move_ms``, or the game's ``game_ms`` spent), ``rate_limit`` (HTTP 429 whose wait does
 not fit in the call's time left), ``server`` (HTTP 5xx, or a response that is no chat completion: see below),
-``connection`` (the endpoint unreachable, or the connection dropped before a response began) and ``refused``
-(another HTTP error: a bad key, an unknown model). Whatever else the client raises is a ``server`` fault: no
-response ends the tournament. 5xx, malformed responses and dropped connections are not retried: they are faults
-at once (a fallback agent covers them).
+``connection`` (the endpoint unreachable after its check, or the connection dropped before a response began)
+and ``refused`` (another HTTP error: a bad key, an unknown model). Whatever else the client raises is a
+``server`` fault: no response ends the tournament. 5xx, malformed responses and dropped connections are not
+retried: they are faults at once (a fallback agent covers them).
 
 The endpoint is untrusted (:mod:`.endpoint`):
 
@@ -35,12 +35,29 @@ The endpoint is untrusted (:mod:`.endpoint`):
   date; unreadable, negative or infinite: 1 s), but never sooner than :data:`RETRY_FLOOR`, doubled at each 429
   of the call, and only where the wait fits in the call's time; else a ``rate_limit`` fault at once.
 
+Before its first game a seat checks that its endpoint answers HTTP at all (:meth:`LLMAgent.check_endpoint`:
+``GET {base_url}/models`` without a key, at most :data:`.endpoint.REACH_SECONDS`; a 404, 401 or 501 counts, so a
+server without ``/models`` is reachable): one that does not is an :class:`.endpoint.Unreachable`, a ValueError
+``llm:MODEL: cannot reach URL: connection refused`` (``cardenvs arena`` prints it as its one-line error, exit
+status 2), not a table of ``connection`` faults that measured the fallback. Each endpoint is asked once in a
+process; one that goes away later gives ``connection`` faults.
+
+The openai client's environment: a seat sends what its name says, and nothing the client would take from the
+environment unasked. ``OPENAI_BASE_URL`` is refused where the name gives no ``base_url`` (a ValueError naming
+both and the name to write; a ``base_url`` in the name wins over it, as an argument wins in the client), and
+``OPENAI_CUSTOM_HEADERS`` is refused (:data:`REFUSED_ENVIRONMENT`). ``OPENAI_API_KEY`` and ``OPENAI_ADMIN_KEY``
+are never sent (the client is given the key as a callable, so it does not look for one; the tests check both):
+a 401 or 403 fault without ``key_env`` says that no key was sent, and that ``key_env=OPENAI_API_KEY`` sends one
+where that variable is set. ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` are sent as the client sends them (its
+``OpenAI-Organization`` and ``OpenAI-Project`` headers); HTTP proxies are the HTTP client's (``HTTPS_PROXY``,
+``NO_PROXY``).
+
 The key: ``key_env=NAME`` names the environment variable that holds it, read at each call; the key is never
 kept by the agent. Everything the endpoint sends that is kept or shown (answers, and so transcripts, replays
 and rethinks; fault details, and so results files, reports and error messages) has every run of 8 characters of
 the key, in any of its usual forms (as it is, any case, percent-encoded, hex, JSON-escaped, base64), replaced by
 ``[key]`` (:class:`.endpoint.KeyScrub`); a fault's detail is cut to :data:`DETAIL_CHARS` characters. Without
-``key_env`` no key is sent (a local server).
+``key_env`` no key is sent (a local server): the client, which must send one, sends the placeholder ``none``.
 
 Costs: every call's input and output tokens (the response's ``usage``), latency, the rethinks, the moves made by
 the fallback, and the cost at ``price_in`` and ``price_out`` (per million tokens) are counted per game
@@ -66,12 +83,14 @@ from typing import Any
 import numpy as np
 
 from ..core.env import legal_actions
+from . import endpoint
 from .endpoint import (
     CallGuard,
     EncodedResponse,
     KeyScrub,
     Malformed,
     ResponseTooLarge,
+    check_reachable,
     kept_answer,
     read_completion,
     response_bytes,
@@ -101,8 +120,18 @@ RETRY_FLOOR = 0.05
 #: the most characters of a fault's detail (an endpoint's error message is cut to this)
 DETAIL_CHARS = 300
 
+#: the openai client's environment variables that would send a seat elsewhere, or send what its name does not say,
+#: and that a seat refuses (module docstring): name -> why
+REFUSED_ENVIRONMENT = {
+    "OPENAI_BASE_URL": "a seat's endpoint is its base_url parameter",
+    "OPENAI_CUSTOM_HEADERS": "a seat sends no headers from the environment (an Authorization there would be a key "
+    "that key_env does not name, and no answer would be scrubbed of it)",
+}
+
 _LIMITS: dict[tuple[str, str, int], threading.BoundedSemaphore] = {}
 _LIMITS_LOCK = threading.Lock()
+#: the endpoints that answered HTTP in this process (:meth:`LLMAgent.check_endpoint`): not asked again
+_REACHED: set[str] = set()
 
 
 def _calls_limit(base_url: str, model: str, in_flight: int) -> threading.BoundedSemaphore:
@@ -118,7 +147,9 @@ def _calls_limit(base_url: str, model: str, in_flight: int) -> threading.Bounded
 class LLMAgent:
     """``llm:MODEL``: a chat model choosing the moves of one seat (module docstring)."""
 
-    def __init__(self, env: Any, model: str, name: str | None = None, fallback: Any = None, **params: Any):
+    def __init__(
+        self, env: Any, model: str, name: str | None = None, fallback: Any = None, check: bool = True, **params: Any
+    ):
         self.env = getattr(env, "unwrapped", env)
         self.model = model
         self.name = name or f"llm:{model}"
@@ -146,11 +177,47 @@ class LLMAgent:
             raise ValueError(f"agent {self.name!r}: base_url must start with http:// or https://: {self.base_url!r}")
         if self.key_env and self.key_env not in os.environ:
             raise ValueError(f"agent {self.name!r}: the environment variable {self.key_env} (key_env) is not set")
+        self._refuse_environment(explicit_url="base_url" in params)
         self.fallback = fallback  # the agent that moves after a fault (the loader builds it from its name)
         self._client: Any = None
         self._guard = CallGuard()  # the deadline and byte cap of each call (:mod:`.endpoint`)
         self._limit = _calls_limit(self.base_url, model, self.in_flight)
         self.reset()
+        if check:
+            self.check_endpoint()
+
+    def _refuse_environment(self, explicit_url: bool) -> None:
+        """A ValueError for a variable of :data:`REFUSED_ENVIRONMENT` that is set (``OPENAI_BASE_URL`` only where
+        the name gives no ``base_url``: the name's wins, as an argument wins over the client's environment)."""
+        url = os.environ.get("OPENAI_BASE_URL", "").strip()
+        if url and not explicit_url:
+            raise ValueError(
+                f"agent {self.name!r}: OPENAI_BASE_URL is set ({url}), but {REFUSED_ENVIRONMENT['OPENAI_BASE_URL']} "
+                f"(default {self.base_url}): write llm:{self.model}(base_url={url}) to play there, or unset "
+                "OPENAI_BASE_URL"
+            )
+        if os.environ.get("OPENAI_CUSTOM_HEADERS", "").strip():
+            why = REFUSED_ENVIRONMENT["OPENAI_CUSTOM_HEADERS"]
+            raise ValueError(
+                f"agent {self.name!r}: OPENAI_CUSTOM_HEADERS is set, but {why}: unset it (the key goes in key_env)"
+            )
+
+    def check_endpoint(self) -> None:
+        """Whether :attr:`base_url` answers HTTP (:func:`.endpoint.check_reachable`: ``GET {base_url}/models``
+        without a key, at most :data:`.endpoint.REACH_SECONDS`; any status counts): an
+        :class:`~.endpoint.Unreachable` (a ValueError) ``llm:MODEL: cannot reach URL: why`` when it does not.
+        Asked once per endpoint in a process; an endpoint gone later gives ``connection`` faults."""
+        if self.base_url in _REACHED:
+            return
+        from openai import DefaultHttpxClient
+
+        guard = CallGuard()
+        with DefaultHttpxClient(event_hooks=guard.hooks()) as http:
+            try:
+                check_reachable(http, self.base_url, guard, endpoint.REACH_SECONDS)
+            except endpoint.Unreachable as exc:
+                raise endpoint.Unreachable(f"llm:{self.model}: {exc}") from None
+        _REACHED.add(self.base_url)
 
     def __repr__(self) -> str:
         return f"LLMAgent({self.name!r})"
@@ -316,8 +383,15 @@ class LLMAgent:
             return self._fault("connection", f"{exc}: {exc.__cause__ or ''}", scrub)
         if isinstance(exc, openai.APIStatusError):
             kind = "server" if exc.status_code >= 500 else "refused"
-            return self._fault(kind, f"HTTP {exc.status_code}: {exc.message}", scrub)
+            return self._fault(kind, f"HTTP {exc.status_code}{self._no_key(exc.status_code)}: {exc.message}", scrub)
         return self._fault("server", f"{type(exc).__name__}: {exc}", scrub)
+
+    def _no_key(self, status: int) -> str:
+        """What a refusal's fault adds where no key was sent: a 401 or 403 without ``key_env``."""
+        if status not in (401, 403) or self.key_env:
+            return ""
+        hint = "; OPENAI_API_KEY is set: key_env=OPENAI_API_KEY sends it" if os.environ.get("OPENAI_API_KEY") else ""
+        return f" (no key was sent: key_env names none{hint})"
 
     # ------------------------------------------------------------------ what the arena reads
     def game_usage(self) -> dict[str, Any]:
