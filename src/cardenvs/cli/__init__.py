@@ -23,7 +23,9 @@ from . import games, llmdata, tools, train
 from .common import CLIError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser; ``command``: the command to be run (its first word), where it is known,
+    so that the parsers of studies are built only for ``analyze`` (they import every game)."""
     parser = argparse.ArgumentParser(
         prog="cardenvs",
         description="Card-game environments for RL: tournaments, terminal play, studies, benchmarks and training.",
@@ -31,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    games.add_parsers(sub)
+    games.add_parsers(sub, studies=command in (None, "analyze") or str(command).startswith("-"))
     tools.add_parsers(sub)
     llmdata.add_parsers(sub)
     train.add_parser(sub)
@@ -52,8 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     try:
         if argv[:1] == ["train"]:
             args, extra = parser.parse_known_args(argv)

@@ -228,8 +228,9 @@ def _run_study(command: str, study: Any, args: argparse.Namespace) -> int:
         return study.run(args)
 
 
-def add_parsers(sub: Any) -> None:
-    """The parsers of ``list``, ``arena``, ``play`` and ``analyze``."""
+def add_parsers(sub: Any, studies: bool = True) -> None:
+    """The parsers of ``list``, ``arena``, ``play`` and ``analyze`` (``studies``: with the parser of each study;
+    false where another command runs, since listing the studies imports every game)."""
     p = sub.add_parser("list", help="games with their options, agents and analyses")
     p.set_defaults(func=cmd_list)
 
@@ -388,7 +389,7 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("analyze", help="exact and Monte Carlo studies")
     asub = p.add_subparsers(dest="analysis", metavar="STUDY")
-    for command, study in sorted(_analyses().items()):
+    for command, study in sorted(_analyses().items()) if studies else ():
         text = getattr(study, "HELP", "")
         # argparse %-formats help strings, not descriptions
         ap = asub.add_parser(command, help=text.replace("%", "%%"), description=text)
