@@ -70,7 +70,7 @@ of threads) are in flight at once: every copy of the agent shares one semaphore.
 game at a time.
 
 Parameters, in the name: ``llm:MODEL(base_url=http://localhost:8000/v1,key_env=OPENAI_API_KEY,rethink=2)``
-(:data:`PARAMETERS`).
+(:data:`PARAMETERS`), read by :func:`load_seat`, the agent loader's row for ``llm:`` names.
 """
 
 from __future__ import annotations
@@ -96,6 +96,7 @@ from .endpoint import (
     response_bytes,
     retry_after,
 )
+from .kinds import AgentRequest, parameters
 from .program import BotFault
 from .prompts import LEGAL_FORMS, AnswerError, prompt_messages, read_answer, rethink_message
 
@@ -142,6 +143,21 @@ def _calls_limit(base_url: str, model: str, in_flight: int) -> threading.Bounded
         if key not in _LIMITS:
             _LIMITS[key] = threading.BoundedSemaphore(in_flight)
         return _LIMITS[key]
+
+
+def load_seat(request: AgentRequest, game: str) -> LLMAgent:
+    """``llm:MODEL(key=value,...)``, the agent loader's row for chat models (:mod:`.loader`): its parameters
+    (:data:`PARAMETERS`) read, its fallback built, and its endpoint checked (:meth:`LLMAgent.check_endpoint`)."""
+    if request.registered_only:
+        raise ValueError(f"agent {request.name!r}: language-model seats (llm:MODEL) are not run here")
+    try:
+        import openai  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ValueError(
+            f"agent {request.name!r} needs the llm extra ({exc.name} is missing): pip install 'cardenvs[llm]'"
+        ) from None
+    values, fallback = parameters(request, PARAMETERS, "llm")
+    return LLMAgent(request.env, request.base.partition(":")[2], name=request.name, fallback=fallback, **values)
 
 
 class LLMAgent:

@@ -1,6 +1,14 @@
-"""Loading agents by name: the names (:func:`known_agents`), the table of agent kinds (:func:`agent_table`:
-name pattern -> loader, one ``KIND:PATH`` row per entry point of :data:`AGENT_KINDS_GROUP`) and
-:func:`load_agent`; the forms of names are in the docstring of :mod:`cardenvs.agent`."""
+"""Loading agents by name: the names (:func:`known_agents`), the parsing of ``NAME(key=value,...)``
+(:func:`parse_agent_name`, :func:`split_agent_names`), the table of agent kinds (:func:`agent_table`: name
+pattern -> matcher and load function, one ``KIND:PATH`` row per entry point of :data:`AGENT_KINDS_GROUP`) and
+:func:`load_agent`; the forms of names are in the docstring of :mod:`cardenvs.agent`.
+
+A kind with a module of its own keeps its parameters and its loading there, and this table points at it:
+programs (``cmd:COMMAND``, ``KIND:COMMAND``) in :mod:`.program_names`, chat models (``llm:MODEL``) in
+:func:`.llm.load_seat`, the search agents (``GAME.pimc``) in :mod:`cardenvs.search.names`; what every kind
+shares (the request, a row, a name's parameters) is :mod:`.kinds`. The kinds without a module of their own are
+here: ``random``, the numba policies, the shipped models (``GAME.dmc``, one loaded object per process), model
+files (``KIND:PATH``), ``module:Class`` and the Python agents of ``cardenvs.agents``."""
 
 from __future__ import annotations
 
@@ -11,14 +19,14 @@ import inspect
 import pkgutil
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-from ..core import kernels
 from .base import Agent, PolicyAgent, RandomAgent, _game_of
+from .kinds import ANY_GAME, AgentKind, AgentRequest, short_game
+from .program_names import load_program, program_protocols
 
 #: the entry-point group of agent kinds (``KIND:PATH`` names): ``KIND = "module:Class"``, built as Class(env, PATH)
 AGENT_KINDS_GROUP = "cardenvs.agents"
@@ -111,42 +119,19 @@ def parse_agent_name(name: str) -> tuple[str, dict[str, str] | None]:
     return base.strip(), params
 
 
-def _short(game: str | None) -> str | None:
-    """The short name of a registered game's id or short name; any other name as it is (it matches no game)."""
-    from ..registry import short_name
-
-    try:
-        return short_name(game) if game else None
-    except ValueError:
-        return game
-
-
-def _search_games() -> list[str]:
-    """Short names of the games with a determinizer (they have the search agents ``GAME.pimc``, ``GAME.ismcts``)."""
-    from ..registry import env_ids, spec_of
-
-    out = []
-    for env_id in env_ids():
-        spec = spec_of(env_id)
-        core = spec.core()
-        if core is not None and kernels.has_determinize(core.STATE):
-            out.append(spec.name)
-    return out
-
-
 def search_agent_names(game: str | None = None) -> list[str]:
-    """``GAME.pimc`` and ``GAME.ismcts`` for every game with a determinizer (or only ``game``)."""
-    from ..search import METHODS
+    """``GAME.pimc`` and ``GAME.ismcts`` for every game with a determinizer (or only ``game``):
+    :func:`cardenvs.search.names.search_agent_names`."""
+    from ..search.names import search_agent_names as names
 
-    short = _short(game)
-    return [f"{g}.{m}" for g in _search_games() if short is None or g == short for m in METHODS]
+    return names(game)
 
 
 def policy_agent_names(game: str | None = None) -> list[str]:
     """``GAME.NAME`` for every numba policy of every game (its core's ``POLICIES``), or only ``game``'s."""
     from ..registry import env_ids, spec_of
 
-    short = _short(game)
+    short = short_game(game)
     return [
         name
         for env_id in env_ids()
@@ -159,7 +144,7 @@ def known_agents(game: str | None = None, *, cheating: bool = True) -> list[str]
     """Every agent name that can be loaded without a path; with ``game`` (an env id or short name), only
     those that play it; with ``cheating=False``, not the agents that see hidden cards (``sees_hidden``: the
     web app lists only what it may load)."""
-    short = _short(game)
+    short = short_game(game)
     names = ["random", *policy_agent_names(game)]
     for module_name in _agent_modules():
         if short is not None and module_name != short:
@@ -172,83 +157,19 @@ def known_agents(game: str | None = None, *, cheating: bool = True) -> list[str]
     return names + search_agent_names(game) + models
 
 
-def _convert(agent: str, key: str, text: str, kind: type, accepted: str) -> Any:
-    """A parameter's text as its type (int, float, or str with optional quotes)."""
-    try:
-        if kind is int:
-            return int(text)
-        if kind is float:
-            return float(text)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise ValueError(f"agent {agent!r}: {key}={text!r} is not {what}; accepted: {accepted}") from None
-    return text.strip("'\"")
-
-
-@dataclass(frozen=True)
-class AgentRequest:
-    """What :func:`load_agent` was asked: the ``name`` as given, its ``base`` and ``params``
-    (``NAME(key=value,...)``, :func:`parse_agent_name`), the ``env``, and where model files may come from."""
-
-    name: str
-    base: str
-    params: dict[str, str]
-    env: Any
-    models_dir: str | Path | None = None
-    registered_only: bool = False
-    unsandboxed: bool = False  # programs may run without a sandbox where none can be made (.sandbox)
-
-
-@dataclass(frozen=True)
-class AgentKind:
-    """A row of the table of agent names (:func:`agent_table`): names of the form ``pattern`` are recognized by
-    ``match(base)`` (the name without parameters -> the short name of the game the agent plays, :data:`ANY_GAME`,
-    or None when the name is not of this kind) and built by ``load(request, game)``; only kinds with
-    ``parameters`` take ``NAME(key=value,...)``."""
-
-    pattern: str
-    match: Callable[[str], str | None]
-    load: Callable[[AgentRequest, str], Agent]
-    parameters: bool = False
-
-
-#: what :attr:`AgentKind.match` returns for a name that plays every game
-ANY_GAME = ""
-
-
 def _load_search(request: AgentRequest, game: str) -> Agent:
-    from ..search import PARAMETERS, SearchAgent, describe_parameters, game_policies
+    """``GAME.pimc(key=value,...)``: :func:`cardenvs.search.names.load_search`, with :func:`shipped_models` (as
+    this module holds it when the agent is loaded) for a parameter's ``dmc``."""
+    from ..search.names import load_search
 
-    method = request.base.partition(".")[2]
-    accepted = PARAMETERS[method]
-    described = describe_parameters(method, game_policies(game))
-    for key in request.params:
-        if key not in accepted:
-            raise ValueError(f"agent {request.name!r}: unknown parameter {key!r}; {request.base} accepts {described}")
-    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
-    if request.registered_only and str(values.get("oracle", "false")).strip().lower() != "false":
-        raise ValueError(f"agent {request.name!r}: oracle=true sees every hidden card; not for names from outside")
-    agent = SearchAgent(request.env, method, model_loader=partial(_search_model, request, game), **values)
-    agent.name = request.name
-    return agent
+    return load_search(request, game, shipped_models)
 
 
-def _search_model(request: AgentRequest, game: str, value: str) -> Agent:
-    """The learned model a search parameter names (``dmc``: the game's shipped model, ``GAME.dmc``; else an
-    agent name such as ``dmc:PATH``), loaded as the search agent was (``models_dir``, ``registered_only``)."""
-    name = value
-    if value == "dmc":
-        name = f"{game}.dmc"
-        shipped = shipped_models()
-        if name not in shipped:
-            raise ValueError(
-                f"{request.base}: no DMC model is shipped for {game} (shipped: {', '.join(shipped) or 'none'}); "
-                "name a model file as dmc:PATH"
-            )
-    try:
-        return load_agent(name, request.env, models_dir=request.models_dir, registered_only=request.registered_only)
-    except ValueError as exc:
-        raise ValueError(f"{request.base}: {value} cannot be loaded: {exc}") from None
+def _load_llm(request: AgentRequest, game: str) -> Agent:
+    """``llm:MODEL(key=value,...)``: :func:`.llm.load_seat` (the module is imported only for such a name)."""
+    from .llm import load_seat
+
+    return load_seat(request, game)
 
 
 def agent_kinds() -> dict[str, EntryPoint]:
@@ -417,131 +338,13 @@ def _kind_prefix(kind: str) -> Callable[[str], str | None]:
     return lambda base: ANY_GAME if ":" in base and base.partition(":")[0] == kind else None
 
 
-def _parameters(request: AgentRequest, accepted: dict[str, tuple], kind: str) -> tuple[dict[str, Any], Any]:
-    """The parameters of a program's or a model seat's name, each converted to its type (``accepted``: name ->
-    (type, default, what)), and its ``fallback`` agent built (None without one); an unknown parameter, a bad
-    value or a fallback that does not load is a ``ValueError`` naming what ``kind:`` accepts."""
-    described = ", ".join(f"{k} (default {d!r}: {what})" for k, (_, d, what) in accepted.items())
-    unknown = [k for k in request.params if k not in accepted]
-    if unknown:
-        raise ValueError(f"agent {request.name!r}: unknown parameter {unknown[0]!r}; {kind}: accepts {described}")
-    values = {k: _convert(request.name, k, v, accepted[k][0], described) for k, v in request.params.items()}
-    fallback = values.pop("fallback", "")
-    if fallback:
-        try:
-            fallback = load_agent(str(fallback), request.env, unsandboxed=request.unsandboxed)
-        except ValueError as exc:
-            raise ValueError(f"agent {request.name!r}: fallback {fallback!r}: {exc}") from None
-    return values, fallback or None
-
-
-def _load_program(request: AgentRequest, game: str, protocol: str = "") -> Agent:
-    """``cmd:COMMAND(key=value,...)``: a program speaking the line protocol (:mod:`.program`); with ``protocol``
-    (an agent kind a game declares, :func:`program_protocols`), ``KIND:COMMAND``: a program speaking that
-    platform's protocol, which the env's game declares (:class:`.program.ProtocolAgent`)."""
-    from .program import PARAMETERS, ProgramAgent, ProtocolAgent
-
-    kind = protocol or "cmd"
-    if request.registered_only:
-        raise ValueError(f"agent {request.name!r}: programs ({kind}:COMMAND) are not run here")
-    protocol_class = _protocol_class(request, protocol) if protocol else None
-    accepted = {**PARAMETERS, **(getattr(protocol_class, "PARAMETERS", {}))}
-    if getattr(protocol_class, "transport", "") == "websocket":
-        from .websocket import PARAMETERS as SOCKET_PARAMETERS
-
-        accepted.update(SOCKET_PARAMETERS)
-    values, fallback = _parameters(request, accepted, kind)
-    command = request.base.partition(":")[2]
-    if protocol_class is None:
-        return ProgramAgent(
-            request.env,
-            command,
-            name=request.name,
-            fallback=fallback,
-            unsandboxed=request.unsandboxed,
-            **values,
-        )
-    own = {k: values.pop(k) for k in list(values) if k not in PARAMETERS}
-    try:
-        speaker = protocol_class(
-            request.env, **{k: v for k, v in own.items() if k in getattr(protocol_class, "PARAMETERS", {})}
-        )
-    except ValueError as exc:
-        raise ValueError(f"agent {request.name!r}: {exc}") from None
-    agent_class: Any = ProtocolAgent
-    extra: dict[str, Any] = {}
-    if getattr(protocol_class, "transport", "") == "websocket":  # the bot is a client of the arena's server
-        from .websocket import PARAMETERS as SOCKET_PARAMETERS
-        from .websocket import WebSocketAgent
-
-        agent_class, extra = WebSocketAgent, {k: v for k, v in own.items() if k in SOCKET_PARAMETERS}
-    return agent_class(
-        request.env,
-        command,
-        speaker,
-        name=request.name,
-        fallback=fallback,
-        unsandboxed=request.unsandboxed,
-        **values,
-        **extra,
-    )
-
-
-def _load_llm(request: AgentRequest, game: str) -> Agent:
-    """``llm:MODEL(key=value,...)``: a chat model behind an OpenAI-compatible endpoint (:mod:`.llm`)."""
-    if request.registered_only:
-        raise ValueError(f"agent {request.name!r}: language-model seats (llm:MODEL) are not run here")
-    try:
-        import openai  # noqa: F401
-    except ModuleNotFoundError as exc:
-        raise ValueError(
-            f"agent {request.name!r} needs the llm extra ({exc.name} is missing): pip install 'cardenvs[llm]'"
-        ) from None
-    from .llm import PARAMETERS, LLMAgent
-
-    values, fallback = _parameters(request, PARAMETERS, "llm")
-    return LLMAgent(request.env, request.base.partition(":")[2], name=request.name, fallback=fallback, **values)
-
-
-def program_protocols() -> dict[str, dict[str, str]]:
-    """The agent kinds of programs written for another platform (the games' specs' ``program_protocols``):
-    kind -> {short name of a game that declares it: its ``"module:Class"``}."""
-    from ..registry import env_ids, spec_of
-
-    kinds: dict[str, dict[str, str]] = {}
-    for env_id in env_ids():
-        spec = spec_of(env_id)
-        for kind, path in spec.program_protocols.items():
-            kinds.setdefault(kind, {})[spec.name] = path
-    return kinds
-
-
-def _protocol_class(request: AgentRequest, protocol: str) -> Any:
-    """The protocol class the env's game declares for the agent kind ``protocol``; a ValueError naming the
-    games that declare it where the env's game does not."""
-    from ..core.spec import load
-
-    games = program_protocols().get(protocol, {})
-    game = _game_of(request.env)
-    if game not in games:
-        raise ValueError(
-            f"agent {request.name!r}: {protocol}:COMMAND runs programs written for the {protocol} protocol, "
-            f"which only {', '.join(sorted(games))} declare{'s' if len(games) == 1 else ''}; "
-            f"{game or 'this env'} does not (use cmd:COMMAND and the line protocol there)"
-        )
-    try:
-        return load(games[game])
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"agent {request.name!r}: the {protocol} protocol of {game} does not load: {exc}") from None
-
-
 #: the built-in kinds of names, in the order they are tried; agent_table adds the installed KIND:PATH kinds
 #: after the first three
 BUILT_IN_KINDS = (
     AgentKind("GAME.pimc(key=value,...)", _game_part(lambda: search_agent_names()), _load_search, parameters=True),
     AgentKind("GAME.dmc", _game_part(lambda: shipped_models()), _load_shipped),
     AgentKind("random", lambda base: ANY_GAME if base == "random" else None, lambda r, g: RandomAgent(r.env)),
-    AgentKind("cmd:COMMAND", lambda base: ANY_GAME if base.startswith("cmd:") else None, _load_program, True),
+    AgentKind("cmd:COMMAND", lambda base: ANY_GAME if base.startswith("cmd:") else None, load_program, True),
     AgentKind("llm:MODEL", lambda base: ANY_GAME if base.startswith("llm:") else None, _load_llm, True),
     AgentKind("module:Class", lambda base: ANY_GAME if ":" in base else None, _load_class),
     AgentKind(
@@ -562,7 +365,7 @@ def agent_table() -> list[AgentKind]:
     kinds = agent_kinds()
     installed = [AgentKind(f"{k}:PATH", _kind_prefix(k), partial(_load_model_file, kinds[k])) for k in sorted(kinds)]
     protocols = [
-        AgentKind(f"{k}:COMMAND", _kind_prefix(k), partial(_load_program, protocol=k), parameters=True)
+        AgentKind(f"{k}:COMMAND", _kind_prefix(k), partial(load_program, protocol=k), parameters=True)
         for k in sorted(program_protocols())
         if k not in kinds and k != "cmd"
     ]
@@ -607,7 +410,8 @@ def load_agent(
             raise ValueError(
                 f"agent {shown!r} plays {plays}, not {game}; agents for {game}: {', '.join(known_agents(game))}"
             )
-        return kind.load(AgentRequest(name, base, params or {}, env, models_dir, registered_only, unsandboxed), plays)
+        request = AgentRequest(name, base, params or {}, env, models_dir, registered_only, unsandboxed, load_agent)
+        return kind.load(request, plays)
     raise _unknown(base, game)
 
 
