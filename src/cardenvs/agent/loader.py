@@ -329,8 +329,9 @@ def _load_alias(request: AgentRequest, game: str) -> Agent:
 
 
 def _game_part(names: Callable[[], Any]) -> Callable[[str], str | None]:
-    """A matcher for the ``GAME.NAME`` names ``names()`` lists (asked at each match): the game part."""
-    return lambda base: base.partition(".")[0] if base in names() else None
+    """A matcher for the ``GAME.NAME`` names ``names()`` lists (asked at each match, and only for a name with a
+    ``.``: listing them imports every game): the game part."""
+    return lambda base: base.partition(".")[0] if "." in base and base in names() else None
 
 
 def _kind_prefix(kind: str) -> Callable[[str], str | None]:
