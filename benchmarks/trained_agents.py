@@ -273,7 +273,7 @@ def curves(root: Path) -> list[dict]:
 def draw_curves(root: Path) -> None:
     import contextlib
 
-    from cardenvs.training.plot_curves import main as plot
+    from cardenvs.training.plot_curves import main as plot  # type: ignore[import-not-found]
 
     (root / CURVES).mkdir(parents=True, exist_ok=True)
     for c in curves(root):
