@@ -1,5 +1,6 @@
 """``cardenvs prompt GAME`` imports what that game needs, not every game (issue 64 item 6): seating ``random``
-lists no game's agents (another game's declaration is read, none of its modules), and the studies' parsers (which import every game) are built for ``analyze`` only."""
+lists no game's agents (another game's declaration is read, none of its modules), and the studies' parsers
+(which import every game) are built for ``analyze`` only."""
 
 from __future__ import annotations
 
