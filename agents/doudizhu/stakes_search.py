@@ -6,8 +6,8 @@ rollouts, :data:`PLAYOUTS` a move), which wins more hands than the stakes model 
 Why not one of them for both: PIMC's own bids, scored by rollouts of the heuristic, lost points against two
 ``doudizhu.dmc_stakes`` (-0.32 [-0.92, +0.27] a game, 100 deals with bidding, ``--seed 56201``), and the model's
 play wins fewer hands than the search against RLCard's rule agent (0.745 / 0.730 as landlord / farmers, the
-search 0.815 / 0.820 on the same 200 deals: ``training/README.md``, "Training for the stakes"). The bidding
-decisions are told from the observation as the learners tell them (the spec's ``roles.of_observation``,
+search 0.815 / 0.820 on the same 200 deals: ``docs/results/trained-doudizhu.md``, "Training for the stakes").
+The bidding decisions are told from the observation as the learners tell them (the spec's ``roles.of_observation``,
 :func:`cardenvs.games.doudizhu.roles.of_observation`, the role named ``bidder``).
 """
 

@@ -45,7 +45,7 @@ SPEC = GameSpec(
     program_protocols={"botzone": "cardenvs.games.doudizhu.botzone:Protocol"},
     view="cardenvs.games.doudizhu.view",
     # people play the whole game (bidding is on by default) against the model trained for its stakes, whose
-    # bids are played on by search (training/README.md, "doudizhu.stakes_pimc")
+    # bids are played on by search (docs/results/trained-doudizhu.md, "doudizhu.stakes_pimc")
     play_agent="doudizhu.stakes_pimc",
     # PIMC at 50 playouts below the rule agent, as measured (docs/luck-and-skill.md, "Ladder order": 40 deals,
     # 79 and 47 Elo below it with the landlord fixed and with bidding, intervals apart)

@@ -31,7 +31,8 @@ SPEC = GameSpec(
     # DanZero's 513 state features of the seat to move, in numba over the rules' state (DMC's features: danzero)
     learner_features={"danzero": "cardenvs.games.guandan.danzero_features:LEARNER_FEATURES"},
     # rising strength as measured on duplicate deals: heuristic partnerships win 0.98 of hands against random
-    # ones, PIMC at 300 playouts 0.64 against heuristic ones, the shipped DMC model 0.75 (training/README.md)
+    # ones, PIMC at 300 playouts 0.64 against heuristic ones, the shipped DMC model 0.75
+    # (docs/results/trained-guandan.md)
     skill_ladder=("random", "guandan.heuristic", "guandan.pimc(playouts=300)", "guandan.dmc"),
     skill_ladder_quick=("random", "guandan.heuristic"),
     # the best agent is the shipped model (PIMC at 200 playouts scored below the heuristic's own place); the
