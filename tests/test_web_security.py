@@ -573,3 +573,185 @@ def test_last_moves_plays_and_move_cards_show_no_hidden_card(game, options):
         action = v["legal"][0]["action"]
         assert client.post(f"/api/game/{sid}/move", json={"step": v["step"], "action": action}).status_code == 200
     assert v["over"] and drawn_any
+
+
+# ------------------------------------------------------------------ under load: memory and thinking (issue 62)
+SESSION_RSS = """
+import os
+import numpy as np
+import cardenvs
+from cardenvs.agent import load_agent
+from cardenvs.core.play import play_episode
+from cardenvs.web.session import GameSession
+
+def process_rss():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+env = cardenvs.make("doudizhu_v0")
+search = load_agent("doudizhu.pimc(playouts=50)", env)  # the search kernels stakes_pimc plays with, loaded once
+rng = np.random.default_rng(0)
+play_episode(env, lambda seat, observation: search.act(observation, rng), seed=0)
+held = [GameSession.new_game("play", "doudizhu", {}, "", 0, seed=0)]
+first = process_rss()
+for seed in range(1, 7):
+    held.append(GameSession.new_game("play", "doudizhu", {}, "", 0, seed=seed))
+print((process_rss() - first) / 6 / 2**20)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads the RSS from /proc/self/statm")
+def test_a_dou_dizhu_session_beyond_the_first_holds_little_memory():
+    """Each session used to load its agents' model anew (the move table and the networks: about 95 MiB a
+    session, 6 sessions 111 -> 901 MiB); now the process holds one, and a session beyond the first adds its
+    envs and views, a few MiB (the goal: at most 20)."""
+    run = subprocess.run([sys.executable, "-c", SESSION_RSS], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    per_session = float(run.stdout.split()[-1])
+    assert per_session <= 20, f"{per_session:.1f} MiB a session"
+
+
+def test_sessions_share_one_loaded_model():
+    with client_for() as client:
+        sids = [start(client, game="doudizhu", mode="play", seat=0, seed=seed) for seed in (1, 2)]
+        held = [client.app.state.sessions.get(sid) for sid in sids]
+    bidders = [agent.bidder for session in held for agent in session.agents.values()]
+    assert len(bidders) == 4 and all(b is bidders[0] for b in bidders)  # one doudizhu.dmc_stakes in the process
+    players = [agent.player for session in held for agent in session.agents.values()]
+    assert len({id(p) for p in players}) == 4  # the searches read each table's own env: one per seat
+
+
+def test_the_play_agents_search_is_bounded_in_time_too():
+    """``doudizhu.stakes_pimc`` searches with 5,000 playouts inside an agent of its own: that search had no time
+    limit in the web app (only a search agent named directly got ``ms``)."""
+    with client_for() as client:
+        sid = start(client, game="doudizhu", mode="play", seat=0, seed=1)
+        agents = client.app.state.sessions.get(sid).agents
+    assert all(agent.player.parameters["ms"] == WEB_MAX_MS for agent in agents.values())
+
+
+def test_new_games_are_refused_when_memory_would_pass_the_budget():
+    from cardenvs.web.memory import SESSION_ESTIMATE, MemoryBudget
+
+    with client_for(max_memory=1 << 20) as client:  # 1 MiB: less than the process holds already
+        refused = client.get("/new", params={"game": "twos", "mode": "watch"})
+        assert (
+            refused.status_code == 503
+            and "--max-memory" in error_of(refused)
+            and "budget of 1 MiB" in error_of(refused)
+        )
+        assert len(client.app.state.sessions) == 0
+    rss = {"now": 100 << 20}
+    memory = MemoryBudget(200 << 20, rss=lambda: rss["now"])
+    with client_for(memory=memory) as client:
+        kept = start(client, game="twos", mode="watch")
+        rss["now"] = (200 << 20) - SESSION_ESTIMATE + 1  # one more game's estimate does not fit
+        assert client.get("/new", params={"game": "twos", "mode": "watch"}).status_code == 503
+        store = client.app.state.sessions
+        now = time.monotonic()
+        store.clock = lambda: now + ACTIVE_SECONDS + 1  # the game held is idle now: dropped to make room
+        assert client.get("/new", params={"game": "twos", "mode": "watch"}).status_code == 200
+        assert store.get(kept) is None and len(store) == 1
+        assert client.get("/new", params={"game": "twos", "mode": "watch"}).status_code == 503  # no more freed
+
+
+def test_serve_takes_a_memory_budget_and_workers(monkeypatch, capsys):
+    served = []
+    monkeypatch.setattr(web, "listen", lambda host, port: socket.socket())
+    monkeypatch.setattr(web, "serve", lambda sock, **kw: served.append(kw) or 0)
+    assert cli.main(["serve", "--port", "8123", "--max-memory", "1.5G", "--workers", "3"]) == 0
+    assert served[-1]["max_memory"] == 3 << 29 and served[-1]["workers"] == 3
+    assert cli.main(["serve", "--port", "8123"]) == 0
+    assert served[-1]["max_memory"] is None and served[-1]["workers"] is None  # half the machine's, one per core
+    for bad in ("0", "lots", "-1G"):
+        assert cli.main(["serve", "--port", "8123", f"--max-memory={bad}"]) == 2
+        assert "--max-memory" in capsys.readouterr().err
+    assert web.parse_size("512M") == 512 << 20 and web.parse_size("2048") == 2048 << 20
+    assert web.parse_size("4GiB") == 4 << 30
+
+
+class GatedAgent:
+    """Takes its first legal move once :attr:`release` is set; :attr:`entered` says it has started thinking."""
+
+    def __init__(self):
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def act(self, observation, rng):
+        self.entered.set()
+        assert self.release.wait(120), "never released"
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_a_busy_table_does_not_stall_the_others_and_thinking_is_bounded():
+    """Two workers: while table A's agent thinks (held by an event), table B's move is answered; tables C and D
+    then both have agents to move: C takes the last worker and D waits its turn (it used to take a thread of
+    its own, every table thinking at once on the same cores), while views and pages are still answered."""
+    with client_for(workers=2) as client:
+        store, thinking = client.app.state.sessions, client.app.state.thinking
+        sids = {name: start(client, game="twos", mode="play", agents="random", seat=0, seed=3) for name in "ABCD"}
+        step = client.get(f"/api/game/{sids['A']}").json()["step"]
+        gates = {name: GatedAgent() for name in "ACD"}
+        for name, gate in gates.items():
+            session = store.get(sids[name])
+            session.agents = {seat: gate for seat in session.agents}
+        answers: dict[str, httpx.Response] = {}
+
+        def move(name: str) -> None:
+            v = client.get(f"/api/game/{sids[name]}").json()
+            body = {"step": v["step"], "action": v["legal"][0]["action"]}
+            answers[name] = client.post(f"/api/game/{sids[name]}/move", json=body)
+
+        threads = {name: threading.Thread(target=move, args=(name,)) for name in "ACD"}
+        try:
+            threads["A"].start()
+            assert gates["A"].entered.wait(60)
+            move("B")  # another table, while A's agent thinks
+            assert answers["B"].status_code == 200 and answers["B"].json()["your_turn"]
+            threads["C"].start()
+            assert gates["C"].entered.wait(60)
+            threads["D"].start()
+            for _ in range(6000):  # D's change reaches the pool's queue
+                if thinking.pending == 3:
+                    break
+                time.sleep(0.01)
+            assert thinking.pending == 3 and not gates["D"].entered.is_set()  # both workers busy: D waits
+            during = client.get(f"/api/game/{sids['A']}")
+            assert during.status_code == 200 and during.json()["step"] == step  # the view before the change
+            assert client.get("/static/app.js").status_code == 200
+            gates["A"].release.set()
+            threads["A"].join(timeout=60)
+            assert gates["D"].entered.wait(60)  # A's worker is free: D thinks now
+            gates["C"].release.set()
+            gates["D"].release.set()
+            for name in "CD":
+                threads[name].join(timeout=60)
+        finally:  # a failed check must not leave a worker waiting
+            for gate in gates.values():
+                gate.release.set()
+    assert all(answers[name].status_code == 200 for name in "ACD"), {k: r.text for k, r in answers.items()}
+
+
+def test_search_moves_get_less_time_while_tables_wait():
+    from cardenvs.web.session import GameSession
+    from cardenvs.web.thinking import Thinking
+
+    thinking = Thinking(workers=2, loaded_ms=200.0, min_move_ms=20.0)
+    assert thinking.move_ms(2000.0) == 2000.0  # idle: the agent's own limit
+    thinking.pending = 2
+    assert thinking.move_ms(2000.0) == 2000.0  # as many changes as workers
+    thinking.pending = 4
+    assert thinking.move_ms(2000.0) == 100.0 and thinking.move_ms(50.0) == 50.0  # 200 x 2 / 4, never above own
+    thinking.pending = 1000
+    assert thinking.move_ms(2000.0) == 20.0  # the floor
+    asked = []
+
+    def move_ms(own: float) -> float:
+        asked.append(own)
+        return 30.0
+
+    session = GameSession.new_game(
+        "watch", "doudizhu", {"bidding": False}, "doudizhu.pimc(playouts=5000)", seed=2, move_ms=move_ms
+    )
+    session.change(lambda: session.next(0))
+    limits = sorted(agent.parameters["ms"] for agent in session.agents.values())
+    assert asked == [WEB_MAX_MS] and limits == [30.0, WEB_MAX_MS, WEB_MAX_MS]  # the mover's search stopped at 30 ms

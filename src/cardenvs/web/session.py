@@ -78,7 +78,9 @@ def search_parts(agent: Any) -> list[Any]:
 
     if isinstance(agent, SearchAgent):
         return [agent]
-    return [part for part in vars(agent).values() if isinstance(part, SearchAgent)] if hasattr(agent, "__dict__") else []
+    return (
+        [part for part in vars(agent).values() if isinstance(part, SearchAgent)] if hasattr(agent, "__dict__") else []
+    )
 
 
 def web_agent(name: str, env: Any, models: str | Path | None = None) -> Any:

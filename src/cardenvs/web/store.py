@@ -27,7 +27,8 @@ class SessionStore:
     to make them, it takes the place of the sessions used longest ago, but only of ones idle for
     ``active_seconds``: otherwise the new one is refused (:class:`StoreFull`), so a flood of new games cannot
     push out the games people are playing. Each idle session dropped counts its estimate
-    (``memory.per_session``) as freed memory."""
+    (``memory.per_session``) as freed memory (the process reuses it, though its RSS does not fall) until a new
+    session takes it."""
 
     def __init__(
         self,
@@ -40,18 +41,18 @@ class SessionStore:
         self.memory = memory if memory is not None else MemoryBudget()
         self._sessions: OrderedDict[str, GameSession] = OrderedDict()  # least recently used first
         self._used: dict[str, float] = {}
+        self._freed = 0  # bytes of dropped sessions no new session has taken yet
         self._lock = threading.Lock()
 
     def _make_room(self) -> str | None:
         """Drop idle sessions until one more fits; the reason (:meth:`full_message` or the memory's) when it
         cannot, every session left being active."""
-        freed = 0
-        while len(self._sessions) >= self.limit or not self.memory.fits(freed):
+        while len(self._sessions) >= self.limit or not self.memory.fits(self._freed):
             sid = next(iter(self._sessions), None)
             if sid is None or self.clock() - self._used[sid] < self.active_seconds:
                 return self.full_message() if len(self._sessions) >= self.limit else self.memory.full_message()
             del self._sessions[sid], self._used[sid]
-            freed += self.memory.per_session
+            self._freed += self.memory.per_session
         return None
 
     def full_message(self) -> str:
@@ -75,6 +76,7 @@ class SessionStore:
                 raise StoreFull(problem)
             self._sessions[session.id] = session
             self._used[session.id] = self.clock()
+            self._freed = max(0, self._freed - self.memory.per_session)
         return session.id
 
     def get(self, sid: str) -> GameSession | None:

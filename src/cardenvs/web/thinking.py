@@ -7,11 +7,13 @@ thread, on the event loop, which goes on serving views, pages and other games me
 than cores would only share the cores (and the GIL, which numba takes back between batches of playouts).
 
 A search move (``GAME.pimc``, ``GAME.ismcts``, also the search inside ``doudizhu.stakes_pimc``) stops at its
-own ``ms``, and under load sooner: at :meth:`Thinking.move_ms`, the agent's ``ms`` times ``workers`` over the
-changes running or waiting (never below :data:`MIN_MOVE_MS`). While every worker is busy, the tables waiting
-are served about as fast as one table alone is at the agent's own limit: the moves of the queue, made
-shorter, take together about the time of one full move. Agents of other kinds (models, heuristics, programs)
-have no time budget to shrink; they take a worker each while they move.
+own ``ms`` (or its playouts), and under load sooner (:meth:`Thinking.move_ms`): once more changes are running
+or waiting than there are workers, at :data:`LOADED_MS` x workers / changes (never below :data:`MIN_MOVE_MS`).
+The queue's moves are made shorter as it grows, so the time a table waits stays near ``LOADED_MS`` per agent
+move however many tables wait, instead of growing with them (``doudizhu.stakes_pimc``'s 5,000 playouts take
+about 0.1 to 0.2 s a move on one core: 30 tables moving every 2 s ask for several cores' worth). Agents of
+other kinds (models, heuristics, programs) have no time budget to shrink; they take a worker each while they
+move.
 """
 
 from __future__ import annotations
@@ -27,17 +29,19 @@ T = TypeVar("T")
 
 #: worker threads agents think in where ``cardenvs serve`` is not told: one per core this process may use
 DEFAULT_WORKERS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+#: a search move's time under load is this x workers / changes running or waiting (:meth:`Thinking.move_ms`)
+LOADED_MS = 250.0
 #: the shortest time budget a search move is given under load (it still runs one batch of deals)
-MIN_MOVE_MS = 50.0
+MIN_MOVE_MS = 20.0
 
 
 class Thinking:
     """At most ``workers`` changes at once (:meth:`run`); :meth:`move_ms`, the time a search move gets now."""
 
-    def __init__(self, workers: int = DEFAULT_WORKERS, min_move_ms: float = MIN_MOVE_MS):
+    def __init__(self, workers: int = DEFAULT_WORKERS, loaded_ms: float = LOADED_MS, min_move_ms: float = MIN_MOVE_MS):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
-        self.workers, self.min_move_ms = workers, float(min_move_ms)
+        self.workers, self.loaded_ms, self.min_move_ms = workers, float(loaded_ms), float(min_move_ms)
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="cardenvs-think")
         self._lock = threading.Lock()
         self.pending = 0  # changes running or waiting for a worker
@@ -63,9 +67,8 @@ class Thinking:
 
     def move_ms(self, own_ms: float) -> float:
         """The time budget of a search move whose agent allows ``own_ms``: all of it while the changes running
-        or waiting are no more than the workers, else ``own_ms`` x workers / changes, at least
+        or waiting are no more than the workers, else :attr:`loaded_ms` x workers / changes, at least
         :attr:`min_move_ms` (and never above ``own_ms``)."""
-        load = max(self.pending, 1)
-        if load <= self.workers:
+        if self.pending <= self.workers:
             return own_ms
-        return min(own_ms, max(self.min_move_ms, own_ms * self.workers / load))
+        return min(own_ms, max(self.min_move_ms, self.loaded_ms * self.workers / self.pending))
