@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from cardenvs.core import kernels
 from cardenvs.core.cards import SUITS
@@ -135,30 +136,42 @@ def entry_vector(entry: tuple[int, ...] | None) -> np.ndarray:
     return cards_vector(np.bincount(np.asarray(entry, dtype=np.int64), minlength=moves.NUM_CARDS))
 
 
-def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
-    """DanZero's 12 flags of what the level's heart could help make (``hand``: DanZero's 54, column order;
-    ``level`` 0..12), computed as its client does, its quirks included: 0 holds the wild; 1 a straight flush
-    short of one card in some suit, windows starting at 2..9 only (not A-low, not 10-A), the wild's own card
-    not counted; 2..7 a ladder from the most suits any rank is held in (1 suit: only 7; 2: 6-7; 3: 5-7; 4: 4-7;
-    the client's cases for 5 and 6 cannot occur); 8 the run of held ranks ending at the ace is four long or
-    more; 9 adjacent ranks held in 2 and 3+ suits; 10 three adjacent ranks held in 1, 2+, 2+ suits in some
-    order; 11 adjacent ranks both held in exactly 2 suits. Zero without the wild."""
-    out = np.zeros(12, dtype=np.float32)
-    wild = 4 * level  # the level's heart, DanZero column
-    if hand[wild] == 0:
-        return out
-    out[0] = 1
-    held = np.array(hand[:52] != 0).reshape(13, 4)  # [rank, suit H S C D]
+@njit(cache=True)
+def write_wild_flags(row, at_hand, level, out) -> None:
+    """DanZero's 12 wild-card flags (:func:`wild_flags`, its quirks included) of the own hand written
+    at ``row[at_hand:]`` (column order) into ``row[out:out + 12]`` (zeroed); ``level`` 0..12."""
+    wild = at_hand + 4 * level
+    if row[wild] == 0:
+        return
+    row[out] = 1
+    held = np.zeros((13, 4), dtype=np.bool_)
+    for r in range(13):
+        for suit in range(4):
+            held[r, suit] = row[at_hand + 4 * r + suit] != 0
     held[level, 0] = False
     for suit in range(4):
-        if any(int((~held[start : start + 5, suit]).sum()) <= 1 for start in range(8)):
-            out[1] = 1
+        found = False
+        for start in range(8):
+            missing = 0
+            for r in range(start, start + 5):
+                if not held[r, suit]:
+                    missing += 1
+            if missing <= 1:
+                found = True
+                break
+        if found:
+            row[out + 1] = 1
             break
-    suits_held = held.sum(axis=1)
-    most = int(suits_held.max())
-    out[max(2, 8 - most) : 8] = 1 if most >= 1 else 0
-    if most == 0:
-        out[7] = 1
+    suits_held = np.zeros(13, dtype=np.int64)
+    for r in range(13):
+        for suit in range(4):
+            suits_held[r] += held[r, suit]
+    most = suits_held.max()
+    if most >= 1:
+        for i in range(max(2, 8 - most), 8):
+            row[out + i] = 1
+    else:
+        row[out + 7] = 1
     run = 0
     for r in range(13):
         n = suits_held[r]
@@ -169,16 +182,29 @@ def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
         if r >= 1:
             m = suits_held[r - 1]
             if (n == 2 and m >= 3) or (n >= 3 and m == 2):
-                out[9] = 1
+                row[out + 9] = 1
             elif n == 2 and m == 2:
-                out[11] = 1
+                row[out + 11] = 1
         if r >= 2:
             a, b, c = suits_held[r - 2], suits_held[r - 1], n
             if (a == 1 and b >= 2 and c >= 2) or (a >= 2 and b == 1 and c >= 2) or (a >= 2 and b >= 2 and c == 1):
-                out[10] = 1
+                row[out + 10] = 1
     if run >= 4:
-        out[8] = 1
-    return out
+        row[out + 8] = 1
+
+
+def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
+    """DanZero's 12 flags of what the level's heart could help make (``hand``: DanZero's 54, column order;
+    ``level`` 0..12), computed as its client does, its quirks included: 0 holds the wild; 1 a straight flush
+    short of one card in some suit, windows starting at 2..9 only (not A-low, not 10-A), the wild's own card
+    not counted; 2..7 a ladder from the most suits any rank is held in (1 suit: only 7; 2: 6-7; 3: 5-7; 4: 4-7;
+    the client's cases for 5 and 6 cannot occur); 8 the run of held ranks ending at the ace is four long or
+    more; 9 adjacent ranks held in 2 and 3+ suits; 10 three adjacent ranks held in 1, 2+, 2+ suits in some
+    order; 11 adjacent ranks both held in exactly 2 suits. Zero without the wild."""
+    row = np.zeros(54 + 12, dtype=np.int8)
+    row[:54] = np.asarray(hand)[:54] != 0
+    write_wild_flags(row, 0, int(level), 54)
+    return row[54:].astype(np.float32)
 
 
 @dataclass

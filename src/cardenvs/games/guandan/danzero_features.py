@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .danzero import COLUMN, STATE_SIZE
+from .danzero import COLUMN, STATE_SIZE, write_wild_flags
 
 NO_ENTRY, OUT_ENTRY, PASS_ENTRY = -2, -1, -3  # record entries that are not a play (a play: its index >= 0)
 HEART = 3  # our suit index of hearts (cards.SUITS = "SCDH"); DanZero's column puts hearts first in each rank
@@ -39,63 +39,6 @@ HEART = 3  # our suit index of hearts (cards.SUITS = "SCDH"); DanZero's column p
 AT_HAND, AT_WILD, AT_UNSEEN, AT_LAST, AT_PARTNER, AT_PLAYED, AT_LEFT, AT_LEVELS = 0, 54, 66, 120, 174, 228, 390, 474
 SIZE = STATE_SIZE
 assert AT_LEVELS + 3 * 13 == SIZE
-
-
-@njit(cache=True)
-def _wild_flags(row, at_hand, level, out) -> None:
-    """DanZero's 12 wild-card flags (:func:`.danzero.wild_flags`, its quirks included) of the own hand written
-    at ``row[at_hand:]`` (column order) into ``row[out:out + 12]`` (zeroed); ``level`` 0..12."""
-    wild = at_hand + 4 * level
-    if row[wild] == 0:
-        return
-    row[out] = 1
-    held = np.zeros((13, 4), dtype=np.bool_)
-    for r in range(13):
-        for suit in range(4):
-            held[r, suit] = row[at_hand + 4 * r + suit] != 0
-    held[level, 0] = False
-    for suit in range(4):
-        found = False
-        for start in range(8):
-            missing = 0
-            for r in range(start, start + 5):
-                if not held[r, suit]:
-                    missing += 1
-            if missing <= 1:
-                found = True
-                break
-        if found:
-            row[out + 1] = 1
-            break
-    suits_held = np.zeros(13, dtype=np.int64)
-    for r in range(13):
-        for suit in range(4):
-            suits_held[r] += held[r, suit]
-    most = suits_held.max()
-    if most >= 1:
-        for i in range(max(2, 8 - most), 8):
-            row[out + i] = 1
-    else:
-        row[out + 7] = 1
-    run = 0
-    for r in range(13):
-        n = suits_held[r]
-        if n == 0:
-            run = 0
-            continue
-        run += 1
-        if r >= 1:
-            m = suits_held[r - 1]
-            if (n == 2 and m >= 3) or (n >= 3 and m == 2):
-                row[out + 9] = 1
-            elif n == 2 and m == 2:
-                row[out + 11] = 1
-        if r >= 2:
-            a, b, c = suits_held[r - 2], suits_held[r - 1], n
-            if (a == 1 and b >= 2 and c >= 2) or (a >= 2 and b == 1 and c >= 2) or (a >= 2 and b >= 2 and c == 1):
-                row[out + 10] = 1
-    if run >= 4:
-        row[out + 8] = 1
 
 
 @njit(cache=True)
@@ -229,7 +172,7 @@ def state_row(state, b, row, record) -> None:
         for q in range(4):
             seen += s.played[q, c]
         row[AT_UNSEEN + COLUMN[c]] = 2 - seen
-    _wild_flags(row, AT_HAND, s.hand_level, AT_WILD)
+    write_wild_flags(row, AT_HAND, s.hand_level, AT_WILD)
     _entry(s, row, AT_LAST, record[0])
     partner = (p + 2) % 4
     partner_out = False
