@@ -223,22 +223,29 @@ class ProgramAgent:
         raise BotFault(self.name, "garbage", f"{text[:80]!r} is neither a move's name nor its id")
 
     # ------------------------------------------------------------------ the process
+    def _sandboxed(self, argv: Sequence[str], folder: str, shared: Sequence[str] = ()) -> sandbox.SandboxedProcess:
+        """``argv`` started in its sandbox (:func:`.sandbox.start`) with this agent's limits, ``folder`` its
+        ``HOME``, ``TMPDIR`` and working folder, its environment only ``PATH``, those two and ``LANG``;
+        ``shared``: names in ``folder`` the arena made, kept where the folder is a capped one."""
+        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "TMPDIR": folder}
+        environment["LANG"] = "C.UTF-8"
+        return sandbox.start(
+            argv,
+            folder,
+            environment,
+            self.memory_mb,
+            network=self.network,
+            sandboxed=self.sandboxed,
+            processes=self.processes,
+            disk_mb=self.disk_mb,
+            shared=shared,
+        )
+
     def _start(self) -> sandbox.SandboxedProcess:
         """Start the program in its sandbox (:mod:`.sandbox`), in a new folder of its own."""
         self._folder = sandbox.seat_folder()
-        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self._folder, "TMPDIR": self._folder}
-        environment["LANG"] = "C.UTF-8"
         try:
-            process = sandbox.start(
-                self.argv,
-                self._folder,
-                environment,
-                self.memory_mb,
-                network=self.network,
-                sandboxed=self.sandboxed,
-                processes=self.processes,
-                disk_mb=self.disk_mb,
-            )
+            process = self._sandboxed(self.argv, self._folder)
         except OSError as exc:
             raise BotFault(self.name, "start", f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
         assert process.stdin is not None and process.stdout is not None

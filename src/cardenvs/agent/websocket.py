@@ -406,25 +406,13 @@ class WebSocketAgent(ProgramAgent):
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(path)
         listener.listen(4)
-        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": folder, "TMPDIR": folder}
-        environment["LANG"] = "C.UTF-8"
         relay = os.path.join(folder, os.path.basename(RELAY))  # the relay's copy in the bot's own folder and the
         shutil.copyfile(RELAY, relay)  # system's Python: the sandbox shows the bot nothing of the arena's install
         Path(folder, STDERR).touch()  # made here, so that a capped folder can share it with the arena
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         try:
             argv = [python, relay, str(self.port), path, "--", *self._argv(seat)]
-            process = sandbox.start(
-                argv,
-                folder,
-                environment,
-                self.memory_mb,
-                network=self.network,
-                sandboxed=self.sandboxed,
-                processes=self.processes,
-                disk_mb=self.disk_mb,
-                shared=(SOCKET_NAME, os.path.basename(RELAY), STDERR),
-            )
+            process = self._sandboxed(argv, folder, shared=(SOCKET_NAME, os.path.basename(RELAY), STDERR))
         except (OSError, BotFault) as exc:
             listener.close()
             shutil.rmtree(folder, ignore_errors=True)
