@@ -22,7 +22,7 @@ def test_short_names_fit_and_keep_what_tells_agents_apart():
     assert short_name(LLM) == "llm:gemma3-270m-it"  # the parameters go first
     assert short_name(GDWS) == "gdws:.../ai1/client0.py"  # then a command's folders, from the left
     long_model = "llm:a-model-name-that-is-far-too-long-for-a-column(base_url=http://x)"
-    assert short_name(long_model) == "llm:a-model-name-that..." and len(short_name(long_model)) == LABEL_WIDTH
+    assert short_name(long_model) == "llm:a-model-name-that-is-fa..." and len(short_name(long_model)) == LABEL_WIDTH
     for name in (GDWS, LLM, long_model, "cmd:" + "/x" * 40):
         assert len(short_name(name)) <= LABEL_WIDTH
 
@@ -36,7 +36,9 @@ def test_labels_are_unique_even_where_two_names_shorten_alike():
         "gdws:.../ai1/client0.py#2",
     ]
     two = ["doudizhu.pimc(playouts=200)", "doudizhu.pimc(playouts=5000,leaf=dmc)", "random"]
-    assert labels_for(two) == ["doudizhu.pimc#1", "doudizhu.pimc#2", "random"]  # the legend tells which is which
+    assert labels_for(two) == ["doudizhu.pimc(playouts=200)", "doudizhu.pimc", "random"]  # the legend says which
+    alike = ["doudizhu.pimc(playouts=5000,leaf=dmc)", "doudizhu.pimc(playouts=5000,rollout=dmc)"]
+    assert labels_for(alike) == ["doudizhu.pimc#1", "doudizhu.pimc#2"]
     assert labels_for(["random", "random", "twos.heuristic"]) == ["random#1", "random#2", "twos.heuristic"]
 
 

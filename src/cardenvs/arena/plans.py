@@ -27,7 +27,7 @@ ENGINES = ("auto", "vector", "aec")
 
 
 #: the longest label a report's tables show before the seat's number (``#2``); a longer name is shortened
-LABEL_WIDTH = 24
+LABEL_WIDTH = 30
 
 
 def short_name(name: str, width: int = LABEL_WIDTH) -> str:
