@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -70,33 +71,38 @@ def _told(user: str) -> str:
     return "\n".join(line for line in decision["view"] + decision["history"] if "move names:" not in line)
 
 
-@pytest.mark.parametrize("env_id,variant", VARIANTS)
-def test_no_prompt_names_what_its_seat_has_not_observed(env_id, variant):
-    """At every decision of a game (the first 60), the prompt names no card and no secret word (a duel's hidden
-    bid, another seat's discard) that the seat has not seen in its own observations (seat_knowledge): what the
-    seat may know comes from the env's observation, never from the prompt itself (issue 62 item 9)."""
-    env = cardenvs.make(env_id, variant=variant)
+def _leaks_of_a_game(env, go_on):
+    """A random game (seed 7) while ``go_on(base)``: at each decision (seat, its prompt's user message, the words of
+    it the seat has not observed), then the seat's random legal move."""
     env.reset(seed=7)
     knowledge = SeatKnowledge(env)
     knowledge.see()
     rng = np.random.default_rng(7)
-    checked = 0
-    while env.agents and checked < 60:
+    while env.agents and go_on(env.unwrapped):
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
             env.step(None)
             continue
         observation = env.observe(agent)
         seat = env.unwrapped.agent_name_mapping[agent]
-        legal = [int(a) for a in legal_actions(observation)]
         user = prompt_messages(env.unwrapped, seat, observation)[1]["content"]
-        leaked = leaks(knowledge, seat, _told(user))
-        assert not leaked, f"{env_id} {variant} step {len(env.unwrapped.actions_taken)}: {leaked} in {user}"
-        checked += 1
-        action = int(rng.choice(legal))
+        yield seat, user, leaks(knowledge, seat, _told(user))
+        action = int(rng.choice([int(a) for a in legal_actions(observation)]))
         env.step(action)
         knowledge.played(action)
         knowledge.see()
+
+
+@pytest.mark.parametrize("env_id,variant", VARIANTS)
+def test_no_prompt_names_what_its_seat_has_not_observed(env_id, variant):
+    """At every decision of a game (the first 60), the prompt names no card and no secret word (a duel's hidden
+    bid, another seat's discard) that the seat has not seen in its own observations (seat_knowledge): what the
+    seat may know comes from the env's observation, never from the prompt itself (issue 62 item 9)."""
+    env = cardenvs.make(env_id, variant=variant)
+    checked = 0
+    for _, user, leaked in itertools.islice(_leaks_of_a_game(env, lambda base: True), 60):
+        assert not leaked, f"{env_id} {variant} step {len(env.unwrapped.actions_taken)}: {leaked} in {user}"
+        checked += 1
     assert checked >= 10 or not env.agents
 
 
@@ -108,25 +114,9 @@ def test_the_leak_check_catches_a_history_that_names_every_move(monkeypatch):
     monkeypatch.setattr(prompts, "public_move", lambda base, seat, action, viewer: base.action_name(int(action)))
     for variant, secret in (("duel", r"\d+ (high|low)|no bid"), ("default", "discard ")):
         env = cardenvs.make("two_way_street_v0", variant=variant)
-        env.reset(seed=7)
-        knowledge = SeatKnowledge(env)
-        knowledge.see()
-        rng = np.random.default_rng(7)
         caught = []
-        while env.agents and len(env.unwrapped.actions_taken) < 40:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            observation = env.observe(agent)
-            seat = env.unwrapped.agent_name_mapping[agent]
-            legal = [int(a) for a in legal_actions(observation)]
-            user = prompt_messages(env.unwrapped, seat, observation)[1]["content"]
-            caught += [w for w in leaks(knowledge, seat, _told(user)) if re.match(secret, w)]
-            action = int(rng.choice(legal))
-            env.step(action)
-            knowledge.played(action)
-            knowledge.see()
+        for _, _, leaked in _leaks_of_a_game(env, lambda base: len(base.actions_taken) < 40):
+            caught += [w for w in leaked if re.match(secret, w)]
         assert caught, f"{variant}: a history naming every move passed the leak check"
 
 
