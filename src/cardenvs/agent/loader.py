@@ -7,8 +7,9 @@ A kind with a module of its own keeps its parameters and its loading there, and 
 programs (``cmd:COMMAND``, ``KIND:COMMAND``) in :mod:`.program_names`, chat models (``llm:MODEL``) in
 :func:`.llm.load_seat`, the search agents (``GAME.pimc``) in :mod:`cardenvs.search.names`; what every kind
 shares (the request, a row, a name's parameters) is :mod:`.kinds`. The kinds without a module of their own are
-here: ``random``, the numba policies, the shipped models (``GAME.dmc``, one loaded object per process), model
-files (``KIND:PATH``), ``module:Class`` and the Python agents of ``cardenvs.agents``."""
+here: ``random``, the numba policies, the shipped models (``GAME.dmc``, ``GAME.dmc_v1`` for a model a stronger one
+replaced: :func:`shipped_models`; one loaded object per process), model files (``KIND:PATH``), ``module:Class`` and
+the Python agents of ``cardenvs.agents``."""
 
 from __future__ import annotations
 
@@ -47,22 +48,50 @@ def _agent_modules() -> list[str]:
 #: newest run of each (``dmc_stakes``: Dou Dizhu trained for the game's points, bidding included)
 SHIPPED_EXPERIMENTS = ("dmc", "dmc_stakes")
 
+#: shipped names pinned to a run folder under ``training/results``, before the newest-run rule of
+#: :data:`SHIPPED_EXPERIMENTS`: how a stronger model takes a name users already use (``GAME.dmc``) while the model
+#: it replaces keeps a versioned one (``GAME.dmc_v1``); e.g. ``{"guandan.dmc": "guandan__dmc_v2_small__1",
+#: "guandan.dmc_v1": "guandan__dmc__1"}``. A pinned folder missing from the installed package is an error
+#: (:func:`shipped_models`), not a silent fallback to another model.
+SHIPPED_RUNS: dict[str, str] = {}
+
+
+def _results_folders() -> list[Path]:
+    """The ``results`` folders of the installed ``cardenvs.training`` package (none when it is not installed),
+    found without importing it."""
+    spec = importlib.util.find_spec("cardenvs.training")
+    return [Path(location) / "results" for location in (spec.submodule_search_locations or [])] if spec else []
+
 
 def shipped_models() -> dict[str, Path]:
-    """``{"doudizhu.dmc": path, "doudizhu.dmc_stakes": path, ...}``: the DMC models shipped as package data, the
-    newest run of each game and experiment of :data:`SHIPPED_EXPERIMENTS` (found on disk, without importing
-    ``cardenvs.training``)."""
-    spec = importlib.util.find_spec("cardenvs.training")
-    locations = list(spec.submodule_search_locations or []) if spec else []
+    """``{"doudizhu.dmc": path, "doudizhu.dmc_stakes": path, ...}``: the DMC models shipped as package data (found
+    on disk, without importing ``cardenvs.training``): each name of :data:`SHIPPED_RUNS` is its pinned run's model,
+    and every other ``GAME.EXP`` of :data:`SHIPPED_EXPERIMENTS` the newest run of that game and experiment (a run
+    pinned under another name is not a candidate: the model a pin replaces keeps only its versioned name)."""
+    folders = _results_folders()
+    if not folders:
+        return {}
+    pinned: dict[str, Path] = {}
+    for name, run in SHIPPED_RUNS.items():
+        found = [folder / run / "model.pt" for folder in folders if (folder / run / "model.pt").is_file()]
+        if not found:
+            raise ValueError(
+                f"shipped model {name} is pinned to the run {run}, which has no model.pt in "
+                f"{', '.join(str(f) for f in folders)} (cardenvs.agent.loader.SHIPPED_RUNS)"
+            )
+        pinned[name] = found[0]
     best: dict[str, tuple[int, Path]] = {}
-    for location in locations:
+    for folder in folders:
         for exp in SHIPPED_EXPERIMENTS:
-            for model in Path(location).glob(f"results/*__{exp}__*/model.pt"):
+            for model in folder.glob(f"*__{exp}__*/model.pt"):
                 game, _, run = model.parent.name.partition(f"__{exp}__")
                 name = f"{game}.{exp}"
-                if run.isdigit() and (name not in best or int(run) > best[name][0]):
+                if name in pinned or model.parent.name in SHIPPED_RUNS.values() or not run.isdigit():
+                    continue
+                if name not in best or int(run) > best[name][0]:
                     best[name] = (int(run), model)
-    return {name: path for name, (_, path) in sorted(best.items())}
+    found_by_rule = {name: path for name, (_, path) in best.items()}
+    return dict(sorted({**found_by_rule, **pinned}.items()))
 
 
 def play_agent(env_id: str) -> tuple[str, str | None]:
