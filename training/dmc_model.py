@@ -7,7 +7,8 @@
   goes through a 1-D convolution first. ``features`` may also name a feature set the game declares that is
   computed from the game's state (:func:`state_extra`: its spec's ``learner_features`` entry with ``rows`` and
   ``size``, e.g. Guandan's ``danzero``, DanZero's 513): those columns follow the scaled observation, as they are
-  (the actors, and the agent from the env's state, append them to each observation row). Moves are described
+  (the actors, the agent from the env's state, and a search from its determinized deals' states through
+  :meth:`DMCAgent.action_values`, append them to each observation row). Moves are described
   by the game's move table (:func:`cardenvs.training.features.move_features`: cards, type, main rank,
   kickers), so alike moves share what is learnt.
 * **Networks**, one per role (:func:`roles_of`): Dou Dizhu has the landlord, the farmer after the landlord,
@@ -270,8 +271,9 @@ class DMCAgent:
     """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
     env API (the observation dict and the env's layout). The env must be the game it was trained on, with
     the same observation size. A model trained on a state feature set (``features: danzero``) reads those
-    columns from the game's state: the env's (:meth:`act`) or the batch's (:meth:`act_batch` with ``games``),
-    for the seat to move; it cannot score observations alone (:meth:`action_values`, a search's leaf)."""
+    columns from the game's state, for the seat to move: the env's (:meth:`act`), the batch's (:meth:`act_batch`
+    with ``games``) or the one a search hands :meth:`action_values` (``state`` and ``games``: the determinized
+    deals of ``GAME.pimc(leaf=dmc)``); :attr:`reads_state` says so, and it cannot score observations alone."""
 
     def __init__(self, env: Any, path: str):
         data = load_checkpoint(path)
@@ -297,6 +299,8 @@ class DMCAgent:
             raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
         self.nets.eval()
         self.extra = state_extra(game, self.args.features)
+        #: does :meth:`action_values` need ``state`` and ``games`` (a state feature set)? A search passes them then
+        self.reads_state = self.extra is not None
         self.base = base
         self.features = StateFeatures(self.layout, self.args.features, 0 if self.extra is None else self.extra.size)
         self.game = game
@@ -307,8 +311,14 @@ class DMCAgent:
         if self.extra is None:
             return obs
         if state is None:
-            raise ValueError(f"{self.name} reads features={self.args.features} from the game's state: it needs the env")
-        return np.concatenate([obs, self.extra.rows(state, games)], axis=1)
+            raise ValueError(
+                f"{self.name} reads features={self.args.features} from the game's state: it needs the env (or, to "
+                "score positions, action_values' state and games)"
+            )
+        extra = self.extra.rows(state, games)
+        if len(extra) != len(obs):
+            raise ValueError(f"{self.name}: {len(obs)} observation rows but {len(extra)} games of state to read")
+        return np.concatenate([obs, extra], axis=1)
 
     def act(self, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
         obs = np.asarray(observation["observation"])[None, :]
@@ -346,18 +356,28 @@ class DMCAgent:
         return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
 
     @torch.no_grad()
-    def action_values(self, observations: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def action_values(
+        self,
+        observations: np.ndarray,
+        ids: np.ndarray,
+        counts: np.ndarray,
+        state: np.ndarray | None = None,
+        games: Any = None,
+    ) -> np.ndarray:
         """Q of each row's legal ids ``ids[i, :counts[i]]`` (``[k, W]`` float64, ``-inf`` past the count): the
         network's estimate of the acting seat's return after each move, on its training target's scale (the
         win scale with ``target: win``, divided by ``target_scale``). What a search scores positions with
-        (``GAME.pimc(leaf=dmc)``, :mod:`cardenvs.search`); the greedy move is the row's first maximum."""
+        (``GAME.pimc(leaf=dmc)``, :mod:`cardenvs.search`); the greedy move is the row's first maximum, the move
+        :meth:`act` plays in the same position. A model with a state feature set (:attr:`reads_state`) computes
+        those columns from ``state`` (the rules' batched state) for game ``games[i]`` of each row, whose seat to
+        move must be the one row ``i`` observes; the other models ignore ``state`` and ``games``."""
         obs = np.asarray(observations)
         ids = np.asarray(ids, dtype=np.int64)
         counts = np.asarray(counts, dtype=np.int64)
         out = np.full(ids.shape, -np.inf)
         if len(obs) == 0:
             return out
-        x = self.features(self._rows(obs, None, None))
+        x = self.features(self._rows(obs, state, games))
         roles = roles_of(self.game, self.layout, obs)
         valid = np.arange(ids.shape[1])[None, :] < counts[:, None]
         for role in np.unique(roles):

@@ -196,7 +196,10 @@ def pimc(
 
 def model_action_values(model: Any, sims, params, which: np.ndarray, observation: tuple[int, Any], num_actions: int):
     """(legal ids ``[k, W]``, the model's Q of each ``[k, W]``, ``-inf`` past a row's count) of the seat to act
-    in games ``which`` of ``sims``, the model asked :data:`MODEL_ROWS` rows at a time."""
+    in games ``which`` of ``sims``, the model asked :data:`MODEL_ROWS` rows at a time. A model that computes
+    features from the game's state (``reads_state`` true: a DMC model with ``features: danzero``) is also given
+    ``state=sims`` and ``games`` (the rows' indices into it, each row observed by its game's seat to move);
+    the others are asked with the observations alone."""
     size, dtype = observation
     obs = np.zeros((len(which), size), dtype=dtype)
     counts = np.zeros(len(which), dtype=np.int64)
@@ -205,9 +208,13 @@ def model_action_values(model: Any, sims, params, which: np.ndarray, observation
     ids = np.zeros((len(which), max(1, int(counts.max(initial=0)))), dtype=np.int64)
     legal_rows(sims, params, which, ids, scratch)
     q = np.empty(ids.shape, dtype=np.float64)
+    reads_state = bool(getattr(model, "reads_state", False))
     for lo in range(0, len(which), MODEL_ROWS):
         hi = lo + MODEL_ROWS
-        q[lo:hi] = model.action_values(obs[lo:hi], ids[lo:hi], counts[lo:hi])
+        if reads_state:
+            q[lo:hi] = model.action_values(obs[lo:hi], ids[lo:hi], counts[lo:hi], state=sims, games=which[lo:hi])
+        else:
+            q[lo:hi] = model.action_values(obs[lo:hi], ids[lo:hi], counts[lo:hi])
     return ids, q
 
 
@@ -261,7 +268,8 @@ def pimc_learned(
     mix: float = 1.0,
 ) -> SearchResult:
     """PIMC guided by a learned model (``model.action_values(obs, ids, counts)``: Q of each row's legal ids,
-    the acting seat's expected return after each move; ``observation`` = (size, dtype) of an observation row).
+    the acting seat's expected return after each move; ``observation`` = (size, dtype) of an observation row;
+    a model with ``reads_state`` also gets the deals' states, :func:`model_action_values`).
     Deals as :func:`pimc` (stream ``2d`` of ``seed``); on each deal every legal move is applied, then:
 
     * ``leaf`` and ``rollout >= 0``: the other seats reply with heuristic ``rollout`` (stream ``2d + 1``)
