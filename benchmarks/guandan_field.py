@@ -601,9 +601,11 @@ OLDER_NOTE = [
 
 #: the bots of the field not in the table, and why (as far as the repository knows)
 NOT_RUN = [
-    "The full table (every shipped agent against DanZero and `ai1` .. `ai8`, 100 duplicate deals of single hands "
-    "and whole matches) runs after the learner's training, in a later session: "
-    f"`{SCRIPT} --judges /work/judges --ours NAME --jobs 2` (resumable: run it again to continue).",
+    "The full table (every shipped agent against DanZero and `ai1` .. `ai8`) runs after the learner's training, in "
+    "a later session, in two steps: single hands for every agent, then whole matches for the best and `guandan.dmc` "
+    f"(`{SCRIPT} --judges /work/judges --ours NAME --matches 0 --jobs 2`, then `{SCRIPT} --judges /work/judges "
+    "--only-ours --ours BEST --ours guandan.dmc --hands 0 --matches 5 --jobs 2`; each resumable: run it again to "
+    "continue).",
     "DanLM's `baselines/` (16 bots) ship their `state.py` and `action.py` without the platform client, except "
     "`fin-njupt-guandan-ai`, whose `lxw/rule_client.py` exits at its first message (its client expects "
     "`state.parse` to return a tuple, the `state.py` beside it returns none: a bug of the release, an `exit` "
