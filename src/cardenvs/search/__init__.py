@@ -38,6 +38,12 @@ API
     evaluates over determinizations. Without ``leaf`` the model plays every seat to the end. The model is
     asked once per step for all the games of a batch of deals. ``mix < 1`` (``leaf`` with a heuristic
     ``rollout``) weighs the model's value against the outcome of that heuristic played on from the leaf.
+    A model that computes features from the game's state (``reads_state`` true: a DMC model trained with
+    ``features: danzero``, Guandan's DanZero 513) is also given the batch of determinized deals (``state=``,
+    the rules' own state dtype) and each row's deal (``games=``), and reads the features of the seat to move
+    there, which a determinization leaves as they were (that seat's hand and public facts): so
+    ``guandan.pimc(leaf=dmc:PATH)``, ``rollout=`` and ``prior=`` work with such a model; observation-only models
+    are asked with the observations alone, as before.
 
 Both return a :class:`SearchResult` (``action``, candidate ``actions``, their mean ``values`` and
 ``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.

@@ -125,7 +125,9 @@ def load_model(value: str, who: str, loader: Any) -> Any:
     ``loader(value)``: the agent loader (:func:`cardenvs.agent.load_agent`) passes one that knows the names
     of models (``dmc``: the game's shipped model) and loads with its ``registered_only`` and ``models_dir``,
     so a name from the web loads no file outside the models folder. It must score moves:
-    ``action_values(observations, ids, counts)``. Errors are ``ValueError`` saying what is missing."""
+    ``action_values(observations, ids, counts)``, and with ``reads_state`` true it is also given ``state`` and
+    ``games`` (:func:`~cardenvs.search.drivers.model_action_values`). Errors are ``ValueError`` saying what is
+    missing."""
     if loader is None:
         raise ValueError(f"{who}: {value} names a learned model: load the agent by name or give a model_loader")
     model = loader(value)
