@@ -2,10 +2,15 @@
 decision of the match (the tribute, every play, the other team's returns) is ``guandan.heuristic``'s. Arms:
 
 * ``heuristic``: :func:`cardenvs.games.guandan.policies.heuristic`'s card (the baseline);
-* ``searched``: :func:`cardenvs.games.guandan.return_search.searched_return` (``--search-deals``
-  determinizations, each return played out to the end of the hand with the heuristic);
+* ``searched``: :func:`cardenvs.games.guandan.policies.searched_return`, the return of the agent
+  ``guandan.return_search`` (``--search-deals`` determinizations, each return played out to the end of the hand
+  with the heuristic);
 * ``random``: a uniformly random legal return (a generator seeded by the deal);
-* ``guandan.dmc`` (and ``dmc:PATH`` with ``--model PATH``): the model's greedy card at the RETURN phase.
+* the agents of ``--models`` (default ``guandan.dmc``; ``dmc:PATH`` too): the agent's move at the RETURN phase.
+
+``--players NAME`` adds a third study: the two-hand match with every other decision by agent ``NAME``, the
+returning team's returns by ``NAME`` itself (the baseline), the heuristic or the search
+(``--players-two-hand`` deals).
 
 Two studies on duplicate deals (deal seeds ``SEED .. SEED + N - 1``, fresh: the study before used 0 .. 2,999):
 
@@ -23,7 +28,8 @@ run (its command, seeds, counts, per-deal figures, CPU seconds, the load average
 ``--render`` regenerates ``docs/results/guandan-return.md`` from ``docs/study/guandan-return/run.json``.
 
 Usage: ``python -m benchmarks.guandan_return [--two-hand N] [--whole N] [--search-deals D] [--seed S]
-[--model PATH] [--json PATH]`` or ``python -m benchmarks.guandan_return --render``."""
+[--models NAMES] [--players NAME] [--players-two-hand N] [--json PATH]``, or
+``python -m benchmarks.guandan_return --render``."""
 
 from __future__ import annotations
 
@@ -45,7 +51,7 @@ import cardenvs
 from cardenvs.agent import load_agent
 from cardenvs.core import kernels
 from cardenvs.games.guandan import policies, rules
-from cardenvs.games.guandan.return_search import DEFAULT_DEALS, searched_return
+from cardenvs.games.guandan.policies import SEARCH_DEALS, searched_return
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "docs" / "study" / "guandan-return" / "run.json"
@@ -236,7 +242,7 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(prog=SCRIPT, description=__doc__.split("\n\n")[0])
     parser.add_argument("--two-hand", type=int, default=2000, help="deals of the two-hand match variant")
     parser.add_argument("--whole", type=int, default=300, help="deals of whole matches")
-    parser.add_argument("--search-deals", type=int, default=DEFAULT_DEALS, help="determinizations per searched return")
+    parser.add_argument("--search-deals", type=int, default=SEARCH_DEALS, help="determinizations per searched return")
     parser.add_argument("--seed", type=int, default=630_000, help="the first deal seed")
     parser.add_argument(
         "--models", default="guandan.dmc", help="agent names, comma-separated, whose return is one more arm each"
@@ -323,8 +329,8 @@ DECISIONS = [
     "noisy rollouts a card |",
     "| `guandan.dmc`, `dmc:PATH` | the model's greedy Q over the card actions | the model's greedy Q over the "
     "card actions, a phase it never met in training (single hands at level 2, no tribute) |",
-    "| the searched return (`return_search.searched_return`) | - | PIMC over the legal returns, the hand played "
-    "out by heuristics, its hand points |",
+    "| `guandan.return_search` | the heuristic's | searched (`policies.searched_return`): PIMC over the legal "
+    "returns, each hand played out by heuristics, its hand points |",
 ]
 
 ARM_TEXT = {
@@ -356,7 +362,7 @@ def render_page(run: dict) -> str:
         "Issue 63, item 3. One team's returns (the card a tribute's receiver gives back, `return_rule=\"max10\"`)",
         "are made by an *arm*; every other decision of the match is `guandan.heuristic`'s (tribute, every play,",
         "the other team's returns). Arms: the heuristic's own return (the baseline); the *searched* return",
-        "(`cardenvs.games.guandan.return_search`: "
+        "(the agent `guandan.return_search`'s, `cardenvs.games.guandan.policies.searched_return`: "
         f"{run['search_deals']} determinizations of the hidden hands consistent with what",
         "the receiver knows, every legal return applied and the hand played out with the heuristic, the mean",
         "change of the receiver's hand points, the heuristic's card unless another is strictly better); a",

@@ -1,7 +1,7 @@
-"""Guandan's return (issue 63, item 3): the searched return (``cardenvs.games.guandan.return_search``) plays the
-best card of its own search, the heuristic's card on ties; the agents' choices at the RETURN phase the results
-page states; and ``docs/results/guandan-return.md`` is generated from its committed run
-(``benchmarks/guandan_return.py``)."""
+"""Guandan's return (issue 63, item 3): the searched return (``policies.searched_return``, the agent
+``guandan.return_search``'s) plays the best card of its own search, the heuristic's card on ties; the agents'
+choices at the RETURN phase are those the results page states; and ``docs/results/guandan-return.md`` is generated
+from its committed run (``benchmarks/guandan_return.py``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import pytest
 
 import cardenvs
 from cardenvs.agent import load_agent
+from cardenvs.core.rng import next_u64
+from cardenvs.core.seeds import policy_stream
 from cardenvs.games.guandan import moves, policies, rules
-from cardenvs.games.guandan.return_search import return_values, searched_return
+from cardenvs.games.guandan.policies import return_values, searched_return
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,25 +47,25 @@ def return_states(bench, variant: str, count: int) -> list[tuple[np.ndarray, np.
 
 
 def test_the_searched_return_is_its_searchs_best_card(bench):
-    differs = 0
-    for st, params in return_states(bench, "match", 6):
+    differs = kept = 0
+    for st, params in return_states(bench, "match", 16):
         ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
         values = np.zeros(moves.NUM_ACTIONS)
-        n = return_values(st, 0, params, np.uint64(5), 8, ids, values)
+        n = return_values(st, 0, params, np.uint64(5), 2, ids, values)
+        ids, values = ids[:n], values[:n]
         heuristic = int(policies.heuristic(st, 0, params, np.zeros(1, np.uint64)))
-        chosen = int(searched_return(st, 0, params, np.uint64(5), 8))
-        assert chosen in ids[:n] and heuristic in ids[:n]
-        best = values[:n].max()
-        h_value = values[:n][list(ids[:n]).index(heuristic)]
-        if h_value == best:
+        chosen = int(searched_return(st, 0, params, np.uint64(5), 2))
+        assert chosen in ids and heuristic in ids
+        if values[list(ids).index(heuristic)] == values.max():
             assert chosen == heuristic  # a tie keeps the heuristic's card
+            kept += heuristic != ids[int(np.argmax(values))]  # ... where it is not the first best
         else:
-            assert chosen == ids[:n][int(np.argmax(values[:n]))]  # the first best card
+            assert chosen == ids[int(np.argmax(values))]  # the first best card
             differs += 1
-        assert chosen == int(searched_return(st, 0, params, np.uint64(5), 8))  # the seed decides
-        # the values are the hand points the seat's team scores: at most 3 levels won or lost
-        assert np.all(np.abs(values[:n]) <= 3) and np.all(values[:n] == np.round(values[:n] * 8) / 8)
-    assert differs > 0  # the search does move away from the heuristic's card
+        assert chosen == int(searched_return(st, 0, params, np.uint64(5), 2))  # the seed decides
+        # the values are the hand points the seat scores, over two deals: at most 3 levels won or lost
+        assert np.all(np.abs(values) <= 3) and np.all(values == np.round(values * 2) / 2)
+    assert differs > 0 and kept > 0  # both cases met: the search moves away, a tie keeps the heuristic's card
 
 
 def test_the_searched_return_is_only_for_the_return(bench):
@@ -135,3 +137,29 @@ def test_argument_errors_are_one_line(bench, argv, says, capsys):
         bench.main(argv)
     err = capsys.readouterr().err.strip().splitlines()
     assert says in err[-1]
+
+
+def test_the_return_search_agent_plays_the_searched_return(bench):
+    """``guandan.return_search`` returns the searched card (seeded by one draw of its stream), and moves as the
+    heuristic everywhere else."""
+    env = cardenvs.make("guandan", variant="match")
+    base = env.unwrapped
+    env.reset(seed=0)
+    agent = load_agent("guandan.return_search", base)
+    heuristic_agent = load_agent("guandan.heuristic", base)
+    changed = 0
+    for st, params in return_states(bench, "match", 6):
+        base.set_state(st[0], params=params)
+        action = agent.act(base.observe(base.agent_selection), np.random.default_rng(3))
+        seed = next_u64(np.array([policy_stream(np.random.default_rng(3))], dtype=np.uint64))
+        assert action == searched_return(st, 0, params, seed, policies.SEARCH_DEALS)
+        changed += action != heuristic_agent.act(base.observe(base.agent_selection), np.random.default_rng(3))
+    assert changed > 0
+    env.reset(seed=1)  # the first hand: no tribute; every move is the heuristic's, no draw made
+    for _ in range(40):
+        obs = env.observe(env.agent_selection)
+        rng = np.random.default_rng(5)
+        action = agent.act(obs, rng)
+        assert action == heuristic_agent.act(obs, np.random.default_rng(5))
+        assert rng.bit_generator.state == np.random.default_rng(5).bit_generator.state
+        env.step(action)

@@ -27,6 +27,7 @@ HASHES = {
     "doudizhu.rule": "87cfc9ed32e8ec3c",
     "guandan.heuristic": "a7503164e015c998",
     "guandan.random": "51d4d65d7fbb294c",
+    "guandan.return_search": "a7503164e015c998",  # the heuristic's moves: a hand episode has no return
     "twenty.greedy": "d0d7138ba7856146",
     "two_way_street.heuristic": "3126abcdf40be526",
     "twos.heuristic": "c2cfb7b2f9c27eeb",

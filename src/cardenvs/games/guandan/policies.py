@@ -1,5 +1,6 @@
-"""Guandan's numba policies (``rules.POLICIES``): the agents ``guandan.heuristic`` and ``guandan.random`` in the
-arena and the web, the vector envs' opponents and the search rollouts, one function each.
+"""Guandan's numba policies (``rules.POLICIES``): the agents ``guandan.heuristic``, ``guandan.random`` and
+``guandan.return_search`` in the arena and the web, the vector envs' opponents and the search rollouts, one
+function each.
 
 ``random`` picks uniformly among the legal actions of the seat to move (tribute and return cards, pass,
 patterns, suit choices alike), drawing one number from ``rng``.
@@ -9,10 +10,10 @@ beat and who made it, every seat's card count) and draws no random numbers (ties
 
 * Tribute: of the cards it may pay, the one whose loss breaks no straight flush of its hand. Return: the
   lowest card it may give back that no pair, triple or run of five ranks of its hand needs. Measured beyond
-  the unit tests (``python -m benchmarks.guandan_return 3000``: duplicate deals of the ``match`` variant,
-  heuristics everywhere, one team's returns made random instead): a random return changes 0.67 of the 2,550
-  matches with a return but scores +0.040 [-0.062, +0.142] points a match against this return, so the rule
-  is no measurable gain over a random legal return among heuristic players.
+  the unit tests (``docs/results/guandan-return.md``, ``benchmarks/guandan_return.py``: duplicate deals,
+  heuristics everywhere, one team's returns made otherwise): a random legal return scores within noise of
+  this rule (+0.06 [-0.10, +0.21] points a two-hand match, 0.48 [0.44, 0.53] of whole matches), the searched
+  return of ``return_search`` well above it.
 * *Bombs* it keeps: bombs of one rank, straight flushes and the four jokers; four or more natural cards of a
   rank, or three and a wild, are a bomb rank; the cards of a five-card suited run it holds whole, or with one
   wild, are a straight flush. Wilds are kept too.
@@ -30,6 +31,18 @@ beat and who made it, every seat's card count) and draws no random numbers (ties
   (to win the lead back late). Otherwise it passes.
 * Suit decisions: the suits whose cards no straight flush of the hand needs, keeping a second copy where it
   can.
+
+``return_search`` is the heuristic but at the RETURN phase, where it searches (:func:`searched_return`, seeded by
+one draw from ``rng``): :data:`SEARCH_DEALS` times the cards the seat cannot see are re-dealt consistently with
+what it knows (:func:`.determinize.determinize`: the tribute it received, the cards shown, every hand's count); on
+each deal every legal return is applied and the hand played out by the heuristic for every seat and decision (the
+other receiver's return included) to the end of the hand in progress. A return is worth the mean change of the
+seat's hand points (``+g`` to each winner, ``-g`` to each loser); the heuristic's card is kept unless another's
+mean is strictly higher (then the first such maximum, the lowest action id). The heuristic draws nothing, so every
+card meets the same deals and the same play. Among heuristic players it scores +0.30 [+0.15, +0.45] points a
+two-hand match and 0.61 [0.57, 0.65] of whole matches against the heuristic's return; among players of a DMC model
+(whose play its rollouts do not model) no gain was measured (``docs/results/guandan-return.md``). A return costs
+about ``SEARCH_DEALS`` x its legal cards hand playouts (some 50 ms).
 """
 
 from __future__ import annotations
@@ -38,15 +51,18 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core import kernels
-from cardenvs.core.rng import uniform_index
+from cardenvs.core.rng import next_u64, stream, uniform_index
 
 from . import moves
-from .rules import PAY, PLAYERS, POLICIES, RETURN, card_order, legal_ids, status
+from .determinize import determinize
+from .rules import PAY, PLAYERS, POLICIES, RETURN, apply, card_order, legal_ids, status
 
 # a policy's number is its place in rules.POLICIES, whose order decides the search rollouts' default (the
 # first); the heuristic keeps a number after the names there while it is not listed
 RANDOM = POLICIES.index("random")
 HEURISTIC = POLICIES.index("heuristic") if "heuristic" in POLICIES else len(POLICIES)
+RETURN_SEARCH = POLICIES.index("return_search")
+SEARCH_DEALS = 16  # determinizations of a searched return
 DANGER = 6  # an opponent with this many cards or fewer is about to go out
 LATE = 8  # a bomb that leaves this many cards or fewer wins the lead back late
 KEEP_ORDER = 8  # card order of the ten: lower cards are what a lead wants to shed
@@ -282,12 +298,71 @@ def heuristic(state, b, params, rng) -> int:
     return moves.PASS
 
 
+# ---------------------------------------------------------------- the searched return
+@njit(cache=True)
+def play_out_hand(sim, b, params) -> None:
+    """Play game ``b`` of ``sim`` with the heuristic for every seat (in place) until the hand in progress ends
+    (the match's next hand begins, or the episode is over or truncated)."""
+    hand = sim[b].hands_played
+    rng = np.zeros(1, dtype=np.uint64)  # the heuristic draws nothing
+    while status(sim, b, params) == kernels.RUNNING and sim[b].hands_played == hand:
+        apply(sim, b, params, heuristic(sim, b, params, rng))
+
+
+@njit(cache=True)
+def return_values(state, b, params, seed, deals, ids, values) -> int:
+    """The legal returns of the seat to move of game ``b`` into ``ids`` and each one's mean change of that
+    seat's hand points over ``deals`` determinizations into ``values`` (``return_search`` in the module
+    docstring); returns how many.
+    Reads ``state``; writes only ``ids`` and ``values``."""
+    seat = state[b].to_move
+    n = legal_ids(state, b, params, ids)
+    det = np.zeros(1, dtype=state.dtype)
+    sim = np.zeros(1, dtype=state.dtype)
+    values[:n] = 0.0
+    for d in range(deals):
+        determinize(state, b, params, seat, stream(seed, d), det, 0)
+        before = det[0].score[seat]
+        for i in range(n):
+            sim[0] = det[0]
+            apply(sim, 0, params, ids[i])
+            play_out_hand(sim, 0, params)
+            values[i] += sim[0].score[seat] - before
+    for i in range(n):
+        values[i] /= max(deals, 1)
+    return n
+
+
+@njit(cache=True)
+def searched_return(state, b, params, seed, deals) -> int:
+    """The searched return of the seat to move of game ``b``, which must be in the RETURN phase: the
+    heuristic's card unless another's mean over ``deals`` determinizations (stream ``d`` of ``seed``) is
+    strictly higher (``return_search`` in the module docstring). Reads ``state`` only."""
+    if state[b].phase != RETURN:
+        raise ValueError("searched_return: the game is not in the RETURN phase")
+    ids = np.empty(moves.NUM_ACTIONS, dtype=np.int64)
+    values = np.zeros(moves.NUM_ACTIONS, dtype=np.float64)
+    n = return_values(state, b, params, seed, deals, ids, values)
+    rng = np.zeros(1, dtype=np.uint64)
+    best = heuristic(state, b, params, rng)
+    best_value = -np.inf
+    for i in range(n):
+        if ids[i] == best:
+            best_value = values[i]
+    for i in range(n):
+        if values[i] > best_value:
+            best, best_value = ids[i], values[i]
+    return best
+
+
 @njit(cache=True)
 def policy(state, b, params, which, rng) -> int:
     """The game's numba policies by number (their places in ``rules.POLICIES``: :data:`HEURISTIC`,
-    :data:`RANDOM`); -1 once the game is over."""
+    :data:`RANDOM`, :data:`RETURN_SEARCH`); -1 once the game is over."""
     if status(state, b, params) != kernels.RUNNING:
         return -1
     if which == RANDOM:
         return random_legal(state, b, params, rng)
+    if which == RETURN_SEARCH and state[b].phase == RETURN:
+        return searched_return(state, b, params, next_u64(rng), SEARCH_DEALS)
     return heuristic(state, b, params, rng)

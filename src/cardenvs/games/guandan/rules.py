@@ -109,7 +109,7 @@ MAX_SHOWN_COUNT = 100  # failed attempts and hands played are clipped here in th
 FIRST_LEADER_STREAM = EXTRA_STREAM + 1
 EQUAL_TRIBUTE_STREAM = EXTRA_STREAM + 1000  # + the deal's index in the episode
 DECK = np.array(list(range(NUM_CARDS)) * 2, dtype=np.int16)
-POLICIES = ("heuristic", "random")
+POLICIES = ("heuristic", "random", "return_search")
 
 # phases
 PAY, RETURN, PLAY, DONE = 0, 1, 2, 3
