@@ -311,3 +311,53 @@ def _one_position(base):
     observation = base.observe(base.agent_selection)
     legal = np.flatnonzero(observation["action_mask"])
     return observation["observation"][None, :], legal[None, :], np.array([len(legal)])
+
+
+@pytest.mark.parametrize("target", ["win", "points", "margin", "win_points"])
+def test_end_values_are_the_trainers_targets(tmp_path, target):
+    """A game that ends is worth, on a ``win_points`` model's scale, the trainer's target of that return; on
+    the other models' the outcome, as before."""
+    from cardenvs.training.dmc_actors import episode_targets
+
+    args = dmc_args.Args(game="guandan_v0", hidden=[8], move_hidden=4, head_hidden=4, history_channels=0)
+    args.target, args.target_scale = target, 2.0
+    nets = dmc_model.build_nets(args.game, cardenvs.make("guandan").unwrapped.layout, args)
+    dmc.save_checkpoint(tmp_path / "model.pt", nets, [torch.optim.Adam(nets.parameters())], args, 0, 0.0)
+    agent = dmc_model.DMCAgent(cardenvs.make("guandan"), str(tmp_path / "model.pt"))
+    points = np.array([[3.0, -3.0, 3.0, -3.0], [-1.0, 1.0, -1.0, 1.0], [2.0, -2.0, 2.0, -2.0]])
+    outcomes = np.sign(points[:, 1])
+    got = agent.end_values(outcomes, points, 1)
+    if target != "win_points":  # the outcome, as searches scored every end before
+        np.testing.assert_array_equal(got, outcomes)
+    else:
+        want = [episode_targets([row], [1], points_weight=args.points_weight)[0] for row in points]
+        np.testing.assert_allclose(got, np.asarray(want) / 2.0)
+        np.testing.assert_allclose(got, [-(1 + 1) / 2, (1 + 1 / 3) / 2, -(1 + 2 / 3) / 2])  # seat 1: g = -3, 1, -2
+
+
+def test_a_search_scores_the_ends_of_its_deals_on_the_models_scale(tmp_path):
+    """With a ``win_points`` model a deal that ends is worth the win plus a third of the levels (Guandan: up to
+    2), not the outcome's +-1 that would make winning the hand look worse than the model's value of it."""
+    args = dmc_args.Args(game="guandan_v0", hidden=[8], move_hidden=4, head_hidden=4, history_channels=0)
+    args.target = "win_points"
+    nets = dmc_model.build_nets(args.game, cardenvs.make("guandan").unwrapped.layout, args)
+    dmc.save_checkpoint(tmp_path / "model.pt", nets, [torch.optim.Adam(nets.parameters())], args, 0, 0.0)
+    env = cardenvs.make("guandan")
+    base = env.unwrapped
+    agent = load_agent(f"guandan.pimc(playouts=200,leaf=dmc:{tmp_path / 'model.pt'})", base)
+    model, ends = agent.model, []
+    real = model.end_values
+
+    def spy(outcomes, points, seat):
+        values = real(outcomes, points, seat)
+        ends.append((outcomes.copy(), points[:, seat].copy(), values))
+        return values
+
+    model.end_values = spy
+    rng = np.random.default_rng(1)
+    play_episode(env, lambda seat, obs: agent.act(obs, rng), seed=12)
+    assert ends, "no deal of the hand's searches ended"
+    for outcomes, points, values in ends:
+        assert np.array_equal(np.sign(points), outcomes)  # a Guandan hand's points carry its result
+        np.testing.assert_allclose(values, outcomes + points / 3)
+        assert (np.abs(values) > 1).all()  # every finished hand gains 1 to 3 levels: beyond the outcome's +-1

@@ -299,6 +299,10 @@ class DMCAgent:
             raise ValueError(f"dmc:{path} does not fit this env's observation layout: {exc}") from None
         self.nets.eval()
         self.extra = state_extra(game, self.args.features)
+        trained = data["args"]
+        self.target = str(trained.get("target", "win"))  # what Q estimates (end_values puts ends on its scale)
+        self.points_weight = float(trained.get("points_weight", 1 / 3))
+        self.target_scale = float(trained.get("target_scale", 1.0))
         #: does :meth:`action_values` need ``state`` and ``games`` (a state feature set)? A search passes them then
         self.reads_state = self.extra is not None
         self.base = base
@@ -354,6 +358,19 @@ class DMCAgent:
         x = self.features(self._rows(obs, state, None if games is None else games.indices))
         roles = roles_of(self.game, self.layout, obs)
         return choose(self.nets, x, roles, ids, counts, 0.0, None)  # type: ignore[arg-type]  # epsilon 0: no draws
+
+    def end_values(self, outcomes: np.ndarray, points: np.ndarray, seat: int) -> np.ndarray:
+        """What a game that ended is worth on this model's scale, for a search's leaves (``GAME.pimc(leaf=dmc)``)
+        to compare with its Q: for ``target: win_points`` the trainer's target of the seat's points ``g``
+        (``points[:, seat]``; ``points`` is ``[k, players]``, each seat's score gained since the search's root,
+        the env's points reward), ``(sign(g) + points_weight * g) / target_scale`` (``training.dmc_actors``'s
+        ``episode_targets``: a Guandan hand's win plus a third of its levels, up to 2); for every other target the
+        ``outcomes`` (+-1) as they are, as searches scored ends before (exact for ``win``; not yet put on the
+        scale of ``points`` and ``margin``, whose scores' units and horizons vary by game)."""
+        if self.target != "win_points":
+            return np.asarray(outcomes, dtype=np.float64)
+        g = np.asarray(points, dtype=np.float64)[:, seat]
+        return (np.sign(g) + self.points_weight * g) / self.target_scale
 
     @torch.no_grad()
     def action_values(

@@ -28,6 +28,7 @@ from .kernels import (
     pimc_deals_parallel,
     rollout_rows,
     root_moves,
+    score_rows,
     seat_to_move,
     status_and_seat,
 )
@@ -218,6 +219,16 @@ def model_action_values(model: Any, sims, params, which: np.ndarray, observation
     return ids, q
 
 
+def _points_since(state, b, sims, params, over, num_players) -> np.ndarray:
+    """Each seat's score gained (:func:`kernels.scores`) from game ``b`` of ``state`` to each game ``over`` of
+    the deals ``sims``, ``[len(over), players]``."""
+    players = max(num_players, 1)
+    root, end = np.zeros((1, players)), np.zeros((len(over), players))
+    score_rows(state, params, np.array([b], dtype=np.int64), root)
+    score_rows(sims, params, over, end)
+    return end - root
+
+
 def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, rollout, observation, num_actions,
                    num_players, det, mix=1.0) -> np.ndarray:  # fmt: skip
     """Deals ``lo .. hi - 1`` of :func:`pimc_learned`: the value for ``seat`` of each move, ``[hi - lo, moves]``."""
@@ -239,6 +250,9 @@ def _learned_deals(state, b, params, seat, moves, seed, lo, hi, *, model, leaf, 
     over = np.flatnonzero(status != kernels.RUNNING)
     ended = np.empty(len(over), dtype=np.float64)
     outcome_rows(sims, params, over, seat, np.zeros(max(num_players, 1)), ended)
+    end_values = getattr(model, "end_values", None)
+    if end_values is not None and len(over):  # the ends on the model's scale, as its leaves are
+        ended = end_values(ended, _points_since(state, b, sims, params, over, num_players), seat)
     values[over] = ended
     live = np.flatnonzero(status == kernels.RUNNING)  # only with a leaf: the seat is to act
     if len(live):
@@ -284,7 +298,11 @@ def pimc_learned(
 
     The model is asked once per step for every game of a batch of deals. ``playouts`` counts evaluated
     moves (one per legal move a deal), as in :func:`pimc`; ``ms`` as there. Leaf values are the model's
-    Q on its training target's scale: the outcome's (win) scale for models trained with ``target: win``.
+    Q on its training target's scale: the outcome's (win) scale for models trained with ``target: win``. A deal
+    that ends is worth its outcome, or, for a model with ``end_values(outcomes, points, seat)``, what that
+    returns from the outcomes and every seat's score gained since the root (``[k, players]``): the end on the
+    model's scale (a DMC model trained on ``win_points``: the win plus a third of a Guandan hand's levels, in
+    [-2, 2], where the outcome alone would make a won hand worth less than the model's value of winning it).
     Reads the state only through :func:`kernels.determinize`, writes nothing."""
     start = time.perf_counter()
     cap, limit = _budget(playouts, ms)

@@ -201,6 +201,13 @@ def outcome_rows(sims, params, which, seat, result, out) -> None:
         out[i] = result[seat]
 
 
+@njit(cache=True)
+def score_rows(sims, params, which, out) -> None:
+    """Every seat's score (:func:`kernels.scores`) in each game ``which[i]`` into ``out[i]`` (``[k, players]``)."""
+    for i in range(which.shape[0]):
+        kernels.scores(sims, which[i], params, out[i])
+
+
 # ---------------------------------------------------------------- numba: ISMCTS
 @njit(cache=True)
 def _new_node(tree_i, tree_f, n_nodes, action, parent, mover) -> int:
