@@ -43,7 +43,9 @@ API
     the rules' own state dtype) and each row's deal (``games=``), and reads the features of the seat to move
     there, which a determinization leaves as they were (that seat's hand and public facts): so
     ``guandan.pimc(leaf=dmc:PATH)``, ``rollout=`` and ``prior=`` work with such a model; observation-only models
-    are asked with the observations alone, as before.
+    are asked with the observations alone, as before. A deal that ends is worth its outcome, or what the model's
+    ``end_values`` makes of it (a DMC model trained on ``win_points``: the win plus a third of the levels, the
+    scale of its Q).
 
 Both return a :class:`SearchResult` (``action``, candidate ``actions``, their mean ``values`` and
 ``visits``, ``playouts`` run, ``seconds``). With ``ms`` only, results depend on the machine's speed.
