@@ -8,8 +8,10 @@ OpenAI-compatible endpoint); ``tests/test_llm_recipe.py`` plays it against the t
         --out docs/results/llm-recipe-smollm2.json
 
 Each table is ``arena.run_tournament(game, [SEAT, OPP, OPP, ...], games, duplicate=False, engine="aec",
-transcripts=DIR)``, the seat ``llm:MODEL(base_url=...,max_tokens=...,rethink=...,fallback=random,move_ms=...)``
-(with a fallback every game finishes, and the warnings say when the fallback made the moves). Per table, read
+transcripts=DIR)``, the seat ``llm:MODEL(base_url=...,max_tokens=...,rethink=...,fallback=random,move_ms=...,
+game_ms=...)`` (with a fallback every game finishes, and the warnings say when the fallback made the moves;
+``--game-ms`` bounds a table's time where a call takes tens of seconds: once a game's calls have taken that long,
+each further decision is a ``timeout`` fault and the fallback's move). Per table, read
 from the arena's results (:meth:`~cardenvs.arena.Results.usage`, ``warnings``, ``stats``, the records'
 ``decisions`` and ``usage``) and the games' transcripts:
 
@@ -57,10 +59,11 @@ def heuristic_of(game: str) -> str:
     return spec_of(game).policy_agents()[0]
 
 
-def seat_name(model: str, base_url: str, max_tokens: int, rethink: int, move_ms: int) -> str:
+def seat_name(model: str, base_url: str, max_tokens: int, rethink: int, move_ms: int, game_ms: int) -> str:
     """The ``llm:`` agent name of the benchmark's seat (fallback ``random``: every game finishes)."""
     return (
-        f"llm:{model}(base_url={base_url},max_tokens={max_tokens},rethink={rethink},fallback=random,move_ms={move_ms})"
+        f"llm:{model}(base_url={base_url},max_tokens={max_tokens},rethink={rethink},fallback=random,"
+        f"move_ms={move_ms},game_ms={game_ms})"
     )
 
 
@@ -140,12 +143,13 @@ def run(
     max_tokens: int = 64,
     rethink: int = 1,
     move_ms: int = 120_000,
+    game_ms: int = 3_600_000,
     game_names: tuple[str, ...] = GAMES,
     budget_min: float = 25.0,
     note: str = "",
 ) -> dict[str, Any]:
     """Every table (module docstring) until ``budget_min`` minutes have passed; the results as a dict."""
-    seat = seat_name(model, base_url, max_tokens, rethink, move_ms)
+    seat = seat_name(model, base_url, max_tokens, rethink, move_ms, game_ms)
     plan = [(g, "random") for g in game_names] + [(g, heuristic_of(g)) for g in game_names]
     out: dict[str, Any] = {
         "model": model,
@@ -153,7 +157,7 @@ def run(
         "games_per_table": games,
         "seed": seed,
         "note": note,
-        "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cores": os.cpu_count(),
         "load_average_start": round(os.getloadavg()[0], 2),
         "tables": [],
@@ -201,6 +205,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64, help="the most tokens of one answer")
     parser.add_argument("--rethink", type=int, default=1)
     parser.add_argument("--move-ms", type=int, default=120_000, help="milliseconds for one call")
+    parser.add_argument("--game-ms", type=int, default=3_600_000, help="milliseconds for all of a game's calls")
     parser.add_argument("--only", nargs="+", default=list(GAMES), help="the games, in order")
     parser.add_argument("--budget-min", type=float, default=25.0, help="no table is started after this")
     parser.add_argument("--note", default="", help="kept in the JSON: how the model was served")
@@ -214,6 +219,7 @@ def main() -> None:
         args.max_tokens,
         args.rethink,
         args.move_ms,
+        args.game_ms,
         tuple(args.only),
         args.budget_min,
         args.note,
