@@ -81,7 +81,8 @@ def test_a_seat_whose_fallback_made_most_moves_is_a_warning_at_the_top():
         )
     res = _results(names, records)
     (warning,) = res.warnings()
-    assert "llm:m's fallback made 24 of its 40 moves (60%)" in warning and "first fault: garbage: game 0" in warning
+    assert "llm:m's fallback made 24 of its 40 moves with a choice (60%)" in warning
+    assert "first fault: garbage: game 0" in warning
     assert res.report().splitlines()[1] == f"WARNING: {warning}"
     assert res.to_dict()["warnings"] == [warning]
     assert json.loads(json.dumps(res.to_dict()))["records"][0]["decisions"] == [10, 9, 9]
@@ -125,3 +126,21 @@ def test_a_table_against_an_endpoint_whose_every_answer_is_unreadable_says_it_me
     assert warnings[0].startswith(f"{res.agents[0]}'s fallback made ")
     assert res.report().splitlines()[1].startswith("WARNING: ")
     assert sum(r.decisions[r.seats.index(res.agents[0])] for r in res.records) > 0
+
+
+def test_forced_moves_do_not_hide_a_fallback_that_made_every_asked_move(server):
+    """A forced move (one legal move) asks no model: against the heuristic in this Twos game half of the seat's 10
+    moves were forced, its fallback made the other 5, every one it was asked. Counting all moves (5 of 10) gave no
+    warning; counted against the moves with a choice it is 5 of 5."""
+    name = f"llm:garbage-always(base_url={server.url},fallback=random,rethink=0)"
+    res = arena.run_tournament("twos", [name, "twos.heuristic", "twos.heuristic"], 1, 0, duplicate=False)
+    (record,) = res.records
+    seat = record.seats.index(res.agents[0])
+    faults = [f for f in record.faults if f["agent"] == res.agents[0]]
+    assert (record.decisions[seat], record.choices[seat], len(faults)) == (10, 5, 5)
+    assert res.warnings() == [
+        f"{res.agents[0]}'s fallback made 5 of its 5 moves with a choice (100%): this table measured the fallback, "
+        f"not {res.agents[0]} (first fault: garbage: {faults[0]['detail']})"
+    ]
+    assert json.loads(json.dumps(res.to_dict()))["records"][0]["choices"][seat] == 5
+    assert Results.from_dict(res.to_dict()).warnings() == res.warnings()  # kept in the JSON

@@ -82,9 +82,12 @@ def play_one(
         if hasattr(agent, "reset"):
             agent.reset()
     moved: list[int] = []  # the seat of each decision asked for
+    chose: list[int] = []  # the seat of each decision with more than one legal move
 
     def choose(seat: int, observation: dict) -> int:
         moved.append(seat)
+        if int(np.count_nonzero(observation["action_mask"])) > 1:
+            chose.append(seat)
         action = agents[seat].act(observation, rng)
         if terms is not None:
             terms.decision(base, agents[seat], observation, action)
@@ -94,6 +97,9 @@ def play_one(
 
     def decisions() -> list[int]:
         return [moved.count(s) for s in range(len(seats))] if can_fault else []
+
+    def choices() -> list[int]:
+        return [chose.count(s) for s in range(len(seats))] if can_fault else []
 
     try:
         episode = play_episode(env, choose, seed=seed, options=reset_options)
@@ -116,6 +122,7 @@ def play_one(
             faults=faults,
             usage=game_usage(agents, seats),
             decisions=decisions(),
+            choices=choices(),
         )
     illegal = None if episode.illegal is None else seats[episode.illegal]
     if illegal is None:
@@ -144,6 +151,7 @@ def play_one(
         ],
         usage=game_usage(agents, seats),
         decisions=decisions(),
+        choices=choices(),
     )
 
 

@@ -48,6 +48,9 @@ class GameRecord:
     #: decisions each seat made in the game, kept where a seat's agent can fault (programs, ``llm:`` seats), so
     #: the results can tell what share of a seat's moves its fallback made; empty otherwise (and then not written)
     decisions: list[int] = field(default_factory=list)
+    #: of those, the decisions with more than one legal move (the ones an ``llm:`` seat asks its model about; a
+    #: forced move is played without a call): what the fallback warning counts against; empty where not kept
+    choices: list[int] = field(default_factory=list)
 
 
 def fault_record(label: str, fault, forfeit: bool) -> dict:

@@ -328,15 +328,17 @@ class Results:
 
     def warnings(self) -> list[str]:
         """What makes the table measure something else than its agents, in words: a seat whose fallback made more
-        than half of its moves, or that lost more than half of its games by a fault (an endpoint unreachable,
-        every answer unreadable), with the first fault's kind and cause."""
+        than half of its moves with a choice (more than one legal move: a forced move asks no model, so it
+        counts on neither side; records without ``choices`` count every move), or that lost more than half of its
+        games by a fault (an endpoint unreachable, every answer unreadable), with the first fault's kind and
+        cause."""
         stats = self.stats()
         moves: dict[str, int] = {}
         fallback: dict[str, int] = {}
         first: dict[str, dict] = {}
         forfeits: dict[str, int] = {}
         for r in self.records:
-            for label, n in zip(r.seats, r.decisions, strict=False):
+            for label, n in zip(r.seats, r.choices or r.decisions, strict=False):
                 moves[label] = moves.get(label, 0) + n
             for f in r.faults:
                 first.setdefault(f["agent"], f)
@@ -351,8 +353,9 @@ class Results:
             cause = f"first fault: {first[label]['kind']}: {first[label]['detail']}"
             made, covered = moves.get(label, 0), fallback.get(label, 0)
             if made and covered > made / 2:
+                share = min(covered / made, 1.0)
                 out.append(
-                    f"{label}'s fallback made {covered} of its {made} moves ({covered / made:.0%}): this table "
+                    f"{label}'s fallback made {covered} of its {made} moves with a choice ({share:.0%}): this table "
                     f"measured the fallback, not {label} ({cause})"
                 )
             games, lost = stats[label]["games"], forfeits.get(label, 0)
@@ -400,7 +403,7 @@ class Results:
             {
                 k: v
                 for k, v in asdict(r).items()
-                if (k not in ("faults", "usage", "decisions") or v) and (k != "luck" or v is not None)
+                if (k not in ("faults", "usage", "decisions", "choices") or v) and (k != "luck" or v is not None)
             }
             for r in self.records
         ]
