@@ -22,6 +22,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_learned_search import _play  # noqa: E402  # one game of named agents, its moves
+
 import cardenvs  # noqa: E402
 from cardenvs import search  # noqa: E402
 from cardenvs.agent import load_agent  # noqa: E402
@@ -242,24 +244,6 @@ def test_a_search_asks_each_rows_own_game_and_seat(danzero_path, leaf, rollout):
     assert spy.rows > 0 and result.action in result.actions
 
 
-def _play(names: list[str], seed: int) -> list[int]:
-    env = cardenvs.make("guandan")
-    base = env.unwrapped
-    agents = [load_agent(n, base) for n in names]
-    rng = np.random.default_rng(seed)
-    played: list[int] = []
-
-    def policy(seat, obs):
-        action = agents[seat].act(obs, rng)
-        assert obs["action_mask"][action]
-        played.append(action)
-        return action
-
-    play_episode(env, policy, seed=seed)
-    assert not env.agents, "the hand did not end"
-    return played
-
-
 def test_guandan_pimc_over_a_danzero_model_plays_a_hand_and_replays_it(danzero_path):
     m = f"dmc:{danzero_path}"
     names = [
@@ -268,9 +252,9 @@ def test_guandan_pimc_over_a_danzero_model_plays_a_hand_and_replays_it(danzero_p
         f"guandan.pimc(playouts=30,seed=5,prior={m},top=3,weight=0.5)",
         f"guandan.pimc(playouts=8,seed=5,rollout={m})",
     ]
-    first = _play(names, seed=21)
+    first = _play("guandan", names, seed=21)  # every move legal, the hand ends
     assert len(first) > 20
-    assert _play(names, seed=21) == first
+    assert _play("guandan", names, seed=21) == first
 
 
 def test_an_observation_only_model_is_asked_as_before(scaled_path):
