@@ -25,7 +25,7 @@ from cardenvs.core import seeds
 from cardenvs.opponents import OpponentPool
 
 from .dmc_args import Args, check_training_opponents, env_reward, opponent_weights, trained_roles
-from .dmc_model import QNet, StateFeatures, build_nets, choose, role_names, roles_of, state_extra
+from .dmc_model import QNet, StateFeatures, build_nets, choose, role_names, roles_of, state_extra, win_points
 
 NETWORKS = "<networks>"  # the opponent pool's entry for seats the Q networks play
 OPPONENT = 0  # the pool's index of the opponent (its first entry; a mix's first name)
@@ -125,7 +125,7 @@ def episode_targets(
     if margin and r.shape[1] > 1:
         to_go = to_go - (to_go.sum(axis=1, keepdims=True) - to_go) / (r.shape[1] - 1)
     out = to_go[np.arange(len(r)), np.asarray(seats)]
-    return out if points_weight is None else np.sign(out) + points_weight * out
+    return out if points_weight is None else win_points(out, points_weight)
 
 
 class Actors:

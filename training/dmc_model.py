@@ -267,6 +267,13 @@ def trained_features(data: dict) -> str:
     return data["args"].get("features", "bounds")
 
 
+def win_points(g: np.ndarray, points_weight: float) -> np.ndarray:
+    """The ``target: win_points`` value of a return ``g`` (a points reward whose sign is the result, as a Guandan
+    hand's): ``sign(g) + points_weight * g``, the win and the levels it scores. The trainer's targets
+    (:func:`cardenvs.training.dmc_actors.episode_targets`) and a search's ended deals (:meth:`DMCAgent.end_values`)."""
+    return np.sign(g) + points_weight * g
+
+
 class DMCAgent:
     """``dmc:PATH``: the greedy move of a DMC checkpoint (``model.pt`` or its folder), through the public
     env API (the observation dict and the env's layout). The env must be the game it was trained on, with
@@ -363,14 +370,14 @@ class DMCAgent:
         """What a game that ended is worth on this model's scale, for a search's leaves (``GAME.pimc(leaf=dmc)``)
         to compare with its Q: for ``target: win_points`` the trainer's target of the seat's points ``g``
         (``points[:, seat]``; ``points`` is ``[k, players]``, each seat's score gained since the search's root,
-        the env's points reward), ``(sign(g) + points_weight * g) / target_scale`` (``training.dmc_actors``'s
+        the env's points reward), ``win_points(g, points_weight) / target_scale`` (``training.dmc_actors``'s
         ``episode_targets``: a Guandan hand's win plus a third of its levels, up to 2); for every other target the
         ``outcomes`` (+-1) as they are, as searches scored ends before (exact for ``win``; not yet put on the
         scale of ``points`` and ``margin``, whose scores' units and horizons vary by game)."""
         if self.target != "win_points":
             return np.asarray(outcomes, dtype=np.float64)
         g = np.asarray(points, dtype=np.float64)[:, seat]
-        return (np.sign(g) + self.points_weight * g) / self.target_scale
+        return win_points(g, self.points_weight) / self.target_scale
 
     @torch.no_grad()
     def action_values(
