@@ -94,6 +94,13 @@ def eval_rows(root: Path, run: str) -> tuple[Path, list[dict]]:
     return path, list(csv.DictReader(io.StringIO(path.read_text())))
 
 
+def opponent_label(name: str) -> str:
+    """An opponent of ``eval.csv`` as the page shows it: a file agent by its file's name (``danzero:FILE``), not
+    by the path it had on the training machine."""
+    kind, sep, target = name.partition(":")
+    return f"{kind}:{Path(target).name}" if sep and "/" in target else name
+
+
 def eval_csv_table(root: Path, run: str) -> str:
     path, rows = eval_rows(root, run)
     by_opponent = "opponent" in (rows[0] if rows else {})
@@ -103,7 +110,7 @@ def eval_csv_table(root: Path, run: str) -> str:
     out = []
     for r in rows:
         cells = [f"{float(r['minutes']):.1f}", f"{int(float(r[columns[1]])):,}"]
-        cells += [f"`{r['opponent']}`"] if by_opponent else []
+        cells += [f"`{opponent_label(r['opponent'])}`"] if by_opponent else []
         lo, hi = float(r["win_rate_lo"]), float(r["win_rate_hi"])
         cells += [share(float(r["win_rate"]), lo, hi), f"{float(r['mean_score']):+.3f}"]
         out.append(cells)

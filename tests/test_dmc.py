@@ -553,11 +553,13 @@ def test_the_ring_grows_for_episodes_longer_than_it():
 
 
 SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc__*/model.pt"))
-# models shipped beside the default ones: dmc:PATH (the landlord trained against RLCard's rule agent) and
-# doudizhu.dmc_stakes (the whole game trained for its points)
-ALSO_SHIPPED = sorted((ROOT / "training" / "results").glob("*__dmc_rlcard__*/model.pt")) + sorted(
-    (ROOT / "training" / "results").glob("*__dmc_stakes__*/model.pt")
-)
+# models shipped beside the default ones: dmc:PATH (the landlord trained against RLCard's rule agent),
+# doudizhu.dmc_stakes (the whole game trained for its points) and guandan.dmc (issue 63's run, pinned by name)
+ALSO_SHIPPED = [
+    model
+    for exp in ("dmc_rlcard", "dmc_stakes", "dmc_v2_small")
+    for model in sorted((ROOT / "training" / "results").glob(f"*__{exp}__*/model.pt"))
+]
 
 
 @pytest.mark.parametrize("model", SHIPPED + ALSO_SHIPPED, ids=lambda p: p.parent.name)
@@ -585,11 +587,17 @@ def test_models_are_shipped():
         "two_way_street__dmc__1",
         "guandan__dmc__1",
     }
-    assert {p.parent.name for p in ALSO_SHIPPED} == {"doudizhu__dmc_rlcard__8", "doudizhu__dmc_stakes__1"}
+    assert {p.parent.name for p in ALSO_SHIPPED} == {
+        "doudizhu__dmc_rlcard__8",
+        "doudizhu__dmc_stakes__1",
+        "guandan__dmc_v2_small__1",
+    }
     from cardenvs.agent import shipped_models
 
     assert shipped_models()["doudizhu.dmc"].parent.name == "doudizhu__dmc__13"  # the newest run is the default
     assert shipped_models()["doudizhu.dmc_stakes"].parent.name == "doudizhu__dmc_stakes__1"  # the whole game's
+    assert shipped_models()["guandan.dmc"].parent.name == "guandan__dmc_v2_small__1"  # pinned (its spec's shipped_runs)
+    assert shipped_models()["guandan.dmc_v1"].parent.name == "guandan__dmc__1"  # the model it replaced
 
 
 def test_the_stakes_model_is_the_points_trained_bidder():

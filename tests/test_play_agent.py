@@ -24,6 +24,8 @@ def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
     named = setup_play("doudizhu", "random", {}, 0, 1, False)
     assert {agent.name for agent in named.agents.values()} == {"random"}
     assert play_agent("twos") == ("random", None)
+    guandan = setup_play("guandan", None, {}, 0, 1, False)  # issue 63: the shipped model
+    assert guandan.note is None and {agent.name for agent in guandan.agents.values()} == {"guandan.dmc"}
 
 
 def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch, capsys):

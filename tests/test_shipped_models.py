@@ -1,8 +1,8 @@
-"""Shipping a stronger model under the name users already use (issue 63, item 5): ``SHIPPED_RUNS`` pins a shipped
-name to a run folder of ``training/results`` before the newest-run rule, so the new Guandan model plays as
-``guandan.dmc`` and the one it replaces as ``guandan.dmc_v1``; found on disk as :func:`shipped_models` finds every
-model (here a temporary results folder), listed among the agent names, loaded by name. A pin to a folder that is
-not there is an error, not a quiet fallback to the old model."""
+"""Shipping a stronger model under the name users already use (issue 63, item 5): a game spec's
+``shipped_runs`` pins a shipped name to a run folder of ``training/results`` before the newest-run rule, so the
+new Guandan model plays as ``guandan.dmc`` and the one it replaces as ``guandan.dmc_v1``; found on disk as
+:func:`shipped_models` finds every model (here a temporary results folder), listed among the agent names, loaded
+by name. A pin to a folder that is not there is an error, not a quiet fallback to the old model."""
 
 from __future__ import annotations
 
@@ -34,14 +34,15 @@ def results(tmp_path, monkeypatch):
     return folder
 
 
-def test_without_pins_the_newest_run_of_each_experiment_plays(results):
+def test_without_pins_the_newest_run_of_each_experiment_plays(results, monkeypatch):
+    monkeypatch.setattr(loader, "pinned_runs", dict)
     (results / "guandan__dmc__3").mkdir()
     shutil.copy(OLD, results / "guandan__dmc__3" / "model.pt")
     assert shipped_models() == {"guandan.dmc": results / "guandan__dmc__3" / "model.pt"}
 
 
 def test_a_pinned_model_takes_the_name_and_the_one_it_replaces_keeps_a_versioned_one(results, monkeypatch):
-    monkeypatch.setattr(loader, "SHIPPED_RUNS", PINS)
+    monkeypatch.setattr(loader, "pinned_runs", lambda: PINS)
     assert shipped_models() == {
         "guandan.dmc": results / "guandan__dmc_v2_small__1" / "model.pt",
         "guandan.dmc_v1": results / "guandan__dmc__1" / "model.pt",
@@ -61,7 +62,7 @@ def test_a_pinned_model_takes_the_name_and_the_one_it_replaces_keeps_a_versioned
 
 
 def test_a_pin_to_a_missing_run_is_an_error(results, monkeypatch):
-    monkeypatch.setattr(loader, "SHIPPED_RUNS", {**PINS, "guandan.dmc": "guandan__dmc_v9__1"})
+    monkeypatch.setattr(loader, "pinned_runs", lambda: {**PINS, "guandan.dmc": "guandan__dmc_v9__1"})
     with pytest.raises(ValueError, match="guandan.dmc is pinned to the run guandan__dmc_v9__1, which has no model.pt"):
         shipped_models()
 
@@ -69,6 +70,7 @@ def test_a_pin_to_a_missing_run_is_an_error(results, monkeypatch):
 def test_the_package_pins_only_runs_it_ships():
     """Every pin of the installed package names a run with its model (else every agent listing would fail)."""
     folders = loader._results_folders()
-    for name, run in loader.SHIPPED_RUNS.items():
+    assert loader.pinned_runs() == PINS  # Guandan's spec (shipped_runs): its model of issue 63, the one it replaced
+    for name, run in loader.pinned_runs().items():
         assert any((f / run / "model.pt").is_file() for f in folders), (name, run)
     assert shipped_models()["guandan.dmc"].is_file()

@@ -62,11 +62,21 @@ def test_every_shipped_model_has_a_row(trained, pages):
 
 
 def test_the_shipped_names_play_the_rows_models(trained):
+    """Each row's ``plays as`` name loads that row's model: GAME.dmc is the highest-numbered GAME__dmc__N unless a
+    pin (a spec's ``shipped_runs``) names another run, as Guandan's does since issue 63 (the model it replaced:
+    ``guandan.dmc_v1``)."""
+    from cardenvs.agent import loader, shipped_models
+
     by_name = {m["plays_as"]: m["model"] for m in trained.load_models(ROOT)["models"]}
+    shipped = shipped_models()
     for game in ("doudizhu", "twos", "twenty", "two_way_street", "guandan"):
         runs = sorted(p.parent.name for p in RESULTS.glob(f"{game}__dmc__*/model.pt"))
         newest = max(runs, key=lambda name: int(name.rsplit("__", 1)[1]))
-        assert by_name[f"{game}.dmc"] == newest  # GAME.dmc is the highest-numbered GAME__dmc__N
+        expected = loader.pinned_runs().get(f"{game}.dmc", newest)
+        assert by_name[f"{game}.dmc"] == expected == shipped[f"{game}.dmc"].parent.name
+    for name, run in loader.pinned_runs().items():
+        assert by_name[name] == run == shipped[name].parent.name
+    assert by_name["guandan.dmc"] == "guandan__dmc_v2_small__1" and by_name["guandan.dmc_v1"] == "guandan__dmc__1"
 
 
 def test_the_figures_read_from_files_are_the_files(trained, tmp_path):

@@ -54,14 +54,16 @@ def main(argv=None) -> int:
     for run in args.runs:
         for opponent, data in read_eval(Path(run)).items():
             x = data[args.x]
-            label = f"{Path(run).name} vs {opponent}" if opponent else Path(run).name
+            kind, sep, target = opponent.partition(":")  # a file agent by its file's name, not its machine's path
+            shown = f"{kind}:{Path(target).name}" if sep and "/" in target else opponent
+            label = f"{Path(run).name} vs {shown}" if opponent else Path(run).name
             ax.plot(x, data["win_rate"], marker="o", label=label)
             ax.fill_between(x, data["win_rate_lo"], data["win_rate_hi"], alpha=0.2)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("training time (minutes)" if args.x == "minutes" else "timesteps")
     ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, 1)
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     print(f"wrote {args.out}")

@@ -34,7 +34,7 @@ game checked once for the row that knows the name):
   ``cardenvs.agents.doudizhu`` names ``doudizhu.rlcard``, RLCard's rule agent, as the field calls it).
 * ``GAME.dmc`` (``doudizhu.dmc``): the Deep Monte Carlo model shipped with the package for that game
   (``cardenvs/training/results/GAME__dmc__N/model.pt``, the highest ``N``, unless the name is pinned to a run
-  in :data:`~cardenvs.agent.loader.SHIPPED_RUNS`), played as ``dmc:PATH``; a model a stronger one replaced keeps
+  in the game spec's ``shipped_runs``), played as ``dmc:PATH``; a model a stronger one replaced keeps
   a versioned name (``GAME.dmc_v1``, pinned there too). It needs the ``train`` extra (torch), and says so when
   it is missing.
 * ``KIND:PATH``: a trained model of an *agent kind* registered by an installed package under the entry-point

@@ -48,12 +48,16 @@ def _agent_modules() -> list[str]:
 #: newest run of each (``dmc_stakes``: Dou Dizhu trained for the game's points, bidding included)
 SHIPPED_EXPERIMENTS = ("dmc", "dmc_stakes")
 
-#: shipped names pinned to a run folder under ``training/results``, before the newest-run rule of
-#: :data:`SHIPPED_EXPERIMENTS`: how a stronger model takes a name users already use (``GAME.dmc``) while the model
-#: it replaces keeps a versioned one (``GAME.dmc_v1``); e.g. ``{"guandan.dmc": "guandan__dmc_v2_small__1",
-#: "guandan.dmc_v1": "guandan__dmc__1"}``. A pinned folder missing from the installed package is an error
-#: (:func:`shipped_models`), not a silent fallback to another model.
-SHIPPED_RUNS: dict[str, str] = {}
+
+def pinned_runs() -> dict[str, str]:
+    """Shipped names pinned to a run folder under ``training/results``, before the newest-run rule of
+    :data:`SHIPPED_EXPERIMENTS`, from every game's spec (``shipped_runs``): how a stronger model takes a name users
+    already use (``GAME.dmc``) while the model it replaces keeps a versioned one (``GAME.dmc_v1``). A pinned folder
+    missing from the installed package is an error (:func:`shipped_models`), not a silent fallback to another
+    model."""
+    from ..registry import env_ids, spec_of
+
+    return {f"{spec.name}.{name}": run for spec in map(spec_of, env_ids()) for name, run in spec.shipped_runs.items()}
 
 
 def _results_folders() -> list[Path]:
@@ -65,19 +69,20 @@ def _results_folders() -> list[Path]:
 
 def shipped_models() -> dict[str, Path]:
     """``{"doudizhu.dmc": path, "doudizhu.dmc_stakes": path, ...}``: the DMC models shipped as package data (found
-    on disk, without importing ``cardenvs.training``): each name of :data:`SHIPPED_RUNS` is its pinned run's model,
+    on disk, without importing ``cardenvs.training``): each name of :func:`pinned_runs` is its pinned run's model,
     and every other ``GAME.EXP`` of :data:`SHIPPED_EXPERIMENTS` the newest run of that game and experiment (a run
     pinned under another name is not a candidate: the model a pin replaces keeps only its versioned name)."""
     folders = _results_folders()
     if not folders:
         return {}
     pinned: dict[str, Path] = {}
-    for name, run in SHIPPED_RUNS.items():
+    pins = pinned_runs()
+    for name, run in pins.items():
         found = [folder / run / "model.pt" for folder in folders if (folder / run / "model.pt").is_file()]
         if not found:
             raise ValueError(
                 f"shipped model {name} is pinned to the run {run}, which has no model.pt in "
-                f"{', '.join(str(f) for f in folders)} (cardenvs.agent.loader.SHIPPED_RUNS)"
+                f"{', '.join(str(f) for f in folders)} (the game spec's shipped_runs)"
             )
         pinned[name] = found[0]
     best: dict[str, tuple[int, Path]] = {}
@@ -86,7 +91,7 @@ def shipped_models() -> dict[str, Path]:
             for model in folder.glob(f"*__{exp}__*/model.pt"):
                 game, _, run = model.parent.name.partition(f"__{exp}__")
                 name = f"{game}.{exp}"
-                if name in pinned or model.parent.name in SHIPPED_RUNS.values() or not run.isdigit():
+                if name in pinned or model.parent.name in pins.values() or not run.isdigit():
                     continue
                 if name not in best or int(run) > best[name][0]:
                     best[name] = (int(run), model)

@@ -45,6 +45,9 @@ hooks only some games have, each optional:
   ``doudizhu.stakes_pimc``, the bids of the model trained for the whole game with bidding and the play of
   search); where it cannot be loaded here (a model, or an agent that loads one, without the ``train`` extra) they
   seat ``random`` and say why (:func:`cardenvs.agent.play_agent`).
+* ``shipped_runs``: shipped model names pinned to a run folder of ``cardenvs/training/results``, before the
+  newest-run rule (``{"dmc": "guandan__dmc_v2_small__1", "dmc_v1": "guandan__dmc__1"}``: ``guandan.dmc`` is that
+  run's model and the one it replaced keeps ``guandan.dmc_v1``; :func:`cardenvs.agent.shipped_models`).
 * ``move_names``: how the game names its moves, in plain words, with an example of each kind: the grammar a
   reader needs who is not shown the legal moves' names (a language-model seat with ``legal=none``). The prompts
   of :mod:`cardenvs.agent.prompts` carry it as their "Moves" section, which a reference of the rules' plain
@@ -216,6 +219,7 @@ class GameSpec:
     luck_value: str | None = None  # a numba policy of the game: the default luck-adjusted value function
     program_protocols: dict[str, str] = field(default_factory=dict)  # agent kind -> "module:Class" (KIND:COMMAND)
     play_agent: str | None = None  # the agent people play against where they name none (web app, cardenvs play)
+    shipped_runs: dict[str, str] = field(default_factory=dict)  # shipped model name -> its run (GAME.NAME pins)
     move_names: str = ""  # how moves are named, in plain words (the prompts' Moves section)
 
     @property

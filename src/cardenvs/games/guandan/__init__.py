@@ -52,4 +52,10 @@ SPEC = GameSpec(
     luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
     # bots of the Guandan competition platform (WebSocket clients) run unchanged: gdws:COMMAND
     program_protocols={"gdws": "cardenvs.games.guandan.platform:Protocol"},
+    # people play against the shipped model of issue 63 (about 1 ms of CPU a move; search over it scored below it,
+    # docs/results/guandan-field.md)
+    play_agent="guandan.dmc",
+    # guandan.dmc is issue 63's learner (DanZero's state features, win_points, past selves); issue 54's model, the
+    # newest guandan__dmc__N, keeps guandan.dmc_v1 (docs/results/trained-guandan.md)
+    shipped_runs={"dmc": "guandan__dmc_v2_small__1", "dmc_v1": "guandan__dmc__1"},
 )
