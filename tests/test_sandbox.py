@@ -300,20 +300,26 @@ def _lines_of(agent: ProgramAgent) -> dict:
 
 
 @needs_sandbox
-def test_two_program_seats_kept_in_the_temporary_folder_cannot_read_each_other():
+def test_two_program_seats_kept_in_the_temporary_folder_cannot_read_each_other(tmp_path, monkeypatch):
     """Seat A's folder (as its agent makes it, with a file of A's in it) is not there for seat B, whose program is
-    kept in the temporary folder itself (so that folder is bound for it): from inside, B finds neither."""
+    kept in the temporary folder itself (so that folder is bound for it): from inside, B finds neither. The
+    temporary folder is a fresh one (``tempfile.tempdir``) and B runs the system's Python where there is one (as
+    does the seed test below), so B reads a few files rather than all of a contributor's ``/tmp`` and the test's
+    virtual environment (48-66 s here before)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     env = cardenvs.make("twos_v0").unwrapped
     needle = f"seat-a-{uuid.uuid4().hex}"
     peek = Path(tempfile.gettempdir()) / f"cardenvs-test-peek-{uuid.uuid4().hex}.py"
-    shutil.copy(INSIDE, peek)
+    # without its #! line, whose python3 on PATH (and the installation it comes from) would be bound too
+    peek.write_text(INSIDE.read_text().partition("\n")[2])
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
     seat_a = ProgramAgent(env, f"{sys.executable} {BOTS / 'first_legal.py'}")
     seat_b = None
     try:
         seat_a._process = seat_a._start()
         assert seat_a._folder is not None
         Path(seat_a._folder, "hand.txt").write_text(needle)  # what A keeps: its hand
-        seat_b = ProgramAgent(env, f"{sys.executable} {peek} search {needle} {seat_a._folder}")
+        seat_b = ProgramAgent(env, f"{python} {peek} search {needle} {seat_a._folder}")
         seen = _lines_of(seat_b)
     finally:
         seat_a.close()
