@@ -119,33 +119,35 @@ def test_vector_envs_pickled_and_copied_mid_game_play_on_the_same(env_id, option
 PLAY_ON = """
 import pickle, sys
 import numpy as np
-sys.path.insert(0, sys.argv[2])
+sys.path.insert(0, sys.argv[1])
 import test_pickle
-kind, blob = pickle.load(sys.stdin.buffer)
-played = pickle.loads(blob)
-rng = np.random.default_rng(99)
-seen = test_pickle.play_aec(played, rng) if kind == "aec" else test_pickle.play_vector(played, rng, 60)
-print(test_pickle.digest(seen))
+for kind, blob in pickle.load(sys.stdin.buffer):
+    played = pickle.loads(blob)
+    rng = np.random.default_rng(99)
+    seen = test_pickle.play_aec(played, rng) if kind == "aec" else test_pickle.play_vector(played, rng, 60)
+    print(kind, test_pickle.digest(seen))
 """
 
 
 @pytest.mark.parametrize("env_id", cardenvs.ENV_IDS)
 def test_pickled_in_one_process_played_on_in_another(env_id):
     """The AEC env and the learner view with an opponent pool, pickled here mid-game, loaded in a new Python
-    process and played on there: the same outputs as playing on here."""
+    process (one for both) and played on there: the same outputs as playing on here."""
     aec, _ = aec_after(env_id, {})
     venv = vector_envs(env_id, {})["pool"]
     venv.reset(seed=3)
     play_vector(venv, np.random.default_rng(8), STEPS_BEFORE)
-    for kind, played in [("aec", aec), ("vector", venv)]:
-        blob = pickle.dumps(played)
-        out = subprocess.run(
-            [sys.executable, "-c", PLAY_ON, kind, os.path.dirname(__file__)],
-            input=pickle.dumps((kind, blob)),
-            capture_output=True,
-            check=False,
-        )
-        assert out.returncode == 0, out.stderr.decode()[-3000:]
+    both = [("aec", aec), ("vector", venv)]
+    blobs = [(kind, pickle.dumps(played)) for kind, played in both]  # before either is played on here
+    out = subprocess.run(
+        [sys.executable, "-c", PLAY_ON, os.path.dirname(__file__)],
+        input=pickle.dumps(blobs),
+        capture_output=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr.decode()[-3000:]
+    there = dict(line.split() for line in out.stdout.decode().splitlines() if line.startswith(("aec ", "vector ")))
+    for kind, played in both:
         rng = np.random.default_rng(99)
         here = play_aec(played, rng) if kind == "aec" else play_vector(played, rng, 60)
-        assert out.stdout.decode().split()[-1] == digest(here), f"{kind}: played on differently in a new process"
+        assert there[kind] == digest(here), f"{kind}: played on differently in a new process"
