@@ -19,8 +19,9 @@ competition bots (``gdws:PYTHON .../aiN/client0.py``, ``client1.py`` for ai4 .. 
 
 Each pairing is written as JSON to ``--out`` (``docs/study/guandan-field/``: the command that plays the same games,
 seed, deals, date, seconds and the machine's load average before and after), one file per (ours, bot, episode).
-A pairing whose file holds the same command is not played again, so a run stopped in one session continues in the
-next with the same command; ``--jobs N`` plays N pairings at once, each in its own process.
+A pairing whose file holds the same command (and the same model behind a model's name: :func:`model_digest`) is not
+played again, so a run stopped in one session continues in the next with the same command; ``--jobs N`` plays N
+pairings at once, each in its own process.
 
 The page ``docs/results/guandan-field.md`` is generated from that JSON (``render_page``): a goal row per judge
 (issue 63: at least 0.55 of single hands with the interval's lower bound above 0.50 against each competition bot,
@@ -258,6 +259,18 @@ def pairing_file(ours: str, bot: str, episode: str) -> str:
     return f"{slug(ours)}__{slug(label(bot))}__{episode}__{digest}.json"
 
 
+def model_digest(name: str) -> str | None:
+    """The first 12 hex digits of the SHA-256 of the model file a name plays (a shipped model such as
+    ``guandan.dmc``, or ``dmc:PATH``), None for an agent without one: a pairing is played again when the model
+    behind the same name changed (a stronger one shipped under ``guandan.dmc``)."""
+    from cardenvs.agent import shipped_models
+
+    path = shipped_models().get(name)
+    if path is None and name.startswith("dmc:"):
+        path = Path(name[4:])
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path is not None and path.is_file() else None
+
+
 def arena_command(ours: str, bot: str, deals: int, seed: int, match: bool) -> str:
     agents = ",".join([ours, bot, ours, bot])
     option = " -o episode=match" if match else ""
@@ -285,18 +298,21 @@ def pairings(args: argparse.Namespace, field: list[str], ours: list[str]) -> lis
                         "match": match,
                         "file": pairing_file(mine, bot, episode),
                         "command": arena_command(mine, bot, deals, args.seed, match),
+                        "model": model_digest(mine),
                     }
                 )
     return out
 
 
 def done(folder: Path, pairing: dict) -> bool:
-    """Whether ``folder`` holds this pairing's JSON for the same command (then it is not played again)."""
+    """Whether ``folder`` holds this pairing's JSON for the same command and model (then it is not played
+    again)."""
     path = folder / pairing["file"]
     if not path.exists():
         return False
     try:
-        return json.loads(path.read_text()).get("command") == pairing["command"]
+        played = json.loads(path.read_text())
+        return played.get("command") == pairing["command"] and played.get("model") == pairing.get("model")
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a pairing's JSON ({exc}); remove it to play the pairing again") from None
 
@@ -316,6 +332,7 @@ def play_pairing(ours: str, bot: str, deals: int, seed: int, match: bool) -> dic
         "field": bot,
         "episode": "match" if match else "hand",
         "command": arena_command(ours, bot, deals, seed, match),
+        "model": model_digest(ours),
         "seed": seed,
         "deals": deals,
         "games": len(res.records),

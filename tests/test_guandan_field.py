@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from cardenvs.agent import shipped_models
+
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = ROOT / "docs" / "study" / "guandan-field"
 
@@ -199,6 +201,29 @@ def test_a_pairing_with_its_json_is_not_played_again(field, tmp_path, monkeypatc
     next((tmp_path / "out").glob("random__*__hand__*.json")).write_text("{not json")
     assert field.main(argv) == 2
     assert "not a pairing's JSON" in capsys.readouterr().err
+
+
+def test_a_pairing_is_played_again_when_the_model_behind_its_name_changed(field, tmp_path, monkeypatch):
+    """The same command with another model file behind the name (a stronger model shipped as ``guandan.dmc``, here
+    ``dmc:PATH`` overwritten) is not done: its JSON records the model's digest."""
+    played = []
+
+    def play(ours, bot, deals, seed, match):
+        played.append(field.model_digest(ours))
+        r = a_run(field, ours, bot, [0.5, 0.25, 0.75], deals, "match" if match else "hand")
+        return {**r, "command": field.arena_command(ours, bot, deals, seed, match), "model": played[-1]}
+
+    monkeypatch.setattr(field, "play_pairing", play)
+    model, results = tmp_path / "model.pt", ROOT / "training" / "results"
+    model.write_bytes((results / "guandan__dmc__1" / "model.pt").read_bytes())
+    argv = ["--field", "guandan.heuristic", "--only-ours", "--ours", f"dmc:{model}", "--hands", "2", "--matches", "0"]
+    argv += ["--out", str(tmp_path / "out"), "--page", str(tmp_path / "page.md"), "--curve", str(tmp_path / "no")]
+    assert field.main(argv) == 0 and field.main(argv) == 0
+    assert len(played) == 1 and played[0] == field.model_digest(f"dmc:{model}") is not None
+    model.write_bytes((results / "guandan__dmc_v2_small__1" / "model.pt").read_bytes())
+    assert field.main(argv) == 0 and len(played) == 2 and played[1] != played[0]
+    assert field.model_digest("guandan.heuristic") is None
+    assert field.model_digest("guandan.dmc") == field.model_digest(f"dmc:{shipped_models()['guandan.dmc']}")
 
 
 def test_jobs_play_pairings_in_processes_of_their_own(tmp_path):
