@@ -486,6 +486,17 @@ def test_dmc_takes_the_shared_budget_flags_and_its_old_spelling():
     assert parse_args(["--set", "game=twos", "--total-frames", "300"]).total_frames == 300
 
 
+@pytest.mark.parametrize("config", sorted(p.name for p in (ROOT / "configs").glob("*_dmc*.yaml")))
+def test_every_dmc_config_parses(config):
+    """Each DMC config of ``configs/`` is read whole by the trainer's parser (keys, values, roles, opponents)."""
+    from cardenvs.training.dmc_args import parse_args
+
+    args = parse_args(["--config", str(ROOT / "configs" / config)])
+    assert args.game.endswith("_v0") and args.exp
+    if config == "doudizhu_dmc_v2.yaml":  # issue 63, item 7: Guandan's long-run learner on Dou Dizhu
+        assert args.snapshot_share == 0.2 and args.lr_schedule == "linear" and args.init_from
+
+
 def test_linear_learning_rate_decays_over_the_larger_share_of_the_budget_used():
     from cardenvs.training.dmc import learning_rate
     from cardenvs.training.dmc_args import Args
