@@ -147,6 +147,13 @@ class GuandanEnv(CardEnv):
             choices=("hand", "match"),
         ),
         Option("max_hands", 100, "a match is truncated after this many hands", low=1, high=10_000),
+        Option(
+            "hand_levels",
+            "two",
+            "hand episodes: 'two' plays at 2, 2 (or the reset option levels); 'random' draws each team's level "
+            "(2..A) and the declarer from the deal",
+            choices=("two", "random"),
+        ),
         Option("tribute", True, "tribute and return before every hand after the first", choices=(True, False)),
         Option("joker_fullhouse", True, "a like joker pair may be a full house's pair", choices=(True, False)),
         Option("sf_as_straight", False, "a straight flush may also be played as a straight", choices=(False, True)),
@@ -172,6 +179,7 @@ class GuandanEnv(CardEnv):
         "return_any": {"episode": "match", "max_hands": 2, "return_rule": "any", "equal_tribute": "random"},
         "sf_as_straight": {"sf_as_straight": True, "joker_fullhouse": False},
         "no_wilds": {"wilds": False},
+        "random_levels": {"hand_levels": "random"},
     }
 
     CORE = rules
@@ -197,6 +205,8 @@ class GuandanEnv(CardEnv):
         self.deck = make_deck(jokers=2, decks=2)
         self.layout = LAYOUT
         self.num_actions = moves.NUM_ACTIONS
+        if c["hand_levels"] == "random" and c["episode"] == "match":
+            raise ValueError("guandan_v0: hand_levels='random' is for hand episodes; a match starts at 2, 2")
         self.params = rules.make_params(c, LAYOUT.starts())
 
     def decks_per_episode(self) -> int | None:
@@ -211,6 +221,12 @@ class GuandanEnv(CardEnv):
                 raise ValueError(
                     f"guandan_v0: reset option {name} is for hand episodes; a match starts at 2, 2 with no "
                     "previous hand"
+                )
+        for name in ("levels", "declarer", "previous_order"):
+            if self.config["hand_levels"] == "random" and o.get(name) is not None:
+                raise ValueError(
+                    f"guandan_v0: reset option {name} beside hand_levels='random', which draws the levels and "
+                    "the declarer from the deal"
                 )
         levels = o.get("levels")
         if levels is None:

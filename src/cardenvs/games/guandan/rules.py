@@ -37,6 +37,11 @@ Readings this implementation takes (the options name the alternatives):
   ``first_leader`` names one. A stacked deck is the whole deal: the leader is then drawn from a stream
   seeded by the deck's order (:func:`stacked_seed`), whatever the deal seed. ``first_leader`` is refused
   beside ``previous_order``: such a hand's leader follows from the tribute.
+* ``hand_levels="random"`` (hand episodes only; a learner's view of the level game, whose hands are played at
+  every level): each team's level is drawn uniformly from 2..A and the declarer from the two teams, from the
+  deal's own stream :data:`LEVELS_STREAM` (a stacked deck's order seeds it, as for the first leader), so a
+  duplicate deal is played at the same levels by every seating. The default ``"two"`` plays at 2, 2 (or the
+  reset options ``levels`` and ``declarer``, which are refused beside ``"random"``).
 * The return card (``return_rule``): ``"max10"`` (default) a card of rank 2..10 that is not of the level
   rank (so never a wild) and not a joker, the receiver's choice; with none, one of its lowest cards by card
   order. ``"max10_partner"``: that limit only when returning to one's own partner (after a 1-4), any card
@@ -107,6 +112,7 @@ MAX_PLAY_CARDS = 10  # the largest play: a bomb of ten
 HISTORY = 8  # plays of the hand the observation shows, newest first
 MAX_SHOWN_COUNT = 100  # failed attempts and hands played are clipped here in the observation
 FIRST_LEADER_STREAM = EXTRA_STREAM + 1
+LEVELS_STREAM = EXTRA_STREAM + 2  # hand_levels="random": the hand's two levels and its declarer
 EQUAL_TRIBUTE_STREAM = EXTRA_STREAM + 1000  # + the deal's index in the episode
 DECK = np.array(list(range(NUM_CARDS)) * 2, dtype=np.int16)
 POLICIES = ("heuristic", "random", "return_search")
@@ -242,6 +248,7 @@ PARAMS = np.dtype(
         ("equal_tribute", np.int8),
         ("a_attempts", np.int16),
         ("a_win", np.int8),
+        ("random_levels", np.bool_),  # hand_levels="random"
         # reset options of the AEC env
         ("levels", np.int8, (2,)),
         ("declarer", np.int8),
@@ -274,6 +281,7 @@ def make_params(config: dict, offsets: np.ndarray) -> np.ndarray:
     p["equal_tribute"] = EQUAL_TRIBUTES.index(config["equal_tribute"])
     p["a_attempts"] = config["a_attempts"]
     p["a_win"] = A_WINS.index(config["a_win"])
+    p["random_levels"] = config["hand_levels"] == "random"
     p["previous"] = -1
     p["first_leader"] = -1
     p["offsets"][0] = offsets
@@ -348,6 +356,11 @@ def _start_hand(state, b, params, k) -> None:
         for i in range(q * HAND, (q + 1) * HAND):
             s.hands[q, deck[i]] += 1
         s.n_cards[q] = HAND
+    if pr.random_levels and k == 0:  # a hand episode's levels and declarer are part of its deal
+        draws = stream(stacked_seed(deck) if k < pr.n_stacked else s.deal_seed, np.int64(LEVELS_STREAM))
+        s.levels[0] = uniform_index(draws, np.int64(ACE + 1))
+        s.levels[1] = uniform_index(draws, np.int64(ACE + 1))
+        s.declarer = uniform_index(draws, np.int64(2))
     s.hand_level = s.levels[s.declarer]
     s.out_order[:] = -1
     s.n_out = 0
