@@ -94,14 +94,9 @@ def eval_rows(root: Path, run: str) -> tuple[Path, list[dict]]:
     return path, list(csv.DictReader(io.StringIO(path.read_text())))
 
 
-def opponent_label(name: str) -> str:
-    """An opponent of ``eval.csv`` as the page shows it: a file agent by its file's name (``danzero:FILE``), not
-    by the path it had on the training machine."""
-    kind, sep, target = name.partition(":")
-    return f"{kind}:{Path(target).name}" if sep and "/" in target else name
-
-
 def eval_csv_table(root: Path, run: str) -> str:
+    from cardenvs.training.plot_curves import opponent_label  # type: ignore[import-not-found]
+
     path, rows = eval_rows(root, run)
     by_opponent = "opponent" in (rows[0] if rows else {})
     columns = ["minutes", "frames" if "frames" in rows[0] else "timesteps"]

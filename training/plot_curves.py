@@ -39,6 +39,13 @@ def read_eval(run_dir: Path) -> dict[str, dict[str, list[float]]]:
     return curves
 
 
+def opponent_label(name: str) -> str:
+    """An ``eval.csv`` opponent as curves and pages show it: a file agent by its file's name
+    (``danzero:FILE``), not by the path it had on the training machine."""
+    kind, sep, target = name.partition(":")
+    return f"{kind}:{Path(target).name}" if sep and "/" in target else name
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", help="run folders (or eval.csv files)")
@@ -54,9 +61,7 @@ def main(argv=None) -> int:
     for run in args.runs:
         for opponent, data in read_eval(Path(run)).items():
             x = data[args.x]
-            kind, sep, target = opponent.partition(":")  # a file agent by its file's name, not its machine's path
-            shown = f"{kind}:{Path(target).name}" if sep and "/" in target else opponent
-            label = f"{Path(run).name} vs {shown}" if opponent else Path(run).name
+            label = f"{Path(run).name} vs {opponent_label(opponent)}" if opponent else Path(run).name
             ax.plot(x, data["win_rate"], marker="o", label=label)
             ax.fill_between(x, data["win_rate_lo"], data["win_rate_hi"], alpha=0.2)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")

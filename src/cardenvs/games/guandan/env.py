@@ -217,13 +217,14 @@ class GuandanEnv(CardEnv):
         o = self.reset_options
         match = self.config["episode"] == "match"
         for name in ("levels", "declarer", "previous_order"):
-            if match and o.get(name) is not None:
+            if o.get(name) is None:
+                continue
+            if match:
                 raise ValueError(
                     f"guandan_v0: reset option {name} is for hand episodes; a match starts at 2, 2 with no "
                     "previous hand"
                 )
-        for name in ("levels", "declarer", "previous_order"):
-            if self.config["hand_levels"] == "random" and o.get(name) is not None:
+            if self.config["hand_levels"] == "random":
                 raise ValueError(
                     f"guandan_v0: reset option {name} beside hand_levels='random', which draws the levels and "
                     "the declarer from the deal"

@@ -343,6 +343,13 @@ def _begin_play(state, b, leader) -> None:
 
 
 @njit(cache=True)
+def _own_seed(s, pr, deck, k) -> np.uint64:
+    """The seed of deal ``k``'s own draws (its first leader, its levels): a stacked deck's order, else the deal
+    seed."""
+    return stacked_seed(deck) if k < pr.n_stacked else s.deal_seed
+
+
+@njit(cache=True)
 def _start_hand(state, b, params, k) -> None:
     """Deal hand ``k`` of the episode (deal ``k``: the stacked deck or the dealing generator), then the tribute,
     or the play when there is none. The levels, declarer and previous order are already set. In place."""
@@ -357,7 +364,7 @@ def _start_hand(state, b, params, k) -> None:
             s.hands[q, deck[i]] += 1
         s.n_cards[q] = HAND
     if pr.random_levels and k == 0:  # a hand episode's levels and declarer are part of its deal
-        draws = stream(stacked_seed(deck) if k < pr.n_stacked else s.deal_seed, np.int64(LEVELS_STREAM))
+        draws = stream(_own_seed(s, pr, deck, k), np.int64(LEVELS_STREAM))
         s.levels[0] = uniform_index(draws, np.int64(ACE + 1))
         s.levels[1] = uniform_index(draws, np.int64(ACE + 1))
         s.declarer = uniform_index(draws, np.int64(2))
@@ -388,8 +395,7 @@ def _start_hand(state, b, params, k) -> None:
     if first < 0:  # no previous hand: the reset option or the deal's own draw
         leader = pr.first_leader
         if leader < 0:
-            seed = stacked_seed(deck) if k < pr.n_stacked else s.deal_seed
-            leader = uniform_index(stream(seed, np.int64(FIRST_LEADER_STREAM)), np.int64(PLAYERS))
+            leader = uniform_index(stream(_own_seed(s, pr, deck, k), np.int64(FIRST_LEADER_STREAM)), np.int64(PLAYERS))
         _begin_play(state, b, np.int64(leader))
         return
     if not pr.tribute:
