@@ -113,6 +113,19 @@ def pytest_configure(config):
     atexit.register(write)
 
 
+# ---------------------------------------------------------------- Stable-Baselines3's logs: in the test's folders
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_logs_in_a_temporary_folder(tmp_path_factory):
+    """A MaskablePPO given no logger makes a folder ``SB3-<date>`` in the system's /tmp at each ``learn``
+    (SB3's ``configure_logger``), one left behind by every test that trains; ``SB3_LOGDIR`` (read by SB3's
+    ``configure``, inherited by the programs a test starts) puts them in this session's temporary folder."""
+    import os
+
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
+    yield
+    os.environ.pop("SB3_LOGDIR", None)
+
+
 # ---------------------------------------------------------------- torch: one thread a worker
 @pytest.fixture(autouse=True)
 def _one_torch_thread_per_worker():
