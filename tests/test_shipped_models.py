@@ -74,3 +74,24 @@ def test_the_package_pins_only_runs_it_ships():
     for name, run in loader.pinned_runs().items():
         assert any((f / run / "model.pt").is_file() for f in folders), (name, run)
     assert shipped_models()["guandan.dmc"].is_file()
+
+
+def test_a_model_that_reads_the_state_plays_the_env_it_was_loaded_for(results, monkeypatch):
+    """``guandan.dmc`` computes DanZero's features from its env's state (``reads_state``): loaded for a second
+    env (the arena loads for each lane or probe env), it must read that env's games, not the first env's (a
+    shared cached agent read the first env: stale features, or out-of-bounds reads of a never-reset state).
+    A model of the observation alone (``guandan.dmc_v1``) may be shared."""
+    monkeypatch.setattr(loader, "pinned_runs", lambda: PINS)
+    first, second = make("guandan_v0"), make("guandan_v0")
+    first.reset(seed=1)
+    second.reset(seed=2)
+    a, b = load_agent("guandan.dmc", first), load_agent("guandan.dmc", second)
+    assert a.reads_state and b.reads_state
+    assert a.base is first.unwrapped and b.base is second.unwrapped
+    obs = second.observe(second.agent_selection)
+    alone = load_agent(f"dmc:{results / 'guandan__dmc_v2_small__1' / 'model.pt'}", second)
+    rows = [
+        agent._rows(np.asarray(obs["observation"])[None, :], agent.base.core_state()[1], [0]) for agent in (b, alone)
+    ]
+    assert np.array_equal(rows[0], rows[1])  # the features of the game being played, as a model loaded for it reads
+    assert load_agent("guandan.dmc_v1", first) is load_agent("guandan.dmc_v1", second)

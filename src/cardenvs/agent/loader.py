@@ -250,11 +250,15 @@ def _load_shipped(request: AgentRequest, game: str) -> Agent:
     base = getattr(request.env, "unwrapped", request.env)
     key = (request.base, type(base).__qualname__, repr(sorted(dict(getattr(base, "config", {})).items())))
     with _SHIPPED_LOCK:  # one load however many threads ask at once
-        if key not in _SHIPPED_LOADED:
+        agent = _SHIPPED_LOADED.get(key)
+        if agent is None:
             agent = _load_kind(request.base, kinds["dmc"], str(shipped_models()[request.base]), request.env)
             agent.name = request.base
-            _SHIPPED_LOADED[key] = agent
-        return _SHIPPED_LOADED[key]
+            # a model that reads its env's state (features: danzero) is bound to the env it was loaded with:
+            # shared, another env's games would be read from that env's state (not cached, one load each)
+            if not getattr(agent, "reads_state", False):
+                _SHIPPED_LOADED[key] = agent
+        return agent
 
 
 def _load_model_file(entry: EntryPoint, request: AgentRequest, game: str) -> Agent:
