@@ -135,3 +135,23 @@ def test_cardenvs_bench_quick_prints_its_rows_and_ratios(tmp_path):
     ratios = {r["benchmark"]: (r["reference"], r["ratio"]) for r in saved if r["ratio"] is not None}
     assert {f"aec_random_steps {env_id}" for env_id in cardenvs.ENV_IDS} | {"war simulator battles"} == set(ratios)
     assert all(reference and ratio > 0 for reference, ratio in ratios.values())
+
+
+def test_search_move_ms_times_the_even_seats_choices(capsys):
+    """``benchmarks/search_move_ms.py`` (issue 63: the play agent's move in a Guandan match), in process on Twos:
+    one line with the count of timed moves; bad arguments are one-line usage errors."""
+    from benchmarks import search_move_ms
+
+    assert search_move_ms.main(["twos", "twos.pimc(playouts=10)", "random", "--moves", "3", "--seed", "1"]) == 0
+    line = r"twos\.pimc\(playouts=10\): 3 moves with a choice, \d+\.\d ms CPU a move on average "
+    line += r"\(median \d+\.\d, max \d+\.\d\); options \{\}, seed 1"
+    assert re.fullmatch(line, capsys.readouterr().out.strip())
+    for argv, says in (
+        (["--moves", "0"], "--moves must be >= 1"),
+        (["--option", "x"], "--option 'x' must look like key=value"),
+        (["--option", "players=9"], "players"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            search_move_ms.main(["twos", "random", "random", *argv])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and says in err and "Traceback" not in err

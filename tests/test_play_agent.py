@@ -10,10 +10,12 @@ import sys
 import pytest
 
 from cardenvs import cli
-from cardenvs.agent import loader, play_agent
+from cardenvs.agent import load_agent, loader, play_agent
 from cardenvs.play import setup_play
 
-NO_TORCH_NOTE = "doudizhu.stakes_pimc needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
+INSTALL = "pip install 'cardenvs[train]'; seating random"
+NO_TORCH_NOTE = f"doudizhu.stakes_pimc needs the train extra (torch): {INSTALL}"
+GUANDAN_PLAY = "guandan.pimc(playouts=200,prior=dmc,top=4,weight=0.5)"
 
 
 def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
@@ -24,8 +26,11 @@ def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
     named = setup_play("doudizhu", "random", {}, 0, 1, False)
     assert {agent.name for agent in named.agents.values()} == {"random"}
     assert play_agent("twos") == ("random", None)
-    guandan = setup_play("guandan", None, {}, 0, 1, False)  # issue 63: the shipped model
-    assert guandan.note is None and {agent.name for agent in guandan.agents.values()} == {"guandan.dmc"}
+    guandan = setup_play("guandan", None, {}, 0, 1, False)  # issue 63: search over the shipped model
+    assert guandan.note is None and {agent.name for agent in guandan.agents.values()} == {GUANDAN_PLAY}
+    searches = list(guandan.agents.values())
+    assert all(s.parameters["playouts"] == 200 and s.top == 4 and s.weight == 0.5 for s in searches)
+    assert all(type(s.prior).__name__ == type(load_agent("guandan.dmc", guandan.env)).__name__ for s in searches)
 
 
 def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch, capsys):
@@ -34,6 +39,8 @@ def test_without_torch_random_is_seated_and_the_note_says_why(monkeypatch, capsy
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
     assert loader.play_agent("doudizhu") == ("random", NO_TORCH_NOTE)
+    # a search whose prior is the shipped model needs torch as well (its parameters name the model)
+    assert loader.play_agent("guandan") == ("random", f"{GUANDAN_PLAY} needs the train extra (torch): {INSTALL}")
     session = setup_play("doudizhu", None, {}, 0, 1, False)
     assert session.note == NO_TORCH_NOTE and {agent.name for agent in session.agents.values()} == {"random"}
     assert setup_play("doudizhu", "random", {}, 0, 1, False).note is None  # named: nothing to explain

@@ -373,6 +373,37 @@ def test_rollouts_stop_at_the_end_of_the_hand_unless_to_end():
     assert result.sum() == pytest.approx(0) and result.max() > 0  # the match's outcome: someone won
 
 
+def _guandan_mid_hand(seed=5, steps=12, **options):
+    env = cardenvs.make("guandan", **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    return env.unwrapped
+
+
+def test_guandan_match_rollouts_stop_at_the_end_of_the_hand():
+    """In a match a rollout stops at the first position of the next hand, scored as the hand it played: +1 to
+    the team that won it, -1 to the other (a match's first hand, at 2 against 2, never ends the match); to the
+    end it plays hands after it. A single hand declares no horizon."""
+    base = _guandan_mid_hand(episode="match")
+    start = base.states.copy()
+    mark = int(_horizon_of(start, base.params))
+    assert mark == start[0]["hands_played"] == 0
+    sim, result = start.copy(), np.zeros(4)
+    seat = int(start[0]["to_move"])
+    value = search.rollout_value(sim, base.params, seat, 0, stream(np.uint64(7), 1), result, mark)
+    s = sim[0]
+    assert s["hands_played"] == 1 and s["status"] == kernels.RUNNING
+    expected = [1.0 if q % 2 == s["hand_winner"] else -1.0 for q in range(4)]
+    assert list(result) == expected and value == expected[seat]
+    sim = start.copy()
+    search.rollout_value(sim, base.params, seat, 0, stream(np.uint64(7), 1), result, -1)  # to the end
+    assert sim[0]["hands_played"] > 1
+    hand = _guandan_mid_hand()
+    assert _horizon_of(hand.states, hand.params) == -1
+
+
 def test_games_without_a_horizon_roll_out_to_the_end():
     base = cardenvs.make("twos").unwrapped
     base.reset(seed=0)

@@ -102,16 +102,20 @@ def shipped_models() -> dict[str, Path]:
 def play_agent(env_id: str) -> tuple[str, str | None]:
     """The agent people play against where they name none (the game spec's ``play_agent``), and why another is
     seated instead (None when it is not): ``random`` where the game declares none, or where its agent cannot be
-    loaded here (a shipped model without torch: the ``train`` extra; the model itself, or one a Python agent
-    declares it loads in its class's ``models``)."""
+    loaded here (a shipped model without torch: the ``train`` extra; the model itself, one a Python agent
+    declares it loads in its class's ``models``, or one its parameters name: a search's ``prior=dmc``)."""
     from ..registry import spec_of
 
-    name = spec_of(env_id).play_agent
+    spec = spec_of(env_id)
+    name = spec.play_agent
     if not name:
         return "random", None
-    game = _python_agent_game(name)
-    loads = (name, *(getattr(_python_agent_class(name, game), "models", ()) if game else ()))
-    if set(loads) & set(shipped_models()) and importlib.util.find_spec("torch") is None:
+    base, parameters = parse_agent_name(name)
+    game = _python_agent_game(base)
+    loads = {base, *(getattr(_python_agent_class(base, game), "models", ()) if game else ())}
+    # a search's model (prior=dmc, leaf=dmc: the game's shipped model)
+    loads |= {f"{spec.name}.{value}" if value == "dmc" else value for value in (parameters or {}).values()}
+    if loads & set(shipped_models()) and importlib.util.find_spec("torch") is None:
         return "random", f"{name} needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
     return name, None
 

@@ -18,7 +18,8 @@ API
     ``SEARCH_OPTIONS`` offer it. A game may declare a *horizon* (:func:`cardenvs.core.kernels.horizon`, the
     env's ``HORIZON``): a rollout then stops where the horizon count changes and the position is scored by
     :func:`kernels.horizon_value` (Two Way Street: at the end of the hand, by the match standings, instead of
-    playing the rest of the match); ``to_end=True`` plays to the end anyway.
+    playing the rest of the match; a Guandan match: at the end of the hand, by who won it); ``to_end=True`` plays
+    to the end anyway.
 ``ismcts(state, b, params, *, ..., rollout=0, c=DEFAULT_C, trees=1)`` (the other arguments as for ``pimc``)
     Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012): each iteration
     determinizes (stream ``i`` of the tree's seed), descends the tree choosing among the children whose

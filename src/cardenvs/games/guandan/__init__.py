@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill
 
+#: the agent people play against (``cardenvs play``, the web app): PIMC over ``guandan.dmc``, the model's four best
+#: moves a turn compared by 200 playouts, half the model's value added to each (issue 63, item 2)
+PLAY_AGENT = "guandan.pimc(playouts=200,prior=dmc,top=4,weight=0.5)"
+
 SPEC = GameSpec(
     name="guandan",
     version=0,
@@ -52,9 +56,9 @@ SPEC = GameSpec(
     luck_value="heuristic",  # its self-play from a position: the value function of arena --luck-adjusted
     # bots of the Guandan competition platform (WebSocket clients) run unchanged: gdws:COMMAND
     program_protocols={"gdws": "cardenvs.games.guandan.platform:Protocol"},
-    # people play against the shipped model of issue 63 (about 1 ms of CPU a move; search over it scored below it,
-    # docs/results/guandan-field.md)
-    play_agent="guandan.dmc",
+    # people play against search over the shipped model of issue 63 (about 10 ms of CPU a move): it won more hands
+    # than the model alone against guandan.heuristic, DanZero and the field's bots (docs/results/guandan-field.md)
+    play_agent=PLAY_AGENT,
     # guandan.dmc is issue 63's learner (DanZero's state features, win_points, past selves); issue 54's model, the
     # newest guandan__dmc__N, keeps guandan.dmc_v1 (docs/results/trained-guandan.md)
     shipped_runs={"dmc": "guandan__dmc_v2_small__1", "dmc_v1": "guandan__dmc__1"},

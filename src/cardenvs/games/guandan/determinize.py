@@ -35,6 +35,7 @@ from cardenvs.core.rng import shuffle, uniform_index
 from . import moves
 from .rules import (
     DECK_SIZE,
+    MATCH_EPISODE,
     NUM_CARDS,
     PLAYERS,
     RED_JOKER,
@@ -222,3 +223,27 @@ def _give_hidden(s, out, ob, params, hidden_paid, hidden_returned, rng, ids) -> 
             s.hands[s.return_seats[j], card] -= 1
             s.returned[j] = card
     s.to_move, s.n_returned = to_move, n_returned
+
+
+# ---------------------------------------------------------------- the search's horizon: the end of a match's hand
+@njit(cache=True)
+def horizon(state, b, params) -> int:
+    """Hands played, in a match (:func:`cardenvs.core.kernels.horizon`): a search rollout stops at the end of its
+    hand and scores it there (:func:`horizon_value`) instead of playing the match's later hands (10 to 30 of them),
+    whose deals the move searched cannot change: each rollout was a whole match, and a search move in a match took
+    seconds. A single hand (``episode=hand``) has none (-1): its end is the episode's."""
+    if params[0].episode == MATCH_EPISODE:
+        return state[b].hands_played
+    return -1
+
+
+@njit(cache=True)
+def horizon_value(state, b, params, out) -> None:
+    """The hand just ended, on the win scale: +1 to each player of the team that won it (``hand_winner``), -1 to
+    the others, the outcome of the same hand played as a single hand (:func:`.rules.outcome`), so a match's hands
+    are searched as the single hands the search was measured on; what a hand is worth to the match beyond its win
+    (its level points, the levels) is left to a learned prior's values (``prior=dmc``: the win plus a third of the
+    levels)."""
+    team = state[b].hand_winner
+    for q in range(PLAYERS):
+        out[q] = 1.0 if q % 2 == team else -1.0

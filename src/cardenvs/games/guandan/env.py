@@ -185,6 +185,8 @@ class GuandanEnv(CardEnv):
     CORE = rules
     POLICY = policies.policy
     DETERMINIZE = determinize.determinize
+    # in a match, a search rollout stops at the end of its hand (determinize.horizon)
+    HORIZON = (determinize.horizon, determinize.horizon_value)
 
     @classmethod
     def all_options(cls) -> tuple[Option, ...]:
