@@ -105,6 +105,7 @@ def play_agent(env_id: str) -> tuple[str, str | None]:
     loaded here (a shipped model without torch: the ``train`` extra; the model itself, one a Python agent
     declares it loads in its class's ``models``, or one its parameters name: a search's ``prior=dmc``)."""
     from ..registry import spec_of
+    from ..search.names import model_name
 
     spec = spec_of(env_id)
     name = spec.play_agent
@@ -113,8 +114,7 @@ def play_agent(env_id: str) -> tuple[str, str | None]:
     base, parameters = parse_agent_name(name)
     game = _python_agent_game(base)
     loads = {base, *(getattr(_python_agent_class(base, game), "models", ()) if game else ())}
-    # a search's model (prior=dmc, leaf=dmc: the game's shipped model)
-    loads |= {f"{spec.name}.{value}" if value == "dmc" else value for value in (parameters or {}).values()}
+    loads |= {model_name(spec.name, value) for value in (parameters or {}).values()}  # a search's prior=dmc
     if loads & set(shipped_models()) and importlib.util.find_spec("torch") is None:
         return "random", f"{name} needs the train extra (torch): pip install 'cardenvs[train]'; seating random"
     return name, None

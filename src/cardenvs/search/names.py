@@ -56,12 +56,17 @@ def load_search(request: AgentRequest, game: str, shipped: Callable[[], dict[str
     return agent
 
 
+def model_name(game: str, value: str) -> str:
+    """The agent name of the model a search parameter (``rollout``, ``leaf``, ``prior``) names: ``dmc`` is the
+    game's shipped model, ``GAME.dmc``; any other value is an agent name already (``dmc:PATH``)."""
+    return f"{game}.dmc" if value == "dmc" else value
+
+
 def _search_model(request: AgentRequest, game: str, shipped: Callable[[], dict[str, Path]], value: str) -> Agent:
-    """The learned model a search parameter names (``dmc``: the game's shipped model, ``GAME.dmc``; else an
-    agent name such as ``dmc:PATH``), loaded as the search agent was (``models_dir``, ``registered_only``)."""
-    name = value
+    """The learned model a search parameter names (:func:`model_name`), loaded as the search agent was
+    (``models_dir``, ``registered_only``)."""
+    name = model_name(game, value)
     if value == "dmc":
-        name = f"{game}.dmc"
         models = shipped()
         if name not in models:
             raise ValueError(

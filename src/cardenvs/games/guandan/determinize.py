@@ -230,8 +230,9 @@ def _give_hidden(s, out, ob, params, hidden_paid, hidden_returned, rng, ids) -> 
 def horizon(state, b, params) -> int:
     """Hands played, in a match (:func:`cardenvs.core.kernels.horizon`): a search rollout stops at the end of its
     hand and scores it there (:func:`horizon_value`) instead of playing the match's later hands (10 to 30 of them),
-    whose deals the move searched cannot change: each rollout was a whole match, and a search move in a match took
-    seconds. A single hand (``episode=hand``) has none (-1): its end is the episode's."""
+    whose deals the move searched cannot change: each rollout was a whole match (the play agent's move in a match
+    took about 360 ms of CPU, now about 16: ``benchmarks/search_move_ms.py``). A single hand (``episode=hand``)
+    has none (-1): its end is the episode's."""
     if params[0].episode == MATCH_EPISODE:
         return state[b].hands_played
     return -1
