@@ -138,3 +138,30 @@ def _one_torch_thread_per_worker():
     if torch is not None and os.environ.get("PYTEST_XDIST_WORKER") and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
     yield
+
+
+# ---------------------------------------------------------------- a search's clock
+class SearchClock:
+    """Stands for the ``time`` module of :mod:`cardenvs.search.drivers`: ``perf_counter`` moves ``step`` seconds
+    at each reading, so a time budget's arithmetic is checked without the machine's speed (a wall clock made
+    such tests fail on a loaded machine, where one batch outran the budget)."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def search_clock(monkeypatch):
+    """``search_clock(step)``: the searches' clock moves ``step`` seconds a reading (:class:`SearchClock`)."""
+    from cardenvs.search import drivers
+
+    def install(step: float) -> SearchClock:
+        clock = SearchClock(step)
+        monkeypatch.setattr(drivers, "time", clock)
+        return clock
+
+    return install

@@ -238,26 +238,12 @@ def test_every_shipped_model_guides_a_search_to_the_end_of_a_game(game):
     assert len(_play(game, names, seed=3)) >= 2
 
 
-class _Clock:
-    """A clock that moves ``step`` seconds at each reading: a time budget's arithmetic without the machine's
-    speed (a wall clock made this test fail on a loaded machine, where one batch outran 40 ms)."""
-
-    def __init__(self, step: float):
-        self.now, self.step = 0.0, step
-
-    def perf_counter(self) -> float:
-        self.now += self.step
-        return self.now
-
-
-def test_a_time_budget_is_kept_with_a_model(monkeypatch):
+def test_a_time_budget_is_kept_with_a_model(search_clock):
     pytest.importorskip("torch")
-    from cardenvs.search import drivers
-
     env = cardenvs.make("doudizhu")
     env.reset(seed=2, options={"landlord": 0, "bid": 1})  # the opening lead: 104 moves
     agent = load_agent("doudizhu.pimc(ms=40,leaf=dmc)", env.unwrapped)
-    monkeypatch.setattr(drivers, "time", _Clock(0.010))
+    search_clock(0.010)
     result = agent.search(2)
     # readings 10 ms apart: start at 0.01; deal 1 from 0.02 to 0.03 (10 ms a deal), 20 ms spent at 0.04, so
     # a batch of max(1, int(20 ms / 4 / 10 ms)) = 1; deal 2 from 0.05 to 0.06, 50 ms spent at 0.07: stop
@@ -265,12 +251,12 @@ def test_a_time_budget_is_kept_with_a_model(monkeypatch):
     assert result.seconds == pytest.approx(0.07)  # read at 0.08
     # 4 ms apart: 12 ms spent after deal 1 (4 ms a deal), a batch of int(28 / 4 / 4) = 1; 24 ms after deal 2,
     # int(16 / 4 / 4) = 1; 36 ms after deal 3, max(1, int(4 / 4 / 4)) = 1; 48 ms after deal 4: stop
-    monkeypatch.setattr(drivers, "time", _Clock(0.004))
+    search_clock(0.004)
     assert agent.search(2).extra["deals"] == 4
     # 2 ms apart with a cap of 30 deals: batches grow, 1, int(34 / 4 / 2) = 4, int(28 / 4 / 0.5) = 14, then
     # the 11 left of the cap (int(22 / 4 / (2 / 14)) = 38 would fit), before the time is up
     agent = load_agent("doudizhu.pimc(ms=40,playouts=3120,leaf=dmc)", env.unwrapped)
-    monkeypatch.setattr(drivers, "time", _Clock(0.002))
+    search_clock(0.002)
     result = agent.search(2)
     assert result.extra["deals"] == 30 and result.seconds == pytest.approx(0.026)
 

@@ -226,14 +226,22 @@ def test_pimc_threads_give_the_same_result():
     assert one.action == two.action and np.array_equal(one.values, two.values)
 
 
-def test_time_budget_is_kept():
+def test_time_budget_is_kept(search_clock):
     env = cardenvs.make("doudizhu")
-    env.reset(seed=2, options={"landlord": 0, "bid": 1})
+    env.reset(seed=2, options={"landlord": 0, "bid": 1})  # the opening lead: 104 moves
     base = env.unwrapped
+    kwargs = dict(num_actions=base.num_actions, num_players=3)
     for fn in (search.pimc, search.ismcts):
-        fn(base.states, 0, base.params, num_actions=base.num_actions, num_players=3, playouts=10)  # compile
-        result = fn(base.states, 0, base.params, num_actions=base.num_actions, num_players=3, ms=30)
-        assert result.seconds < 0.2 and result.playouts > 10
+        fn(base.states, 0, base.params, playouts=10, **kwargs)  # compile
+        done = []
+        for step in (0.010, 0.005):  # the clock moves 10, then 5 ms a reading (conftest.SearchClock)
+            search_clock(step)
+            result = fn(base.states, 0, base.params, ms=30, **kwargs)
+            # it stops at its first reading at or past 30 ms, a batch and two readings later at most
+            assert 0.030 <= result.seconds <= 0.030 + 3 * step, (fn.__name__, step, result.seconds)
+            done.append(result.playouts)
+        # more than one batch with readings 5 ms apart (pimc: 104 playouts a deal), and more than at 10 ms
+        assert done[1] > done[0] and done[1] > (104 if fn is search.pimc else 10), (fn.__name__, done)
 
 
 def test_agent_names_and_parameters():
