@@ -55,8 +55,9 @@ most :data:`MAX_HAND_POINTS` (raw scores lie in -8..10, so refined <= 18, x 3 fo
 most 2 x 20 tricks of difference = 40).
 
 Dealing: deal ``k`` of the episode (every hand and every redeal takes the next ``k``) is
-``params.stacked[k]`` if ``k < n_stacked``, else :func:`cardenvs.core.rng.deal_deck` of the configuration's
-deck with the episode's deal seed (kept in the state, since later hands are dealt inside :func:`apply`).
+``params.stacked[k]`` (its first ``deck_len`` cards) if ``k < n_stacked``, else
+:func:`cardenvs.core.rng.deal_deck` of the configuration's deck with the episode's deal seed (kept in the
+state, since later hands are dealt inside :func:`apply`).
 
 State (:data:`STATE`, one record per game, sized for 10 players and two decks with jokers;
 :mod:`cardenvs.core.kernels` states the functions' contract): per-card-id hand counts, the stock (the
@@ -66,8 +67,6 @@ captures, match totals and counters.
 """
 
 from __future__ import annotations
-
-from functools import cache
 
 import numpy as np
 from numba import njit
@@ -196,28 +195,23 @@ OBS_SEGMENTS = (
 POLICIES = ("heuristic",)
 
 
-@cache
-def params_dtype(deck_len: int) -> np.dtype:
-    """The constants of one configuration; ``stacked`` rows are one deal's deck, so the dtype depends on the
-    deck's length (52, 53, 54, 104, 106 or 108; one dtype per length)."""
-    return np.dtype(
-        [
-            ("players", np.int8),
-            ("decks", np.int8),
-            ("jokers", np.int8),
-            ("distinct", np.bool_),  # red and black jokers (else colourless / identical)
-            ("target", np.int64),
-            ("deck_len", np.int16),
-            ("deck", np.int16, (deck_len,)),  # the deck in canonical order (the dealing generator shuffles it)
-            ("stacked", np.int16, (MAX_STACKED, deck_len)),
-            ("n_stacked", np.int32),
-            ("offsets", np.int32, (len(OBS_SEGMENTS),)),
-            ("declaration", np.int8),  # DECLARATION_CHOOSE, _RANDOM or _FORCED
-        ]
-    )
-
-
-PARAMS = params_dtype(54)  # the default configuration's (one deck with two jokers)
+PARAMS = np.dtype(
+    [
+        ("players", np.int8),
+        ("decks", np.int8),
+        ("jokers", np.int8),
+        ("distinct", np.bool_),  # red and black jokers (else colourless / identical)
+        ("target", np.int64),
+        ("deck_len", np.int16),  # the configuration's deck: 52, 53, 54, 104, 106 or 108 cards
+        ("deck", np.int16, (MAX_DECK,)),  # its first deck_len: the deck in canonical order (shuffled to deal)
+        ("stacked", np.int16, (MAX_STACKED, MAX_DECK)),  # row k's first deck_len: deal k's deck
+        ("n_stacked", np.int32),
+        ("offsets", np.int32, (len(OBS_SEGMENTS),)),
+        ("declaration", np.int8),  # DECLARATION_CHOOSE, _RANDOM or _FORCED
+    ]
+)
+"""The constants of one configuration, one dtype for every deck (the kernels read the first ``deck_len``
+cards of ``deck`` and ``stacked``): with a dtype for each deck length every kernel was compiled once a length."""
 
 
 def make_params(
@@ -232,14 +226,14 @@ def make_params(
 ) -> np.ndarray:
     """The constants of one configuration (``offsets``: the layout's segment starts in ``OBS_SEGMENTS``
     order; ``declaration``: an index into :data:`DECLARATIONS`)."""
-    p = np.zeros(1, dtype=params_dtype(len(deck)))
+    p = np.zeros(1, dtype=PARAMS)
     p["players"] = players
     p["decks"] = decks
     p["jokers"] = jokers
     p["distinct"] = distinct
     p["target"] = target
     p["deck_len"] = len(deck)
-    p["deck"][0] = deck
+    p["deck"][0, : len(deck)] = deck
     p["n_stacked"] = 0
     p["offsets"][0] = offsets
     p["declaration"] = declaration
