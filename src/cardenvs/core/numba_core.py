@@ -156,7 +156,7 @@ class NumbaCore:
         names = params.dtype.names or ()
         if "stacked" in names:
             for k, deck in enumerate(self._stacked):  # counted against the limit in _stacked_decks
-                params["stacked"][0, k, : len(deck)] = deck  # a row may be longer (Two Way Street)
+                params["stacked"][0, k, : len(deck)] = deck  # a row may be longer than the deck
             params["n_stacked"] = len(self._stacked)
         self._set_reset_params(params)
         self.states = np.zeros(1, dtype=core.STATE)
