@@ -5,6 +5,7 @@ cannot read each other's folders, nothing the arena writes is where a program ca
 the disk of its folder are capped, a ``cmd:`` bot keeps its virtual environment's interpreter (a linked one
 too), and where no sandbox can be made the arena refuses programs unless told to run them unsandboxed."""
 
+import contextlib
 import errno
 import json
 import os
@@ -34,14 +35,18 @@ NOBODY = 65534
 needs_sandbox = pytest.mark.usefixtures("needs_sandbox")  # tests/conftest.py: skips with the reason; fails in CI
 
 
-def _shared_copy(path: Path) -> str:
-    """A copy of the bot ``path`` in a new folder of the temporary folder that every user may read."""
+@contextlib.contextmanager
+def _shared_copy(path: Path):
+    """A copy of the bot ``path`` in a new folder of the temporary folder that every user may read, removed after."""
     folder = tempfile.mkdtemp(prefix="cardenvs-test-bot-")
-    os.chmod(folder, 0o755)
-    copy = os.path.join(folder, path.name)
-    shutil.copy(path, copy)
-    os.chmod(copy, 0o755)
-    return copy
+    try:
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, path.name)
+        shutil.copy(path, copy)
+        os.chmod(copy, 0o755)
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _as_nobody(code: str) -> dict:
@@ -72,23 +77,34 @@ def _as_nobody(code: str) -> dict:
 NOBODY_RUN = """
 import json, os, sys
 from cardenvs.agent import sandbox
+import shutil
 folder = sandbox.seat_folder()
-status, output = sandbox.run(["/usr/bin/python3", *ARGV], folder, {"PATH": "/usr/bin:/bin"}, timeout=60, **OPTIONS)
+try:
+    status, output = sandbox.run(["/usr/bin/python3", *ARGV], folder, {"PATH": "/usr/bin:/bin"}, timeout=60, **OPTIONS)
+finally:
+    shutil.rmtree(folder, ignore_errors=True)
 outside = {n: os.readlink(f"/proc/self/ns/{n}") for n in NAMESPACES}
 print(json.dumps({"status": status, "inside": json.loads(output), "outside": outside, "setup": str(sandbox.setup())}))
 """
 
 
-def _inside(user: str, argv: list[str], **options) -> dict:
-    """``sys.executable ARGV`` run in the sandbox as ``user`` ("arena": this process's; "nobody": an ordinary
-    user's, with the system's ``/usr/bin/python3``): its exit status, what it printed, and the namespaces of the
-    process that started it."""
-    if user == "nobody":
-        if not os.access("/usr/bin/python3", os.X_OK):
-            pytest.skip("the ordinary user's bot runs /usr/bin/python3 (this checkout's Python may be in root's home)")
-        code = f"NAMESPACES = {NAMESPACES!r}; ARGV = {argv!r}; OPTIONS = {options!r}" + NOBODY_RUN
-        return _as_nobody(code)
-    status, output = sandbox.run([sys.executable, *argv], sandbox.seat_folder(), timeout=60, **options)
+def _inside(user: str, bot: Path, args: list[str], **options) -> dict:
+    """The bot ``bot`` (a copy every user may read, :func:`_shared_copy`) run with ``args`` in the sandbox as
+    ``user`` ("arena": this process's ``sys.executable``; "nobody": an ordinary user's, with the system's
+    ``/usr/bin/python3``): its exit status, what it printed, and the namespaces of the process that started it.
+    The copy and the seat's folder are removed after."""
+    if user == "nobody" and not os.access("/usr/bin/python3", os.X_OK):
+        pytest.skip("the ordinary user's bot runs /usr/bin/python3 (this checkout's Python may be in root's home)")
+    with _shared_copy(bot) as copy:
+        argv = [copy, *args]
+        if user == "nobody":
+            code = f"NAMESPACES = {NAMESPACES!r}; ARGV = {argv!r}; OPTIONS = {options!r}" + NOBODY_RUN
+            return _as_nobody(code)
+        folder = sandbox.seat_folder()
+        try:
+            status, output = sandbox.run([sys.executable, *argv], folder, timeout=60, **options)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     outside = {n: os.readlink(f"/proc/self/ns/{n}") for n in NAMESPACES}
     return {"status": status, "inside": json.loads(output), "outside": outside}
 
@@ -96,7 +112,7 @@ def _inside(user: str, argv: list[str], **options) -> dict:
 @pytest.fixture(scope="module", params=["arena", "nobody"])
 def seen(request):
     """What the program sees from inside (``inside.py report``), run as the arena's user and as an ordinary one."""
-    return _inside(request.param, [_shared_copy(INSIDE), "report"])
+    return _inside(request.param, INSIDE, ["report"])
 
 
 @needs_sandbox
@@ -405,7 +421,7 @@ def test_a_fork_bomb_is_stopped(user):
     cap: skipped there, saying so."""
     if user == "arena" and any(cap.startswith("processes") for cap in sandbox.uncapped()):
         pytest.skip(f"no process cap here: {sandbox.uncapped()}")
-    seen = _inside(user, [_shared_copy(INSIDE), "fork", "200"], processes=16)
+    seen = _inside(user, INSIDE, ["fork", "200"], processes=16)
     assert seen["status"] == 0
     assert seen["inside"]["forked"] < 16 and seen["inside"]["error"] is not None
 
