@@ -2,7 +2,7 @@
 the odd ones), timed at the decisions with more than one legal move; the first decision (numba's compiling) is
 not timed.
 
-    python benchmarks/search_move_ms.py guandan "guandan.pimc(playouts=200,prior=dmc,top=4,weight=0.5)" \\
+    python benchmarks/search_move_ms.py guandan "guandan.pimc(playouts=1200,prior=dmc,top=4,weight=0.5)" \\
         guandan.heuristic --option episode=match --moves 40
 
 Issue 63: the play agent's move in a Guandan match, with the game's search horizon (the end of the hand) and with

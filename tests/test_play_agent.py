@@ -15,7 +15,7 @@ from cardenvs.play import setup_play
 
 INSTALL = "pip install 'cardenvs[train]'; seating random"
 NO_TORCH_NOTE = f"doudizhu.stakes_pimc needs the train extra (torch): {INSTALL}"
-GUANDAN_PLAY = "guandan.pimc(playouts=200,prior=dmc,top=4,weight=0.5)"
+GUANDAN_PLAY = "guandan.pimc(playouts=1200,prior=dmc,top=4,weight=0.5)"
 
 
 def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
@@ -29,7 +29,7 @@ def test_cardenvs_play_seats_the_games_play_agent_where_none_is_named():
     guandan = setup_play("guandan", None, {}, 0, 1, False)  # issue 63: search over the shipped model
     assert guandan.note is None and {agent.name for agent in guandan.agents.values()} == {GUANDAN_PLAY}
     searches = list(guandan.agents.values())
-    assert all(s.parameters["playouts"] == 200 and s.top == 4 and s.weight == 0.5 for s in searches)
+    assert all(s.parameters["playouts"] == 1200 and s.top == 4 and s.weight == 0.5 for s in searches)
     assert all(type(s.prior).__name__ == type(load_agent("guandan.dmc", guandan.env)).__name__ for s in searches)
 
 

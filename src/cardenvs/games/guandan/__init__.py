@@ -12,8 +12,9 @@ from __future__ import annotations
 from cardenvs.core.spec import Baseline, GameSpec, RelativeSkill
 
 #: the agent people play against (``cardenvs play``, the web app): PIMC over ``guandan.dmc``, the model's four best
-#: moves a turn compared by 200 playouts, half the model's value added to each (issue 63, item 2)
-PLAY_AGENT = "guandan.pimc(playouts=200,prior=dmc,top=4,weight=0.5)"
+#: moves a turn compared by 1200 playouts, half the model's value added to each (issue 63, item 2); 1200 keeps a
+#: match's move under 100 ms of CPU on average (``benchmarks/search_move_ms.py``: 68.5 ms; 1600 took 114.2)
+PLAY_AGENT = "guandan.pimc(playouts=1200,prior=dmc,top=4,weight=0.5)"
 
 SPEC = GameSpec(
     name="guandan",
