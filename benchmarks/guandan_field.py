@@ -49,10 +49,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
 
+from cardenvs.games.guandan import PLAY_AGENT
+
 HEURISTIC = "guandan.heuristic"
-#: the search setting of the table: ``guandan.pimc`` with heuristic rollouts at issue 63's setting (200 playouts:
-#: about 9 ms of CPU a move on one core, against the goal's 100)
-PIMC = "guandan.pimc(playouts=200)"
+#: the search agent of "ours": Guandan's play agent (``cardenvs play``, the web app), the search over the model
+PIMC = PLAY_AGENT
 OUT = Path("docs/study/guandan-field")
 OLDER = OUT / "2026-11-28"
 PAGE = Path("docs/results/guandan-field.md")

@@ -166,7 +166,9 @@ def test_the_plan_plays_every_shipped_agent_and_gives_each_pairing_its_file(fiel
     from cardenvs.agent import shipped_models
 
     ours = field.shipped_ours()
-    assert ours[:2] == ["guandan.heuristic", field.PIMC]
+    from cardenvs.games.guandan import PLAY_AGENT
+
+    assert ours[:2] == ["guandan.heuristic", PLAY_AGENT]  # the search of the table is the one users play
     assert set(ours[2:]) == {n for n in shipped_models() if n.startswith("guandan.")} and "guandan.dmc" in ours
     args = field.parse_args(["--judges", str(tmp_path), "--search-hands", "30", "--matches", "2"])
     plan = field.pairings(args, field.judges_field(fake_judges(tmp_path)), ours)
