@@ -13,9 +13,10 @@ faults (``Results.faults()``).
 The field: ``--judges FOLDER`` (laid out as the judges' folder of issue 63: ``danlm/`` holding DanLM's DanZero v3
 ONNX, ``Danzero_plus/wintest/ai1`` .. ``ai8`` and their ``botvenv/``) seats DanZero (``danzero:FILE``) and the eight
 competition bots (``gdws:PYTHON .../aiN/client0.py``, ``client1.py`` for ai4 .. ai8, which have no client0); each
-``--field NAME`` adds one. Ours: ``guandan.heuristic``, :data:`PIMC` and every shipped Guandan model
-(``guandan.dmc``, and ``guandan.dmc_v1`` once a stronger model has taken ``guandan.dmc``), plus each ``--ours NAME``
-(a search over the model, say); ``--only-ours`` plays the ``--ours`` names alone.
+``--field NAME`` adds one. Ours: ``guandan.heuristic``, Guandan's play agent (the search users play,
+:data:`cardenvs.games.guandan.PLAY_AGENT`) and every shipped Guandan model (``guandan.dmc``, and
+``guandan.dmc_v1`` once a stronger model has taken ``guandan.dmc``), plus each ``--ours NAME`` (a search over
+the model, say); ``--only-ours`` plays the ``--ours`` names alone.
 
 Each pairing is written as JSON to ``--out`` (``docs/study/guandan-field/``: the command that plays the same games,
 seed, deals, date, seconds and the machine's load average before and after), one file per (ours, bot, episode).
@@ -52,8 +53,6 @@ from pathlib import Path
 from cardenvs.games.guandan import PLAY_AGENT
 
 HEURISTIC = "guandan.heuristic"
-#: the search agent of "ours": Guandan's play agent (``cardenvs play``, the web app), the search over the model
-PIMC = PLAY_AGENT
 OUT = Path("docs/study/guandan-field")
 OLDER = OUT / "2026-11-28"
 PAGE = Path("docs/results/guandan-field.md")
@@ -215,11 +214,11 @@ def judges_field(folder: Path, bot_options: str = "") -> list[str]:
 
 
 def shipped_ours() -> list[str]:
-    """Every shipped Guandan agent: the heuristic, :data:`PIMC` and the shipped models (``guandan.dmc``, the
+    """Every shipped Guandan agent: the heuristic, the play agent and the shipped models (``guandan.dmc``, the
     versioned names of models it replaced), as the loader finds them."""
     from cardenvs.agent import shipped_models
 
-    return [HEURISTIC, PIMC, *(name for name in shipped_models() if name.startswith("guandan."))]
+    return [HEURISTIC, PLAY_AGENT, *(name for name in shipped_models() if name.startswith("guandan."))]
 
 
 def is_search(name: str) -> bool:

@@ -164,10 +164,9 @@ def test_the_judges_folder_seats_danzero_and_ai1_to_ai8(field, tmp_path):
 
 def test_the_plan_plays_every_shipped_agent_and_gives_each_pairing_its_file(field, tmp_path):
     from cardenvs.agent import shipped_models
-
-    ours = field.shipped_ours()
     from cardenvs.games.guandan import PLAY_AGENT
 
+    ours = field.shipped_ours()
     assert ours[:2] == ["guandan.heuristic", PLAY_AGENT]  # the search of the table is the one users play
     assert set(ours[2:]) == {n for n in shipped_models() if n.startswith("guandan.")} and "guandan.dmc" in ours
     args = field.parse_args(["--judges", str(tmp_path), "--search-hands", "30", "--matches", "2"])
@@ -175,7 +174,7 @@ def test_the_plan_plays_every_shipped_agent_and_gives_each_pairing_its_file(fiel
     assert len(plan) == 9 * 2 * len(ours)
     assert len({p["file"] for p in plan}) == len(plan)  # the bots' long alike commands get files of their own
     deals = {(p["ours"], p["match"]) for p in plan if p["deals"] == 30}
-    assert deals == {(field.PIMC, False)}  # the search agents' own count of single hands
+    assert deals == {(PLAY_AGENT, False)}  # the search agents' own count of single hands
     assert {p["deals"] for p in plan if p["match"]} == {2} and {p["deals"] for p in plan if not p["match"]} == {30, 100}
 
 
